@@ -1,0 +1,32 @@
+# Two commands for a fresh machine: `make demo` (set up, run an episode on the embedded model)
+# and `make test` (set up, run the tests). Both create .venv when it is missing.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint bench clean-venv
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	# torch first and exactly: a looser request pulls a multi-GB CUDA build.
+	$(BIN)/pip install --quiet torch==2.13.0
+	# llama-cpp-python compiles from source the first time (about 8 minutes on 2 cores).
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/sandbox run single_room --model local/smollm2-135m --seed 0 --out runs/demo --overwrite
+
+test: $(STAMP)
+	$(BIN)/pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+bench: $(STAMP)
+	$(BIN)/python bench/llm_concurrency.py
+
+clean-venv:
+	rm -rf $(VENV)

@@ -1,0 +1,103 @@
+"""Chat agents: a persona that talks through the LLM layer, and the turn-taking conversation.
+
+This is the degenerate agent the single-room benchmarks reuse (role-play, refutation, text
+simulation): no memory stream, no plan, just a persona, the transcript and a model.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from sandbox.engine import Engine, Process
+from sandbox.events import ConversationEnded, ConversationStarted, Utterance
+from sandbox.llm import LLMRequest, Message
+from sandbox.prompts import render
+
+
+class ChatPersona(BaseModel):
+    """Who a chat agent is. Written in YAML by scenario authors."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    description: str = Field(min_length=1)  # who they are, in a few sentences
+    goal: str = ""  # what they want from this conversation, if anything
+
+
+class ChatTurn(BaseModel):
+    """What the model returns for one turn: the words, and whether the speaker is done."""
+
+    utterance: str = Field(min_length=1, max_length=400)
+    end_conversation: bool = False
+
+
+# Said, and counted as a fault, when no usable answer could be had.
+SILENT_TURN = ChatTurn(utterance="(says nothing)", end_conversation=False)
+
+
+class ChatAgent:
+    def __init__(self, persona: ChatPersona, *, llm=None, temperature: float = 0.7,
+                 top_p: float = 0.95, max_tokens: int = 160):
+        self.persona = persona
+        self.name = persona.name
+        self.llm = llm  # None: the episode's model
+        self.temperature = temperature
+        self.top_p = top_p
+        self.max_tokens = max_tokens
+
+    def messages(self, transcript: list[Utterance], partners: list[str], place: str,
+                 situation: str, max_turns: int) -> list[Message]:
+        system = render("agents", "chat_system.j2", persona=self.persona, partners=partners,
+                        place=place, situation=situation, max_turns=max_turns)
+        messages = [Message(role="system", content=system)]
+        for said in transcript:
+            mine = said.agent == self.name
+            content = said.text if mine else f"{said.agent}: {said.text}"
+            role = "assistant" if mine else "user"
+            if messages[-1].role == role:  # several others in a row: one message
+                messages[-1] = Message(role=role, content=messages[-1].content + "\n" + content)
+            else:
+                messages.append(Message(role=role, content=content))
+        cue = render("agents", "chat_turn.j2", persona=self.persona, partners=partners,
+                     first=not transcript, turns_left=max_turns - len(transcript))
+        if messages[-1].role == "user":
+            messages[-1] = Message(role="user", content=messages[-1].content + "\n\n" + cue)
+        else:
+            messages.append(Message(role="user", content=cue))
+        return messages
+
+    def speak(self, engine: Engine, transcript: list[Utterance], partners: list[str],
+              place: str, situation: str, max_turns: int) -> Process:
+        """A process step: ask the model for this agent's next turn; returns a ChatTurn."""
+        request = LLMRequest(
+            messages=self.messages(transcript, partners, place, situation, max_turns),
+            tag="chat.turn", agent=self.name, schema=ChatTurn, fallback=SILENT_TURN,
+            temperature=self.temperature, top_p=self.top_p, max_tokens=self.max_tokens)
+        completion = yield engine.ask(request, llm=self.llm)
+        return completion.parsed
+
+
+def converse(engine: Engine, agents: list[ChatAgent], *, conversation: str, place: str,
+             situation: str = "", max_turns: int = 8, seconds_per_turn: float = 20.0,
+             first: int = 0) -> Process:
+    """Agents take turns until one says the conversation is over or `max_turns` is reached."""
+    names = [a.name for a in agents]
+    engine.emit(ConversationStarted(t=engine.now, conversation=conversation, participants=names,
+                                    location=place))
+    transcript: list[Utterance] = []
+    reason = "max_turns"
+    for turn in range(max_turns):
+        speaker = agents[(first + turn) % len(agents)]
+        partners = [n for n in names if n != speaker.name]
+        said: ChatTurn = yield from speaker.speak(engine, transcript, partners, place, situation,
+                                                  max_turns)
+        event = Utterance(t=engine.now, agent=speaker.name, conversation=conversation, turn=turn,
+                          to=partners, text=said.utterance.strip(), ends=said.end_conversation)
+        transcript.append(engine.emit(event))
+        if said.end_conversation:
+            reason = "ended_by_agent"
+            break
+        yield engine.timeout(seconds_per_turn)  # talking takes simulated time
+    engine.emit(ConversationEnded(t=engine.now, conversation=conversation,
+                                  turns=len(transcript), reason=reason))
+    return transcript

@@ -1,0 +1,52 @@
+"""The `sandbox` command: one entry point, one module per subcommand.
+
+Each module in COMMANDS defines `register(subparsers)`, which adds its parser and sets
+`func(args) -> int`. This file is the composition root: the only place that may import every
+package. Errors a user can fix (bad file, bad model string, unreachable endpoint) print one line
+and exit with code 2, before any episode starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+
+from .errors import UserError
+
+COMMANDS = [
+    "sandbox.commands.run",
+    "sandbox.commands.log",
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sandbox",
+        description="A multi-agent sandbox that measures the social intelligence of LLM agents "
+                    "by what they do. Run an episode, read its log, score and replay it.")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log retries and repairs")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMANDS:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.ERROR,
+                        format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return args.func(args)
+    except UserError as exc:
+        print(f"sandbox {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"sandbox {args.command}: interrupted; what was written is kept", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

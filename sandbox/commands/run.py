@@ -1,0 +1,124 @@
+"""`sandbox run SCENARIO`: run one episode into a run directory and summarise it."""
+
+from __future__ import annotations
+
+import argparse
+from datetime import datetime
+from pathlib import Path
+
+from rich.console import Console
+
+from sandbox.errors import UserError
+from sandbox.events import Event, Utterance
+from sandbox.files import FileFormatError
+from sandbox.llm import CacheMiss, LLMConfigError, LLMSettings, make_llm
+from sandbox.log import CACHE, RunDirectoryExists, load_run
+from sandbox.prompts import set_prompt_dir
+from sandbox.runner import run_episode
+from sandbox.summary import print_summary, summarize
+
+
+def add_llm_options(p: argparse.ArgumentParser, default_model: str = "local/smollm2-135m"):
+    """Options every command that calls a model shares (they mirror LLMSettings)."""
+    g = p.add_argument_group("model")
+    g.add_argument("--model", default=default_model,
+                   help="backend/model: local/smollm2-135m (embedded, offline), "
+                        "openai/<model> (any OpenAI-compatible endpoint), scripted/default "
+                        "(deterministic test double) [default: %(default)s]")
+    g.add_argument("--base-url", help="OpenAI-compatible endpoint [default: $OPENAI_BASE_URL "
+                                      "or OpenAI]; the key is read from $OPENAI_API_KEY")
+    g.add_argument("--json-dialect", choices=["json_schema", "json_object"],
+                   help="how the endpoint takes a JSON schema: json_schema (OpenAI, vLLM; the "
+                        "default) or json_object (llama.cpp server)")
+    g.add_argument("--max-concurrency", type=int,
+                   help="LLM calls in flight at once [default: what the backend allows]")
+    g.add_argument("--cache", type=Path,
+                   help="LLM answer cache file [default: llm_cache.jsonl in the run directory]")
+    mode = g.add_mutually_exclusive_group()
+    mode.add_argument("--cache-only", action="store_true",
+                      help="replay from the cache; a call not in it stops the run")
+    mode.add_argument("--no-cache", action="store_true", help="do not read or write a cache")
+    g.add_argument("--prompts", type=Path,
+                   help="directory of prompt templates that override the built-in ones")
+
+
+def llm_settings(args, cache_default: Path | None) -> LLMSettings:
+    mode = "replay" if args.cache_only else "off" if args.no_cache else "record"
+    return LLMSettings(model=args.model, base_url=args.base_url, json_dialect=args.json_dialect,
+                       max_concurrency=args.max_concurrency, cache_mode=mode,
+                       cache_path=args.cache or cache_default)
+
+
+def build_llm(args, cache_default: Path | None):
+    """The model stack for the command's options; a UserError when it cannot work."""
+    if args.prompts is not None:
+        if not args.prompts.is_dir():
+            raise UserError(f"--prompts {args.prompts}: not a directory")
+        set_prompt_dir(args.prompts)
+    try:
+        return make_llm(llm_settings(args, cache_default))
+    except (LLMConfigError, CacheMiss) as exc:
+        raise UserError(str(exc)) from exc
+
+
+def register(sub) -> None:
+    from tasks.scenarios import SCENARIOS
+
+    p = sub.add_parser(
+        "run", help="run one episode",
+        description="Run one episode of a scenario and write its run directory "
+                    "(header.json, events.jsonl, calls.jsonl, llm_cache.jsonl, result.json).",
+        epilog="example: sandbox run single_room --model local/smollm2-135m --seed 0 "
+               "--out runs/demo")
+    p.add_argument("scenario", help=f"scenario name: {', '.join(sorted(SCENARIOS))}")
+    p.add_argument("--seed", type=int, default=0, help="episode seed [default: %(default)s]")
+    p.add_argument("--out", type=Path, help="run directory [default: runs/<scenario>-s<seed>-"
+                                            "<timestamp>]")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace the events of an existing run directory")
+    p.add_argument("--config", type=Path, help="scenario file (YAML) instead of the built-in one")
+    p.add_argument("--turns", type=int, help="maximum conversation turns (single-room)")
+    p.add_argument("--quiet", action="store_true", help="do not print events as they happen")
+    add_llm_options(p)
+    p.set_defaults(func=main)
+
+
+def print_event(console: Console):
+    def show(event: Event) -> None:
+        if isinstance(event, Utterance):
+            end = "  [dim](ends)[/]" if event.ends else ""
+            console.print(f"[bold cyan]{event.agent}[/]: {event.text}{end}", highlight=False)
+
+    return show
+
+
+def main(args) -> int:
+    from tasks.scenarios import SCENARIOS
+
+    console = Console()
+    if args.scenario not in SCENARIOS:
+        raise UserError(f"unknown scenario {args.scenario!r}; known: "
+                        f"{', '.join(sorted(SCENARIOS))}")
+    try:
+        scenario = SCENARIOS[args.scenario](args.config, max_turns=args.turns)
+    except FileFormatError as exc:
+        raise UserError(str(exc)) from exc
+    out = args.out or Path("runs") / (f"{args.scenario}-s{args.seed}-"
+                                      f"{datetime.now().strftime('%Y%m%d-%H%M%S')}")
+    if (out / "events.jsonl").exists() and not args.overwrite:
+        raise UserError(f"{out} already holds a run; choose another --out or pass --overwrite")
+    llm = build_llm(args, cache_default=out / CACHE)
+    console.print(f"[dim]running {args.scenario} with {llm.model_id}, seed {args.seed}, "
+                  f"into {out}[/]")
+    try:
+        result = run_episode(scenario, llm, seed=args.seed, out_dir=out,
+                             overwrite=args.overwrite, max_concurrency=args.max_concurrency,
+                             on_event=None if args.quiet else print_event(console))
+    except RunDirectoryExists as exc:
+        raise UserError(str(exc)) from exc
+    except CacheMiss as exc:
+        console.print(f"[red]stopped:[/] {exc}\nwhat ran so far is in {out}")
+        return 1
+    print_summary(summarize(load_run(out)), console)
+    console.print(f"run directory: {out}  ({result.wall_time_s:.1f} s)")
+    return 0

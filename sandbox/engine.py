@@ -1,0 +1,130 @@
+"""The engine kernel: a SimPy clock mapped to a simulated datetime, one seeded generator, and a
+run loop that puts every LLM call asked at the same simulated instant in flight together.
+
+Agents are SimPy processes. To ask the model, a process yields `engine.ask(request)` and receives
+the `Completion`. The run loop first lets every process due at the current instant run until it
+waits; then it sends all pending requests at once (a thread pool bounded by the backend's
+`max_concurrency`) and resumes the waiting processes in the order they asked. Because SimPy runs
+same-time events in FIFO order and results are applied in request order, a run is deterministic
+for a given seed and answers, however the threads finish.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Generator
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timedelta
+from typing import Any
+
+import numpy as np
+import simpy
+
+from .events import Event
+from .llm import CallLog, Completion, LLMRequest, timed_complete
+from .log import EpisodeLog
+
+Process = Generator[simpy.Event, Any, Any]
+
+
+class SimClock:
+    """Simulated seconds since the start <-> simulated datetimes."""
+
+    def __init__(self, start: datetime):
+        self.start = start
+
+    def at(self, t: float) -> datetime:
+        return self.start + timedelta(seconds=t)
+
+    def seconds(self, when: datetime) -> float:
+        return (when - self.start).total_seconds()
+
+
+class Engine:
+    def __init__(self, *, llm, seed: int, start_time: datetime, log: EpisodeLog | None = None,
+                 calls: CallLog | None = None, max_concurrency: int | None = None):
+        self.env = simpy.Environment()
+        self.clock = SimClock(start_time)
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)  # the episode's only source of randomness
+        self.llm = llm
+        self.log = log
+        self.calls = calls if calls is not None else CallLog()
+        self.max_concurrency = max(1, max_concurrency or llm.max_concurrency)
+        self._pending: list[tuple[LLMRequest, Any, simpy.Event]] = []
+        self._subscribers: list[Callable[[Event], None]] = []
+        self.events_emitted = 0
+
+    # -- time ---------------------------------------------------------------------------------
+    @property
+    def now(self) -> float:
+        return self.env.now
+
+    @property
+    def now_datetime(self) -> datetime:
+        return self.clock.at(self.env.now)
+
+    def timeout(self, seconds: float) -> simpy.Event:
+        return self.env.timeout(seconds)
+
+    def process(self, generator: Process) -> simpy.Process:
+        return self.env.process(generator)
+
+    # -- log ----------------------------------------------------------------------------------
+    def subscribe(self, callback: Callable[[Event], None]) -> None:
+        """Call `callback` with every event as it is emitted (live console output, viewers)."""
+        self._subscribers.append(callback)
+
+    def emit(self, event: Event) -> Event:
+        if self.log is not None:
+            self.log.emit(event)
+        self.events_emitted += 1
+        for callback in self._subscribers:
+            callback(event)
+        return event
+
+    # -- LLM ----------------------------------------------------------------------------------
+    def ask(self, request: LLMRequest, llm=None) -> simpy.Event:
+        """An event that fires with the Completion; yield it from an agent process.
+
+        `llm` defaults to the episode's model; agents with a model of their own (a player and
+        a judge of different models) pass theirs.
+        """
+        if request.seed is None:
+            # Drawn in ask order, which SimPy makes deterministic.
+            request = request.model_copy(update={"seed": int(self.rng.integers(2**31 - 1))})
+        done = self.env.event()
+        self._pending.append((request, llm or self.llm, done))
+        return done
+
+    def _dispatch(self) -> None:
+        batch, self._pending = self._pending, []
+        def call(item) -> Completion:
+            request, llm, _ = item
+            return timed_complete(llm, request)
+
+        if self.max_concurrency > 1 and len(batch) > 1:
+            # A backend that allows fewer connections (local llama.cpp) serialises on its lock.
+            with ThreadPoolExecutor(max_workers=min(self.max_concurrency, len(batch))) as pool:
+                results: list[Completion] = list(pool.map(call, batch))
+        else:
+            results = [call(item) for item in batch]
+        for (request, llm, done), completion in zip(batch, results, strict=True):
+            self.calls.record(request, completion, t=self.env.now, model=llm.model_id)
+            done.succeed(completion)
+
+    # -- run loop -----------------------------------------------------------------------------
+    def run(self, until: float | None = None) -> None:
+        """Run until no event is left or the next one is later than `until` (sim seconds)."""
+        env = self.env
+        limit = math.inf if until is None else until
+        while True:
+            while env.peek() == env.now:  # everything due now runs until it waits
+                env.step()
+            if self._pending:
+                self._dispatch()  # resumes the askers at the same instant
+                continue
+            nxt = env.peek()
+            if nxt == math.inf or nxt > limit:
+                break
+            env.step()

@@ -1,0 +1,14 @@
+"""Typed events of the episode log. One module per family of kinds; importing this package
+registers them all, so the log reader (and the viewer, and scorers) know every kind.
+
+To add a kind: subclass `Event` with `kind: Literal["my_kind"] = "my_kind"` in a module here and
+import the module below.
+"""
+
+from .base import EVENT_TYPES, Event, UnknownEvent
+from .core import AgentJoined, ConversationEnded, ConversationStarted, EpisodeEnded, Utterance
+
+__all__ = [
+    "EVENT_TYPES", "AgentJoined", "ConversationEnded", "ConversationStarted", "EpisodeEnded",
+    "Event", "UnknownEvent", "Utterance",
+]

@@ -1,0 +1,108 @@
+"""The LLM layer: one protocol, three backends, wrappers with the same protocol.
+
+    from sandbox.llm import LLMSettings, make_llm, LLMRequest, Message
+    llm = make_llm(LLMSettings(model="local/smollm2-135m"))
+    llm.complete(LLMRequest(messages=[Message(role="user", content="Hi")], tag="demo"))
+
+The stack, outermost first: StructuredLLM (validate/repair/re-ask/fallback) -> CachedLLM
+(record / replay) -> RetryingLLM (backoff on timeouts, 429, 5xx) -> backend.
+Accounting of each call is done by whoever dispatches it (the engine, or AccountingLLM).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from .accounting import AccountingLLM, CallLog, CallRecord, timed_complete
+from .base import (
+    LLM,
+    CacheMiss,
+    Completion,
+    LLMConfigError,
+    LLMError,
+    LLMRequest,
+    LLMUnavailable,
+    Message,
+    TransientLLMError,
+    Usage,
+)
+from .cache import CachedLLM, CacheMode
+from .retry import RetryingLLM
+from .scripted import ScriptedBackend
+from .structured import StructuredLLM, parse_structured
+
+__all__ = [
+    "LLM", "AccountingLLM", "CacheMiss", "CachedLLM", "CacheMode", "CallLog", "CallRecord",
+    "Completion", "LLMConfigError", "LLMError", "LLMRequest", "LLMSettings", "LLMUnavailable",
+    "Message", "RetryingLLM", "SCRIPTS", "ScriptedBackend", "StructuredLLM", "TransientLLMError",
+    "Usage", "make_backend", "make_llm", "parse_structured", "timed_complete",
+]
+
+BACKENDS = ("local", "openai", "scripted")
+
+# Named scripted backends for `--model scripted/<name>`; packages add their own test scripts.
+SCRIPTS: dict[str, Callable[[], ScriptedBackend]] = {
+    "default": lambda: ScriptedBackend(model_id="scripted/default"),
+}
+
+
+class LLMSettings(BaseModel):
+    """How to reach a model; mirrors the CLI options. Holds no secret."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str = "local/smollm2-135m"
+    base_url: str | None = None  # openai backend; default OPENAI_BASE_URL or OpenAI
+    json_dialect: str | None = None  # openai backend: json_schema | json_object
+    max_concurrency: int | None = None  # default: what the backend allows
+    timeout_s: float = 120.0
+    retry_attempts: int = 5
+    structured_attempts: int = 3
+    cache_path: Path | None = None
+    cache_mode: CacheMode = "record"
+
+
+def split_model(model: str) -> tuple[str, str]:
+    backend, sep, name = model.partition("/")
+    if not sep or not name or backend not in BACKENDS:
+        raise LLMConfigError(
+            f"unknown model {model!r}: write backend/model with backend one of "
+            f"{', '.join(BACKENDS)} (e.g. local/smollm2-135m, openai/gpt-4o-mini)")
+    return backend, name
+
+
+def make_backend(settings: LLMSettings, check: bool = True):
+    backend, name = split_model(settings.model)
+    if backend == "scripted":
+        if name not in SCRIPTS:
+            raise LLMConfigError(f"unknown scripted backend {name!r}: known are "
+                                 f"{', '.join(sorted(SCRIPTS))}")
+        llm = SCRIPTS[name]()
+    elif backend == "openai":
+        from .openai_compat import OpenAIBackend
+
+        llm = OpenAIBackend(name, base_url=settings.base_url, dialect=settings.json_dialect,
+                            timeout_s=settings.timeout_s,
+                            max_concurrency=settings.max_concurrency or 8)
+        if check and settings.cache_mode != "replay":
+            llm.check()
+    else:
+        from .local import LocalBackend
+
+        llm = LocalBackend(name)
+    if settings.max_concurrency:
+        llm.max_concurrency = min(settings.max_concurrency, llm.max_concurrency) \
+            if backend == "local" else settings.max_concurrency
+    return llm
+
+
+def make_llm(settings: LLMSettings, backend=None, check: bool = True) -> LLM:
+    """The full stack for `settings` (or around a given backend, e.g. a scripted one)."""
+    llm = backend if backend is not None else make_backend(settings, check=check)
+    llm = RetryingLLM(llm, max_attempts=settings.retry_attempts)
+    if settings.cache_path is not None and settings.cache_mode != "off":
+        llm = CachedLLM(llm, settings.cache_path, settings.cache_mode)
+    return StructuredLLM(llm, max_attempts=settings.structured_attempts)

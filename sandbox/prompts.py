@@ -1,0 +1,40 @@
+"""Prompts live in Jinja2 files, one per purpose, in each package's `prompts/` folder.
+
+A user can override any of them without editing the package: put a file of the same name in a
+directory named by `--prompts DIR` or the SANDBOX_PROMPTS environment variable.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+
+import jinja2
+
+_user_dir: Path | None = None
+
+
+def set_prompt_dir(path: Path | str | None) -> None:
+    global _user_dir
+    _user_dir = Path(path) if path else None
+    _environment.cache_clear()
+
+
+@lru_cache(maxsize=None)
+def _environment(package: str) -> jinja2.Environment:
+    loaders: list[jinja2.BaseLoader] = []
+    user = _user_dir or (Path(os.environ["SANDBOX_PROMPTS"]) if os.environ.get("SANDBOX_PROMPTS")
+                         else None)
+    if user is not None:
+        loaders.append(jinja2.FileSystemLoader(str(user)))
+    loaders.append(jinja2.PackageLoader(package, "prompts"))
+    return jinja2.Environment(loader=jinja2.ChoiceLoader(loaders),
+                              undefined=jinja2.StrictUndefined, trim_blocks=True,
+                              lstrip_blocks=True, keep_trailing_newline=False,
+                              autoescape=False)
+
+
+def render(package: str, name: str, **variables) -> str:
+    """Render `<package>/prompts/<name>` (or the user's override) with `variables`."""
+    return _environment(package).get_template(name).render(**variables).strip()

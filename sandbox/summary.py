@@ -1,0 +1,87 @@
+"""`sandbox log`: what happened in a run, from its directory alone."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from .log import Run
+
+
+def summarize(run: Run) -> dict[str, Any]:
+    by_tag: dict[str, Counter] = defaultdict(Counter)
+    faults: Counter = Counter()
+    for call in run.calls:
+        row = by_tag[call.tag]
+        row["calls"] += 1
+        row["prompt_tokens"] += call.prompt_tokens
+        row["completion_tokens"] += call.completion_tokens
+        row["cache_hits"] += int(call.cached)
+        row["retries"] += call.retries
+        row["faults"] += len(call.faults)
+        row["latency_ms"] += int(call.latency_s * 1000)
+        faults.update(call.faults)
+    return {
+        "run": str(run.dir),
+        "scenario": run.header.scenario,
+        "seed": run.header.seed,
+        "models": run.header.models,
+        "status": run.result.status if run.result else "unfinished (no result.json)",
+        "error": run.result.error if run.result else None,
+        "events_by_kind": dict(Counter(e.kind for e in run.events)),
+        "llm_calls_by_purpose": {tag: dict(c) for tag, c in sorted(by_tag.items())},
+        "llm_faults": dict(faults),
+        "sim_time_s": max((e.t for e in run.events), default=0.0),
+        "wall_time_s": run.result.wall_time_s if run.result else None,
+        "problems": [p.model_dump() for p in run.problems],
+    }
+
+
+def print_summary(summary: dict[str, Any], console: Console | None = None) -> None:
+    console = console or Console()
+    hours, rest = divmod(int(summary["sim_time_s"]), 3600)
+    wall = summary["wall_time_s"]
+    console.print(f"[bold]{summary['run']}[/]  scenario={summary['scenario']} "
+                  f"seed={summary['seed']} status={summary['status']}")
+    console.print("models: " + ", ".join(f"{k}={v}" for k, v in summary["models"].items()))
+    console.print(f"simulated time: {hours}h{rest // 60:02d}m{rest % 60:02d}s   "
+                  f"wall time: {'-' if wall is None else f'{wall:.1f} s'}")
+    if summary["error"]:
+        console.print(f"[red]error:[/] {summary['error']}")
+
+    events = Table(title="events by kind")
+    events.add_column("kind")
+    events.add_column("count", justify="right")
+    for kind, n in sorted(summary["events_by_kind"].items()):
+        events.add_row(kind, str(n))
+    console.print(events)
+
+    calls = Table(title="LLM calls by purpose")
+    for col in ("purpose", "calls", "tok in", "tok out", "cached", "retries", "faults", "ms/call"):
+        calls.add_column(col, justify="left" if col == "purpose" else "right")
+    total: Counter = Counter()
+    for tag, row in summary["llm_calls_by_purpose"].items():
+        total.update(row)
+        calls.add_row(tag, *_call_cells(row))
+    if len(summary["llm_calls_by_purpose"]) > 1:
+        calls.add_row("[bold]all[/]", *_call_cells(total))
+    console.print(calls)
+    if summary["llm_faults"]:
+        console.print("LLM faults: " + ", ".join(
+            f"{kind}={n}" for kind, n in sorted(summary["llm_faults"].items())))
+    else:
+        console.print("LLM faults: none")
+    for problem in summary["problems"]:
+        console.print(f"[yellow]log problem:[/] {problem['file']} line {problem['line']}: "
+                      f"{problem['reason']}")
+
+
+def _call_cells(row: dict | Counter) -> list[str]:
+    n = row.get("calls", 0)
+    mean = row.get("latency_ms", 0) / n if n else 0
+    return [str(n), str(row.get("prompt_tokens", 0)), str(row.get("completion_tokens", 0)),
+            str(row.get("cache_hits", 0)), str(row.get("retries", 0)),
+            str(row.get("faults", 0)), f"{mean:.0f}"]

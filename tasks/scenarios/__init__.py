@@ -1,0 +1,9 @@
+"""Named scenarios for `sandbox run <name>`: each maps a name to a builder taking CLI options."""
+
+from __future__ import annotations
+
+from .single_room import SingleRoomScenario
+
+SCENARIOS = {
+    "single_room": SingleRoomScenario.from_file,
+}

@@ -1,0 +1,67 @@
+"""The single-room scenario: two chat agents in one room talk until one ends it or turns run out.
+
+The degenerate case of the engine that the role-play, refutation and text-simulation benchmarks
+reuse: same engine, LLM layer and log format, no map to walk.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agents.chat import ChatAgent, ChatPersona, converse
+from sandbox.engine import Engine
+from sandbox.events import AgentJoined
+from sandbox.files import load_model
+
+DEFAULT_CONFIG = Path(__file__).with_name("single_room.yaml")
+PLACE = "single_room:room:table"
+
+
+class SingleRoomConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    personas: list[ChatPersona] = Field(min_length=2)
+    situation: str = ""
+    max_turns: int = Field(default=8, ge=1, le=200)
+    seconds_per_turn: float = Field(default=20.0, gt=0)
+    start_time: datetime = datetime(2024, 3, 4, 10, 0)
+    temperature: float = Field(default=0.7, ge=0, le=2)
+    top_p: float = Field(default=0.95, gt=0, le=1)
+    max_tokens: int = Field(default=160, ge=8)
+
+
+class SingleRoomScenario:
+    name = "single_room"
+    world = "single_room"
+    until = None
+
+    def __init__(self, config: SingleRoomConfig):
+        self.cfg = config
+        self.start_time = config.start_time
+
+    @classmethod
+    def from_file(cls, path: Path | str | None = None, **overrides: Any) -> SingleRoomScenario:
+        config = load_model(path or DEFAULT_CONFIG, SingleRoomConfig)
+        set_fields = {k: v for k, v in overrides.items() if v is not None}
+        return cls(config.model_copy(update=set_fields))
+
+    def config(self) -> dict[str, Any]:
+        return self.cfg.model_dump(mode="json")
+
+    def models(self, default_model: str) -> dict[str, str]:
+        return {p.name: default_model for p in self.cfg.personas}
+
+    def setup(self, engine: Engine) -> None:
+        agents = [ChatAgent(p, temperature=self.cfg.temperature, top_p=self.cfg.top_p,
+                            max_tokens=self.cfg.max_tokens) for p in self.cfg.personas]
+        for agent in agents:
+            engine.emit(AgentJoined(t=0, agent=agent.name, location=PLACE,
+                                    persona=agent.persona.description.split(".")[0],
+                                    architecture="chat"))
+        engine.process(converse(engine, agents, conversation="c0", place="the room",
+                                situation=self.cfg.situation, max_turns=self.cfg.max_turns,
+                                seconds_per_turn=self.cfg.seconds_per_turn))
