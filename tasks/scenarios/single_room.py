@@ -18,7 +18,7 @@ from sandbox.events import AgentJoined
 from sandbox.files import load_model
 
 DEFAULT_CONFIG = Path(__file__).with_name("single_room.yaml")
-PLACE = "single_room:room:table"
+PLACE = "single_room:house:room:table"
 
 
 class SingleRoomConfig(BaseModel):
