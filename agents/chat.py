@@ -6,6 +6,8 @@ simulation): no memory stream, no plan, just a persona, the transcript and a mod
 
 from __future__ import annotations
 
+import re
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from sandbox.engine import Engine, Process
@@ -25,19 +27,52 @@ class ChatPersona(BaseModel):
 
 
 class ChatTurn(BaseModel):
-    """What the model returns for one turn: the words, and whether the speaker is done."""
+    """One turn: the words, and whether the speaker is done."""
 
-    utterance: str = Field(min_length=1, max_length=400)
+    utterance: str = Field(min_length=1, max_length=600)
     end_conversation: bool = False
 
 
 # Said, and counted as a fault, when no usable answer could be had.
 SILENT_TURN = ChatTurn(utterance="(says nothing)", end_conversation=False)
 
+# Chat turns are free text with an end marker rather than JSON: measured on the embedded 135M
+# model, grammar-bound JSON turns degenerate into repeated names while free text stays fluent.
+END_MARK = "[END]"
+_STAGE = re.compile(r"\([^)]*\)|\*[^*]*\*")
+_SENTENCE_END = re.compile(r"[.!?…\"')]")
+
+
+def turn_parser(names: list[str]):
+    """A parser for one chat line: drops echoed speaker names, keeps the first paragraph, cuts a
+    truncated tail back to the last full sentence, reads the end marker."""
+    # Full names and first names: small models echo either as a script-style prefix.
+    variants = sorted({v for n in names for v in (n, n.split()[0])}, key=len, reverse=True)
+    prefix = re.compile(r"^\s*(?:" + "|".join(re.escape(v) for v in variants) + r")\s*:\s*",
+                        re.IGNORECASE) if variants else None
+
+    def parse(text: str) -> ChatTurn:
+        ends = END_MARK.lower() in text.lower()
+        text = re.sub(re.escape(END_MARK), " ", text, flags=re.IGNORECASE).strip()
+        text = text.split("\n\n")[0].strip()
+        text = _STAGE.sub(" ", text)  # stage directions are not speech
+        if prefix is not None:
+            text = prefix.sub("", text)
+        text = " ".join(text.split()).strip(' "')
+        if text and not _SENTENCE_END.search(text[-1]):
+            last = max(text.rfind(c) for c in ".!?")
+            if last > 0:
+                text = text[: last + 1]
+        if not text:
+            raise ValueError("empty chat turn")
+        return ChatTurn(utterance=text[:600], end_conversation=ends)
+
+    return parse
+
 
 class ChatAgent:
     def __init__(self, persona: ChatPersona, *, llm=None, temperature: float = 0.7,
-                 top_p: float = 0.95, max_tokens: int = 160):
+                 top_p: float = 0.95, max_tokens: int = 80):
         self.persona = persona
         self.name = persona.name
         self.llm = llm  # None: the episode's model
@@ -48,11 +83,13 @@ class ChatAgent:
     def messages(self, transcript: list[Utterance], partners: list[str], place: str,
                  situation: str, max_turns: int) -> list[Message]:
         system = render("agents", "chat_system.j2", persona=self.persona, partners=partners,
-                        place=place, situation=situation, max_turns=max_turns)
+                        place=place, situation=situation, max_turns=max_turns,
+                        end_mark=END_MARK)
         messages = [Message(role="system", content=system)]
         for said in transcript:
             mine = said.agent == self.name
-            content = said.text if mine else f"{said.agent}: {said.text}"
+            # Name the speaker only when several others talk: small models parrot the prefix.
+            content = said.text if mine or len(partners) == 1 else f"{said.agent}: {said.text}"
             role = "assistant" if mine else "user"
             if messages[-1].role == role:  # several others in a row: one message
                 messages[-1] = Message(role=role, content=messages[-1].content + "\n" + content)
@@ -60,6 +97,8 @@ class ChatAgent:
                 messages.append(Message(role=role, content=content))
         cue = render("agents", "chat_turn.j2", persona=self.persona, partners=partners,
                      first=not transcript, turns_left=max_turns - len(transcript))
+        if not cue:
+            return messages
         if messages[-1].role == "user":
             messages[-1] = Message(role="user", content=messages[-1].content + "\n\n" + cue)
         else:
@@ -71,7 +110,8 @@ class ChatAgent:
         """A process step: ask the model for this agent's next turn; returns a ChatTurn."""
         request = LLMRequest(
             messages=self.messages(transcript, partners, place, situation, max_turns),
-            tag="chat.turn", agent=self.name, schema=ChatTurn, fallback=SILENT_TURN,
+            tag="chat.turn", agent=self.name, parser=turn_parser([self.name, *partners]),
+            fallback=SILENT_TURN,
             temperature=self.temperature, top_p=self.top_p, max_tokens=self.max_tokens)
         completion = yield engine.ask(request, llm=self.llm)
         return completion.parsed

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -21,7 +22,8 @@ class LLMRequest(BaseModel):
 
     `schema` is a pydantic model class: when given, the backend constrains the answer to its
     JSON schema and the structured layer returns a validated instance in `Completion.parsed`.
-    `fallback` is used, and counted, when no valid answer can be had.
+    `parser` does the same for free text. `fallback` is used, and counted, when no valid answer
+    can be had.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True, populate_by_name=True)
@@ -30,6 +32,9 @@ class LLMRequest(BaseModel):
     tag: str = "untagged"  # the purpose of the call, e.g. "chat.turn", "plan.daily"
     agent: str | None = None
     schema_model: type[BaseModel] | None = Field(default=None, alias="schema")
+    # For free-text answers with a shape of their own (a chat line with an end marker): turns
+    # the text into an object or raises ValueError. Not part of the cache key.
+    parser: Callable[[str], BaseModel] | None = None
     fallback: BaseModel | None = None
     temperature: float = 0.7
     top_p: float = 0.95

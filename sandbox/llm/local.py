@@ -42,6 +42,8 @@ class LocalBackend:
     """llama.cpp in this process. One call at a time: a llama context is not thread-safe."""
 
     max_concurrency = 1
+    # A tiny model loops on names and phrases without it; fixed so answers stay reproducible.
+    repeat_penalty = 1.3
 
     def __init__(self, name: str = "smollm2-135m", n_ctx: int = 4096,
                  n_threads: int | None = None):
@@ -58,7 +60,8 @@ class LocalBackend:
     def complete(self, request: LLMRequest) -> Completion:
         kwargs = dict(messages=[m.model_dump() for m in request.messages],
                       temperature=request.temperature, top_p=request.top_p,
-                      max_tokens=request.max_tokens, seed=request.seed or 0)
+                      max_tokens=request.max_tokens, seed=request.seed or 0,
+                      repeat_penalty=self.repeat_penalty)
         schema = request.json_schema()
         if schema is not None:
             # llama.cpp turns the schema into a grammar: the answer cannot leave it.

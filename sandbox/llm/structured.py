@@ -92,10 +92,11 @@ class StructuredLLM:
 
     def complete(self, request: LLMRequest) -> Completion:
         schema = request.schema_model
+        shaped = schema is not None or request.parser is not None
         faults: list[str] = []
         retries = 0
         last: Completion | None = None
-        for attempt in range(self.max_attempts if schema else 1):
+        for attempt in range(self.max_attempts if shaped else 1):
             # A new seed per attempt: the same request would give the same broken answer.
             attempt_request = request.model_copy(update={"seed": (request.seed or 0) + attempt})
             try:
@@ -107,12 +108,19 @@ class StructuredLLM:
                 return self._fallback(request, faults, retries, str(exc))
             retries += last.retries
             faults.extend(last.faults)
-            if schema is None:
+            if not shaped:
                 return last.model_copy(update={"faults": faults, "retries": retries})
-            if last.finish_reason == "length":
-                faults.append("truncated")
-            parsed, parse_faults = parse_structured(last.text, schema)
-            faults.extend(parse_faults)
+            if schema is not None:
+                if last.finish_reason == "length":
+                    faults.append("truncated")
+                parsed, parse_faults = parse_structured(last.text, schema)
+                faults.extend(parse_faults)
+            else:
+                try:
+                    parsed = request.parser(last.text)
+                except ValueError:
+                    parsed = None
+                    faults.append("unparseable")
             if parsed is not None:
                 return last.model_copy(update={"parsed": parsed, "faults": faults,
                                                "retries": retries})
@@ -122,7 +130,7 @@ class StructuredLLM:
 
     def _fallback(self, request: LLMRequest, faults: list[str], retries: int, text: str,
                   last: Completion | None = None) -> Completion:
-        if request.fallback is None and request.schema_model is None:
+        if request.fallback is None and request.schema_model is None and request.parser is None:
             # A plain-text call that could not be answered: an empty answer, counted.
             faults.append("fallback")
             return Completion(text="", faults=faults, retries=retries, model=self.model_id)

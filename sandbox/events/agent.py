@@ -1,0 +1,89 @@
+"""Events of generative agents: plans, actions, memories, retrievals, reflections, reactions.
+
+Scorers read `action_started` (a short description they match keywords against, and the place
+address); viewers read the rest to show why an agent did what it did.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from .base import Event
+
+
+class PlanMade(Event):
+    """A plan for the day, an hourly schedule, a revision, or the steps of one activity."""
+
+    kind: Literal["plan_made"] = "plan_made"
+    level: Literal["daily", "hourly", "revised", "steps"]
+    items: list[str]  # readable lines, e.g. "07:00-08:00 have breakfast"
+    wake_up: str | None = None  # "HH:MM", daily plans only
+    reason: str = ""  # why a revision happened (a conversation summary, a task)
+
+
+class ActionStarted(Event):
+    """An agent begins an action: what it does, where, and until when (sim seconds)."""
+
+    kind: Literal["action_started"] = "action_started"
+    description: str
+    location: str  # address world:sector:arena[:object]
+    until: float
+    activity: str = ""  # the schedule block this step belongs to
+
+
+class MemoryAdded(Event):
+    kind: Literal["memory_added"] = "memory_added"
+    memory: int  # the id inside the agent's memory stream
+    memory_kind: Literal["event", "chat", "thought"]
+    description: str
+    importance: int
+    created: float  # sim seconds; may be earlier than t when importance was scored in a batch
+    evidence: list[int] = Field(default_factory=list)
+
+
+class MemoryRetrieved(Event):
+    """One retrieval that fed a prompt: the query, the chosen memories and why."""
+
+    kind: Literal["memory_retrieved"] = "memory_retrieved"
+    purpose: str  # the tag of the prompt it fed, e.g. "converse.turn"
+    query: str
+    ids: list[int]
+    scores: list[float]  # the weighted total, same order as ids
+    recency: list[float] = Field(default_factory=list)  # normalised components
+    relevance: list[float] = Field(default_factory=list)
+    importance: list[float] = Field(default_factory=list)
+
+
+class Insight(BaseModel):
+    memory: int
+    text: str
+    evidence: list[int] = Field(default_factory=list)
+
+
+class Reflected(Event):
+    kind: Literal["reflected"] = "reflected"
+    trigger: float  # the summed importance that passed the threshold
+    questions: list[str]
+    insights: list[Insight]
+
+
+class ReactionDecided(Event):
+    """On noticing another agent: talk to them, or wait and carry on."""
+
+    kind: Literal["reaction_decided"] = "reaction_decided"
+    target: str
+    decision: Literal["talk", "wait"]
+    reason: str = ""
+
+
+class TaskPlanned(Event):
+    """Target-driven planning output for the performer (STSS section 4)."""
+
+    kind: Literal["task_planned"] = "task_planned"
+    task: str
+    general_plan: list[str] = Field(default_factory=list)
+    plan_reminder: str = ""
+    conversation_reminder: list[str] = Field(default_factory=list)
+    day: str = ""  # the date a plan reminder was made for
