@@ -1,0 +1,167 @@
+"""The world file: a YAML document with an ASCII tile grid and a legend.
+
+    name: town                      # the first part of every address in this world
+    title: Larkhaven
+    tile_meters: 4.0                # walking time = tile_meters / walking speed per tile
+    legend:
+      "#": {blocked: wall}          # a tile nobody can walk on
+      "c": {sector: Copper Kettle Cafe, arena: dining room}   # floor of one arena
+      "=": {object: bed}            # an object; its arena is the floor around it
+    grid: |
+      #######
+      #ccc=c#
+      #######
+    spawns: {Maya Lindqvist: "town:Willow Court:apartment 1:bed"}
+    object_states: {bed: made, "town:Copper Kettle Cafe:dining room:piano": closed}
+    residents: ../residents/town    # optional: a directory of resident files
+
+This module only parses and checks the shape of the file (`load_world_file`); `World` checks
+what the grid means (connected arenas, reachable places). Duplicate keys are errors here, not
+silently overwritten as plain YAML would.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from sandbox.files import FileFormatError, validation_error
+
+from .address import SEP
+
+
+def _no_colon(value: str | None) -> str | None:
+    if value is not None and SEP in value:
+        raise ValueError(f"{value!r}: names in addresses cannot hold {SEP!r}")
+    return value.strip() if value is not None else None
+
+
+class LegendEntry(BaseModel):
+    """What one grid symbol means: a blocked tile, an arena's floor, or an object."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    blocked: str | None = None  # a terrain name for walls, water, trees (drawn, not walked)
+    sector: str | None = None
+    arena: str | None = None
+    object: str | None = None  # with no sector/arena: the arena of the floor around it
+
+    @field_validator("sector", "arena", "object")
+    @classmethod
+    def _names(cls, value: str | None) -> str | None:
+        return _no_colon(value)
+
+    @model_validator(mode="after")
+    def _one_meaning(self) -> LegendEntry:
+        if self.blocked is not None:
+            if self.sector or self.arena or self.object:
+                raise ValueError("a blocked symbol has no sector, arena or object")
+        elif bool(self.sector) != bool(self.arena):
+            raise ValueError("give both sector and arena (or neither, for a plain object)")
+        elif not (self.arena or self.object):
+            raise ValueError("give blocked, sector+arena, or object")
+        return self
+
+    @property
+    def is_floor(self) -> bool:
+        return self.blocked is None and self.object is None
+
+
+class WorldFile(BaseModel):
+    """A world as written in its YAML file."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    title: str = ""
+    description: str = ""
+    tile_meters: float = Field(default=1.0, gt=0)
+    legend: dict[str, LegendEntry] = Field(min_length=1)
+    grid: str = Field(min_length=1)
+    spawns: dict[str, str] = Field(default_factory=dict)
+    object_states: dict[str, str] = Field(default_factory=dict)
+    residents: str | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _world_name(cls, v: str) -> str:
+        return _no_colon(v)
+
+    @field_validator("legend")
+    @classmethod
+    def _single_characters(cls, legend: dict[str, LegendEntry]) -> dict[str, LegendEntry]:
+        for symbol in legend:
+            if len(symbol) != 1 or symbol.isspace():
+                raise ValueError(f"legend symbol {symbol!r} must be one visible character")
+        return legend
+
+    def rows(self) -> list[str]:
+        """The grid lines, without the blank lines YAML may leave around a block."""
+        lines = self.grid.split("\n")
+        while lines and not lines[-1].strip():
+            lines.pop()
+        while lines and not lines[0].strip():
+            lines.pop(0)
+        return lines
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """SafeLoader that refuses a key given twice in one mapping (YAML keeps the last one)."""
+
+
+def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False):
+    seen: dict = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
+            mark = key_node.start_mark
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r} (first at line {seen[key]})", mark)
+        seen[key] = key_node.start_mark.line + 1
+    return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
+
+
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def read_yaml_strict(path: Path) -> tuple[object, dict[str, int]]:
+    """Parse YAML refusing duplicate keys; also return the line of each top-level key."""
+    if not path.is_file():
+        raise FileFormatError(path, "no such file")
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise FileFormatError(path, f"not valid YAML: {problem}", where) from exc
+    lines: dict[str, int] = {}
+    if isinstance(root, yaml.MappingNode):
+        for key, value in root.value:
+            # A block scalar's text starts on the line after its `|` indicator.
+            block = isinstance(value, yaml.ScalarNode) and value.style in ("|", ">")
+            lines[str(key.value)] = value.start_mark.line + (2 if block else 1)
+    return data, lines
+
+
+def load_world_file(path: Path | str) -> tuple[WorldFile, int]:
+    """Read and validate a world file. Returns the model and the file line of grid row 1."""
+    path = Path(path)
+    data, lines = read_yaml_strict(path)
+    if not isinstance(data, dict):
+        raise FileFormatError(path, "a world file is a YAML mapping (name, legend, grid, ...)")
+    try:
+        world_file = WorldFile.model_validate(data)
+    except ValidationError as exc:
+        raise validation_error(path, exc) from exc
+    first_row_line = lines.get("grid", 0)
+    # Skip the blank lines rows() drops at the top of the block.
+    for line in world_file.grid.split("\n"):
+        if line.strip():
+            break
+        first_row_line += 1
+    return world_file, first_row_line

@@ -1,0 +1,171 @@
+"""The live world of one episode: where every agent is now, who shares an arena, object states,
+and walking as a SimPy process.
+
+    town = WorldState(engine, world)
+    town.place("Maya Lindqvist", "town:Willow Court:apartment 1:bed")
+    def day(engine):
+        yield from town.walk("Maya Lindqvist", "town:Copper Kettle Cafe:dining room:counter")
+        print(town.sharing_arena("Maya Lindqvist"))   # who she can perceive now
+
+A walk computes its path once, logs one `move` event with the path and its timing, and sleeps
+until arrival, waking only where the path crosses into another arena so that occupancy (and the
+`on_enter` callbacks perception uses) change at the exact simulated second. Interrupting the
+walking process (`process.interrupt(cause)`) stops the agent on its current tile, logs
+`move_stopped` and re-raises the Interrupt to the agent's own code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from dataclasses import dataclass
+from typing import Any
+
+import simpy
+
+from sandbox.events import ArenaEntry, Moved, MoveStopped, ObjectStateChanged, Placed
+
+from .address import Address, AddressError, within
+from .trajectory import tile_index
+from .world import Tile, World
+
+WALKING_SPEED = 1.4  # metres per second, an unhurried adult pace
+
+EnterCallback = Callable[[str, Address | None, Address, float], None]
+
+
+@dataclass
+class _Walk:
+    path: list[Tile]
+    t0: float
+    seconds_per_tile: float
+
+
+class WorldState:
+    """Agents' positions and object states in one episode, changed only through its methods so
+    that every change is logged."""
+
+    def __init__(self, engine, world: World):
+        self.engine = engine
+        self.world = world
+        self._standing: dict[str, Tile] = {}  # agents not walking
+        self._walking: dict[str, _Walk] = {}
+        self._arena: dict[str, Address] = {}
+        self._objects: dict[Address, str] = {}
+        self._on_enter: list[EnterCallback] = []
+
+    # -- agents ---------------------------------------------------------------------------------
+    def place(self, agent: str, where: Address | str | Tile) -> Tile:
+        """Put `agent` at a place (its middle tile) or on a tile, now. Logs `placed`."""
+        if isinstance(where, tuple):
+            tile = (int(where[0]), int(where[1]))
+            if not self.world.walkable(tile):
+                raise AddressError(f"tile {tile} is not walkable in world '{self.world.name}'")
+        else:
+            tile = self.world.tile_for(where)
+        self._walking.pop(agent, None)
+        self._standing[agent] = tile
+        self.engine.emit(Placed(t=self.engine.now, agent=agent, tile=tile,
+                                place=str(self.world.place_at(tile))))
+        self._enter(agent, self.world.arena_at(tile))
+        return tile
+
+    @property
+    def agents(self) -> list[str]:
+        return list(self._arena)
+
+    def tile_of(self, agent: str) -> Tile:
+        """The tile `agent` stands on now (part-way along its path while walking)."""
+        walk = self._walking.get(agent)
+        if walk is None:
+            if agent not in self._standing:
+                raise LookupError(f"{agent!r} is not in world '{self.world.name}'; place it first")
+            return self._standing[agent]
+        return walk.path[tile_index(walk.t0, walk.seconds_per_tile, len(walk.path),
+                                    self.engine.now)]
+
+    def arena_of(self, agent: str) -> Address | None:
+        return self._arena.get(agent)
+
+    def is_walking(self, agent: str) -> bool:
+        return agent in self._walking
+
+    def agents_in(self, place: Address | str) -> list[str]:
+        """Agents now in a sector or arena (any address level above objects), by name."""
+        place = str(self.world.resolve(place))
+        return sorted(a for a, arena in self._arena.items() if within(place, str(arena)))
+
+    def sharing_arena(self, agent: str) -> list[str]:
+        """The other agents in `agent`'s arena now: whom it can perceive."""
+        arena = self._arena.get(agent)
+        if arena is None:
+            return []
+        return sorted(a for a, other in self._arena.items() if other == arena and a != agent)
+
+    def on_enter(self, callback: EnterCallback) -> None:
+        """Call `callback(agent, left_arena, entered_arena, t)` whenever an agent changes arena."""
+        self._on_enter.append(callback)
+
+    def _enter(self, agent: str, arena: Address | None) -> None:
+        before = self._arena.get(agent)
+        if arena is None or arena == before:
+            return
+        self._arena[agent] = arena
+        for callback in self._on_enter:
+            callback(agent, before, arena, self.engine.now)
+
+    # -- walking --------------------------------------------------------------------------------
+    def walk(self, agent: str, to: Address | str, *,
+             speed: float = WALKING_SPEED) -> Generator[simpy.Event, Any, Tile]:
+        """Walk `agent` to the nearest tile of `to`; use as `tile = yield from town.walk(...)`.
+
+        Returns the tile it arrived on. Raises AddressError (before any time passes) for an
+        unknown or unreachable place.
+        """
+        engine, world = self.engine, self.world
+        target = world.resolve(to)
+        path = world.path(self.tile_of(agent), target)
+        if len(path) == 1:
+            return path[0]
+        spt = world.seconds_per_tile(speed)
+        t0 = engine.now
+        enters = [ArenaEntry(index=0, t=t0, arena=str(world.arena_at(path[0])))]
+        for i in range(1, len(path)):
+            arena = world.arena_at(path[i])
+            if str(arena) != enters[-1].arena:
+                enters.append(ArenaEntry(index=i, t=t0 + i * spt, arena=str(arena)))
+        arrival = t0 + (len(path) - 1) * spt
+        engine.emit(Moved(t=t0, agent=agent, destination=str(target), path=path,
+                          seconds_per_tile=spt, arrival=arrival, enters=enters))
+        self._standing.pop(agent, None)
+        self._walking[agent] = _Walk(path, t0, spt)
+        try:
+            for entry in enters[1:]:
+                yield engine.timeout(max(entry.t - engine.now, 0.0))
+                self._enter(agent, world.arena_at(path[entry.index]))
+            yield engine.timeout(max(arrival - engine.now, 0.0))
+        except simpy.Interrupt as stop:
+            index = tile_index(t0, spt, len(path), engine.now)
+            tile = path[index]
+            del self._walking[agent]
+            self._standing[agent] = tile
+            self._enter(agent, world.arena_at(tile))
+            engine.emit(MoveStopped(t=engine.now, agent=agent, tile=tile, index=index,
+                                    reason=str(stop.cause or "")))
+            raise
+        del self._walking[agent]
+        self._standing[agent] = path[-1]
+        return path[-1]
+
+    # -- objects --------------------------------------------------------------------------------
+    def object_state(self, obj: Address | str) -> str:
+        obj = self.world.resolve(obj)
+        return self._objects.get(obj) or self.world.default_state(obj)
+
+    def set_object_state(self, obj: Address | str, state: str, agent: str | None = None) -> None:
+        """Change an object's state (the coffee machine is brewing). Logs `object_state`."""
+        obj = self.world.resolve(obj)
+        if obj.level != "object":
+            raise AddressError(f"'{obj}' is not an object")
+        self._objects[obj] = state
+        self.engine.emit(ObjectStateChanged(t=self.engine.now, agent=agent, object=str(obj),
+                                            state=state))

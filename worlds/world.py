@@ -1,0 +1,385 @@
+"""The World: a tile grid labelled with sectors, arenas and objects, its walkable-tile graph, the
+location graph of places, and shortest paths from a tile to an address.
+
+A World is immutable once built and checks everything while building: a bad file raises
+`FileFormatError` (file, grid row/column or field, reason) and no World exists half-way.
+Live facts (who stands where now, object states) live in `WorldState`.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections import OrderedDict
+from pathlib import Path
+
+import networkx as nx
+
+from sandbox.files import FileFormatError
+
+from .address import Address, AddressError
+from .mapfile import LegendEntry, WorldFile, load_world_file
+
+Tile = tuple[int, int]  # (x, y) = (column, row), 0-based
+DEFAULT_OBJECT_STATE = "idle"
+_SINK = ("target",)  # a node no tile can be: the super-source of a multi-target search
+PATH_CACHE_SIZE = 256  # one search tree per destination; about 0.3 MB each on the town
+
+
+class World:
+    """A loaded, validated tile world. Build one with `World.load(path)` or `load_world(name)`."""
+
+    def __init__(self, spec: WorldFile, source: Path | str | None = None, *,
+                 first_row_line: int = 0, check_reachable: bool = True):
+        self.spec = spec
+        self.source = Path(source) if source else Path(f"<{spec.name}>")
+        self.name = spec.name
+        self.title = spec.title or spec.name
+        self.tile_meters = spec.tile_meters
+        self._line0 = first_row_line
+        self.rows = spec.rows()
+        if not self.rows:
+            self._fail("the grid is empty", "grid")
+        self.height = len(self.rows)
+        self.width = len(self.rows[0])
+        self.root = Address((self.name,))
+        self._check_shape()
+        self._symbols = self._symbol_places()
+        self.blocked: dict[Tile, str] = {}  # tile -> terrain name
+        self._arena_of: dict[Tile, Address] = {}
+        self._object_of: dict[Tile, Address] = {}
+        self._label_tiles()
+        self.tile_graph = self._build_tile_graph()
+        self._tiles: dict[Address, list[Tile]] = self._index_places()
+        self._check_arenas_connected()
+        self.unreachable: list[Address] = self._unreachable_arenas()
+        if check_reachable and self.unreachable:
+            arena = self.unreachable[0]
+            self._fail(f"arena '{arena}' cannot be reached from the rest of the map "
+                       "(walled in, or no door)", self._cell(*self._tiles[arena][0]))
+        self.location_graph = self._build_location_graph()
+        self._by_lower = {str(a).lower(): a for a in self._tiles}
+        self.spawns: dict[str, Address] = {
+            who: self._resolve_field(where, f"spawns.{who}") for who, where in spec.spawns.items()}
+        self._default_states = self._check_object_states()
+        self._trees: OrderedDict[Address, dict[Tile, Tile | None]] = OrderedDict()
+
+    # -- loading --------------------------------------------------------------------------------
+    @classmethod
+    def load(cls, path: Path | str, *, check_reachable: bool = True) -> World:
+        spec, first_row_line = load_world_file(path)
+        return cls(spec, path, first_row_line=first_row_line, check_reachable=check_reachable)
+
+    def _fail(self, reason: str, where: str = "") -> None:
+        raise FileFormatError(self.source, reason, where)
+
+    def _cell(self, x: int, y: int) -> str:
+        line = f" (file line {self._line0 + y})" if self._line0 else ""
+        return f"grid row {y + 1}, column {x + 1}{line}"
+
+    def _check_shape(self) -> None:
+        for y, row in enumerate(self.rows):
+            if len(row) != self.width:
+                self._fail(f"ragged grid: this row has {len(row)} columns, the first row has "
+                           f"{self.width}", self._cell(min(len(row), self.width), y))
+            for x, symbol in enumerate(row):
+                if symbol not in self.spec.legend:
+                    what = "a space" if symbol == " " else f"symbol {symbol!r}"
+                    self._fail(f"{what} that the legend does not define", self._cell(x, y))
+
+    def _symbol_places(self) -> dict[str, Address]:
+        """Address of each floor symbol and each object symbol tied to an arena."""
+        places: dict[str, Address] = {}
+        first: dict[Address, str] = {}
+        used = {symbol for row in self.rows for symbol in row}
+        for symbol, entry in self.spec.legend.items():
+            if symbol not in used and entry.blocked is None:
+                self._fail(f"{self._describe(entry)} is never drawn on the grid, so no tile "
+                           "would reach it", f"legend.{symbol}")
+            if entry.arena is None:
+                continue
+            address = Address.of(self.name, entry.sector, entry.arena, entry.object)
+            if address in first:
+                self._fail(f"duplicate place: '{address}' is also symbol {first[address]!r}",
+                           f"legend.{symbol}")
+            first[address] = symbol
+            places[symbol] = address
+        return places
+
+    @staticmethod
+    def _describe(entry: LegendEntry) -> str:
+        if entry.arena:
+            return f"'{entry.sector}:{entry.arena}" + (f":{entry.object}'" if entry.object
+                                                       else "'")
+        return f"object '{entry.object}'"
+
+    def _label_tiles(self) -> None:
+        legend = self.spec.legend
+        loose: list[Tile] = []  # object tiles whose arena is the floor around them
+        for y, row in enumerate(self.rows):
+            for x, symbol in enumerate(row):
+                entry = legend[symbol]
+                if entry.blocked is not None:
+                    self.blocked[(x, y)] = entry.blocked
+                elif entry.arena is not None:
+                    place = self._symbols[symbol]
+                    self._arena_of[(x, y)] = place.up_to("arena")
+                    if place.object:
+                        self._object_of[(x, y)] = place
+                else:
+                    loose.append((x, y))
+        # Neighbouring loose object tiles form one piece of furniture; it belongs to the one
+        # arena whose floor touches it.
+        pieces = nx.Graph()
+        pieces.add_nodes_from(loose)
+        loose_set = set(loose)
+        for x, y in loose:
+            for n in ((x + 1, y), (x, y + 1)):
+                if n in loose_set:
+                    pieces.add_edge((x, y), n)
+        for piece in nx.connected_components(pieces):
+            piece = sorted(piece, key=lambda t: (t[1], t[0]))
+            arenas = sorted({self._arena_of[n] for t in piece for n in self._neighbours(t)
+                             if n in self._arena_of})
+            if len(arenas) != 1:
+                name = legend[self.rows[piece[0][1]][piece[0][0]]].object
+                reason = (f"object '{name}' touches no arena floor" if not arenas else
+                          f"object '{name}' touches {len(arenas)} arenas "
+                          f"({', '.join(str(a) for a in arenas)}); place it inside one")
+                self._fail(reason, self._cell(*piece[0]))
+            for x, y in piece:
+                self._arena_of[(x, y)] = arenas[0]
+                self._object_of[(x, y)] = Address.of(*arenas[0].parts,
+                                                     legend[self.rows[y][x]].object)
+
+    def _neighbours(self, tile: Tile) -> list[Tile]:
+        x, y = tile
+        return [(x + dx, y + dy) for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))
+                if 0 <= x + dx < self.width and 0 <= y + dy < self.height]
+
+    def _build_tile_graph(self) -> nx.Graph:
+        graph = nx.Graph()
+        # Row-major insertion keeps searches (and so paths) identical from run to run.
+        walkable = [(x, y) for y in range(self.height) for x in range(self.width)
+                    if (x, y) not in self.blocked]
+        graph.add_nodes_from(walkable)
+        for x, y in walkable:
+            for n in ((x + 1, y), (x, y + 1)):
+                if n in graph:
+                    graph.add_edge((x, y), n)
+        return graph
+
+    def _index_places(self) -> dict[Address, list[Tile]]:
+        tiles: dict[Address, list[Tile]] = {self.root: []}
+        for tile in self.tile_graph:  # row-major
+            arena = self._arena_of[tile]
+            places = [self.root, arena.up_to("sector"), arena]
+            if tile in self._object_of:
+                places.append(self._object_of[tile])
+            for place in places:
+                tiles.setdefault(place, []).append(tile)
+        return tiles
+
+    def _check_arenas_connected(self) -> None:
+        for arena in self.arenas():
+            pieces = sorted((sorted(p, key=lambda t: (t[1], t[0])) for p in
+                             nx.connected_components(self.tile_graph.subgraph(self._tiles[arena]))),
+                            key=len, reverse=True)
+            if len(pieces) > 1:
+                self._fail(f"arena '{arena}' is split into {len(pieces)} unconnected pieces; "
+                           f"a smaller piece ({len(pieces[-1])} tiles) starts here",
+                           self._cell(*pieces[-1][0]))
+
+    def _unreachable_arenas(self) -> list[Address]:
+        components = sorted(nx.connected_components(self.tile_graph), key=len, reverse=True)
+        if len(components) <= 1:
+            return []
+        main = components[0]
+        return [a for a in self.arenas() if self._tiles[a][0] not in main]
+
+    def _build_location_graph(self) -> nx.DiGraph:
+        graph = nx.DiGraph()
+        for place in self._tiles:
+            graph.add_node(str(place), level=place.level)
+            if len(place.parts) > 1:
+                graph.add_edge(str(Address(place.parts[:-1])), str(place), relation="contains")
+        for a, b in self.tile_graph.edges:
+            arena_a, arena_b = self._arena_of[a], self._arena_of[b]
+            if arena_a != arena_b:
+                graph.add_edge(str(arena_a), str(arena_b), relation="door")
+                graph.add_edge(str(arena_b), str(arena_a), relation="door")
+        return graph
+
+    def _resolve_field(self, text: str, field: str) -> Address:
+        try:
+            return self.resolve(text)
+        except AddressError as exc:
+            self._fail(str(exc), field)
+
+    def _check_object_states(self) -> dict[str, str]:
+        names = {a.object for a in self._tiles if a.object}
+        states: dict[str, str] = {}
+        for key, state in self.spec.object_states.items():
+            if key in names:
+                states[key] = state
+            else:
+                states[str(self._resolve_field(key, f"object_states.{key}"))] = state
+        return states
+
+    # -- places ---------------------------------------------------------------------------------
+    def places(self, level: str) -> list[Address]:
+        """Every place of one level (sector, arena, object), in map order."""
+        return sorted((a for a in self._tiles if a.level == level), key=self._map_order)
+
+    def _map_order(self, place: Address) -> tuple:
+        x, y = self._tiles[place][0]
+        return (y, x, place.parts)
+
+    def sectors(self) -> list[Address]:
+        return self.places("sector")
+
+    def arenas(self, within: Address | str | None = None) -> list[Address]:
+        """Arenas of the world, or of one sector."""
+        found = self.places("arena")
+        if within is None:
+            return found
+        scope = self.resolve(within)
+        return [a for a in found if scope.contains(a)]
+
+    def objects(self, within: Address | str | None = None) -> list[Address]:
+        found = self.places("object")
+        if within is None:
+            return found
+        scope = self.resolve(within)
+        return [a for a in found if scope.contains(a)]
+
+    def children(self, place: Address | str) -> list[Address]:
+        """Sectors of the world, arenas of a sector, objects of an arena."""
+        place = self.resolve(place)
+        return [Address.parse(c) for c in self.location_graph.successors(str(place))
+                if self.location_graph.edges[str(place), c]["relation"] == "contains"]
+
+    def doors(self, arena: Address | str) -> list[Address]:
+        """Arenas one step from `arena` (they share a walkable edge: a door or open ground)."""
+        arena = self.resolve(arena)
+        return sorted(Address.parse(n) for n in self.location_graph.successors(str(arena))
+                      if self.location_graph.edges[str(arena), n]["relation"] == "door")
+
+    def tiles(self, place: Address | str) -> list[Tile]:
+        """The walkable tiles of a place, in map order (row by row)."""
+        return list(self._tiles[self.resolve(place)])
+
+    def has(self, place: Address | str) -> bool:
+        try:
+            self.resolve(place)
+        except AddressError:
+            return False
+        return True
+
+    def resolve(self, text: Address | str) -> Address:
+        """The address `text` names in this world, ignoring case and spaces around parts.
+
+        The world part may be left out (`Copper Kettle Cafe:dining room`). Raises AddressError
+        naming the closest known addresses when there is no such place.
+        """
+        if isinstance(text, Address) and text in self._tiles:
+            return text
+        address = Address.parse(text)
+        found = self._by_lower.get(str(address).lower())
+        if found is None and address.world.lower() != self.name.lower() and len(address.parts) < 4:
+            found = self._by_lower.get(f"{self.name}:{address}".lower())
+        if found is None:
+            close = difflib.get_close_matches(str(address).lower(), list(self._by_lower), n=3)
+            hint = f"; did you mean {', '.join(repr(str(self._by_lower[c])) for c in close)}?" \
+                if close else ""
+            raise AddressError(f"no place '{address}' in world '{self.name}'{hint}")
+        return found
+
+    # -- tiles ----------------------------------------------------------------------------------
+    def walkable(self, tile: Tile) -> bool:
+        return tile in self.tile_graph
+
+    def arena_at(self, tile: Tile) -> Address | None:
+        """The arena a walkable tile belongs to (None for a blocked or outside tile)."""
+        return self._arena_of.get(tile)
+
+    def place_at(self, tile: Tile) -> Address | None:
+        """The most precise address of a tile: its object if it has one, else its arena."""
+        return self._object_of.get(tile) or self._arena_of.get(tile)
+
+    def tile_for(self, place: Address | str) -> Tile:
+        """A fixed tile to put someone at a place: the middle tile of the place in map order."""
+        tiles = self._tiles[self.resolve(place)]
+        return tiles[len(tiles) // 2]
+
+    def default_state(self, obj: Address | str) -> str:
+        obj = self.resolve(obj)
+        return self._default_states.get(str(obj), self._default_states.get(
+            obj.object or "", DEFAULT_OBJECT_STATE))
+
+    # -- paths ----------------------------------------------------------------------------------
+    def path(self, start: Tile, to: Address | str) -> list[Tile]:
+        """The shortest walk from `start` to the nearest tile of `to`, both ends included.
+
+        4-connected moves over walkable tiles. One breadth-first search per destination is
+        cached (networkx, from all the destination's tiles at once), so a repeated destination
+        costs only the walk along the tree.
+        """
+        target = self.resolve(to)
+        start = (int(start[0]), int(start[1]))
+        if start not in self.tile_graph:
+            raise AddressError(f"tile {start} is not a walkable tile of world '{self.name}'")
+        tree = self._tree(target)
+        if start not in tree:
+            raise AddressError(f"'{target}' cannot be reached from tile {start}")
+        path = [start]
+        step = tree[start]
+        while step is not None:
+            path.append(step)
+            step = tree[step]
+        return path
+
+    def _tree(self, target: Address) -> dict[Tile, Tile | None]:
+        tree = self._trees.get(target)
+        if tree is not None:
+            self._trees.move_to_end(target)
+            return tree
+        graph = self.tile_graph
+        graph.add_edges_from((_SINK, t) for t in self._tiles[target])
+        try:
+            parents = dict(nx.bfs_predecessors(graph, _SINK))
+        finally:
+            graph.remove_node(_SINK)
+        tree = {t: (None if p == _SINK else p) for t, p in parents.items()}
+        self._trees[target] = tree
+        if len(self._trees) > PATH_CACHE_SIZE:
+            self._trees.popitem(last=False)
+        return tree
+
+    def seconds_per_tile(self, speed: float) -> float:
+        """Seconds to cross one tile at `speed` metres per second."""
+        return self.tile_meters / speed
+
+    def travel_time(self, path: list[Tile], speed: float) -> float:
+        """Seconds to walk `path` at `speed` metres per second."""
+        return max(len(path) - 1, 0) * self.seconds_per_tile(speed)
+
+    # -- summary --------------------------------------------------------------------------------
+    def summary(self) -> dict:
+        """Counts and the place tree, for `sandbox world` and for people reading a map."""
+        sectors = {}
+        for sector in self.sectors():
+            sectors[sector.sector] = {
+                arena.arena: [o.object for o in self.objects(arena)]
+                for arena in self.arenas(sector)}
+        return {
+            "name": self.name, "title": self.title, "file": str(self.source),
+            "size": [self.width, self.height], "walkable_tiles": len(self.tile_graph),
+            "sectors": len(self.sectors()), "arenas": len(self.arenas()),
+            "objects": len(self.objects()), "places": sectors,
+            "unreachable": [str(a) for a in self.unreachable],
+            "spawns": {k: str(v) for k, v in self.spawns.items()},
+        }
+
+    def __repr__(self) -> str:
+        return (f"World({self.name!r}, {self.width}x{self.height}, {len(self.sectors())} sectors,"
+                f" {len(self.arenas())} arenas)")
