@@ -1,0 +1,76 @@
+"""Scripted stand-ins for every PingPong role, for tests and dry runs (`scripted/pingpong`).
+
+Deterministic: the same prompt gives the same answer. The player answers in a voice built from
+its card, the interrogator asks numbered questions, the judge scores from a hash of each reply
+and flags a reply as a refusal when it contains one of REFUSAL_MARKERS.
+
+    scripted/pingpong          all three roles; replies of moderate length
+    scripted/pingpong-verbose  a player with replies about three times as long
+    scripted/pingpong-strict   a judge that grades one point lower (never below 1)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+
+from agents.roleplay import INTERROGATOR_TAG, PLAYER_TAG
+from sandbox.llm import SCRIPTS, LLMRequest, ScriptedBackend
+
+from .judge import CRITERIA, JUDGE_TAG
+
+REFUSAL_MARKERS = ("I cannot continue", "I won't play", "as an AI")
+
+
+def _hash(text: str) -> int:
+    return int(hashlib.sha256(text.encode("utf-8")).hexdigest()[:8], 16)
+
+
+def player(verbose: bool = False):
+    def answer(request: LLMRequest) -> str:
+        card = request.messages[0].content
+        name = re.search(r"You are ([^.\n]+)\.", card)
+        last = request.messages[-1].content.strip().split()
+        said = " ".join(last[-5:]) if last else "nothing"
+        line = (f"*{['nods', 'smiles', 'frowns', 'laughs'][_hash(card + said) % 4]}* "
+                f"As {name.group(1) if name else 'myself'}, I hear you say '{said}'. "
+                f"Let me answer in my own way.")
+        return " ".join([line] * 3) if verbose else line
+    return answer
+
+
+def interrogator(request: LLMRequest) -> str:
+    asked = request.messages[-1].content.count("\nyou: ") + \
+        request.messages[-1].content.startswith("you: ")
+    return json.dumps({"next_utterance": f"Question {asked + 1}: tell me something about "
+                                         "your day?"})
+
+
+def judge(strict: bool = False):
+    def answer(request: LLMRequest) -> str:
+        schema = request.json_schema()
+        n = schema["properties"]["turns"]["minItems"]
+        replies = re.findall(r"^player: (.*)$", request.messages[-1].content, re.MULTILINE)
+        replies += [""] * (n - len(replies))
+        turns = []
+        for i, reply in enumerate(replies[:n]):
+            turn = {"turn": i + 1,
+                    "is_refusal": any(m.lower() in reply.lower() for m in REFUSAL_MARKERS)}
+            for k, criterion in enumerate(CRITERIA):
+                grade = 2 + (_hash(reply) >> (4 * k)) % 4  # 2..5
+                turn[f"{criterion}_explanation"] = f"'{reply[:20]}' reads as graded."
+                turn[f"{criterion}_score"] = max(1, grade - 1) if strict else grade
+            turns.append(turn)
+        return json.dumps({"turns": turns})
+    return answer
+
+
+def backend(name: str, *, verbose: bool = False, strict: bool = False) -> ScriptedBackend:
+    return ScriptedBackend({PLAYER_TAG: player(verbose), INTERROGATOR_TAG: interrogator,
+                            JUDGE_TAG: judge(strict)}, model_id=f"scripted/{name}")
+
+
+SCRIPTS["pingpong"] = lambda: backend("pingpong")
+SCRIPTS["pingpong-verbose"] = lambda: backend("pingpong-verbose", verbose=True)
+SCRIPTS["pingpong-strict"] = lambda: backend("pingpong-strict", strict=True)
