@@ -19,6 +19,7 @@ COMMANDS = [
     "sandbox.commands.run",
     "sandbox.commands.log",
     "sandbox.commands.replay",
+    "sandbox.commands.pingpong",
 ]
 
 
