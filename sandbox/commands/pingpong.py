@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from pydantic import ValidationError
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -100,8 +101,10 @@ def _sampling(args, role: str):
         return Sampling(temperature=getattr(args, f"{role}_temperature"),
                         top_p=getattr(args, f"{role}_top_p"),
                         max_tokens=getattr(args, f"{role}_max_tokens"))
-    except ValueError as exc:
-        raise UserError(f"{role} sampling: {str(exc).splitlines()[-1].strip()}") from exc
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise UserError(f"--{role}-{str(first['loc'][0]).replace('_', '-')}: "
+                        f"{first['msg']}") from exc
 
 
 def main(args) -> int:

@@ -1,0 +1,72 @@
+"""`sandbox pingpong` and `sandbox pingpong-board` as a user runs them (scripted models)."""
+
+from __future__ import annotations
+
+import json
+
+from sandbox.cli import main
+
+SETTINGS = {"en": {
+    "version": 2,
+    "characters": [
+        {"char_name": "Makise", "system_prompt": "A sharp young scientist.", "summary": "A "
+         "scientist."},
+        {"char_name": "Bob", "system_prompt": "A calm plumber.", "summary": "A plumber."}],
+    "situations": [{"text": "Chat about the weather.", "num_turns": 2},
+                   {"text": "Ask for advice.", "num_turns": 3}]}}
+
+
+def pingpong(tmp_path, player, out, *extra):
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps(SETTINGS), encoding="utf-8")
+    return main(["pingpong", "--player", player, "--interrogator", "scripted/pingpong",
+                 "--judge", "scripted/pingpong", "--judge", "scripted/pingpong-strict",
+                 "--settings", str(settings), "--out", str(out), *extra])
+
+
+def test_two_players_side_by_side_with_intervals(tmp_path, capsys):
+    assert pingpong(tmp_path, "scripted/pingpong", tmp_path / "a") == 0
+    assert pingpong(tmp_path, "scripted/pingpong-verbose", tmp_path / "b",
+                    "--label", "verbose") == 0
+    out = capsys.readouterr().out
+    assert "conversations run 4, skipped 0; judgments made 8" in out
+    assert "ignored keys this benchmark does not use: en.version" in out
+
+    board = tmp_path / "board.json"
+    assert main(["pingpong-board", str(tmp_path / "a"), str(tmp_path / "b"),
+                 "--json", str(board), "--markdown", str(tmp_path / "board.md")]) == 0
+    table = capsys.readouterr().out
+    assert "| 1 | scripted/pingpong |" in table and "| 2 | verbose |" in table
+    rows = json.loads(board.read_text())["rows"]
+    assert [r["label"] for r in rows] == ["scripted/pingpong", "verbose"]
+    assert rows[0]["length_factor"] == 1.0 and rows[1]["length_factor"] < 1.0
+    assert all(r["ci"][0] <= r["score"] <= r["ci"][1] for r in rows)
+    assert (tmp_path / "board.md").read_text() == table
+
+
+def test_a_second_run_resumes_and_quick_runs_subsample(tmp_path, capsys):
+    assert pingpong(tmp_path, "scripted/pingpong", tmp_path / "a", "--every", "2") == 0
+    assert "conversations run 2" in capsys.readouterr().out
+    assert pingpong(tmp_path, "scripted/pingpong", tmp_path / "a") == 0
+    assert "conversations run 2, skipped 2; judgments made 4" in capsys.readouterr().out
+
+
+def test_bad_input_fails_in_one_line_with_exit_2(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"en": {"characters": [{"system_prompt": "x"}],
+                                      "situations": [{"text": "y"}]}}))
+    assert main(["pingpong", "--player", "scripted/pingpong", "--settings", str(bad),
+                 "--out", str(tmp_path / "x")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "bad.json at en.characters.0.char_name" in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "x").exists()
+
+    assert pingpong(tmp_path, "scripted/pingpong", tmp_path / "a", "--every", "4") == 0
+    capsys.readouterr()
+    assert pingpong(tmp_path, "scripted/pingpong-verbose", tmp_path / "a") == 2
+    assert "holds a benchmark with player 'scripted/pingpong'" in capsys.readouterr().err
+    assert main(["pingpong-board", str(tmp_path)]) == 2
+    assert "not a PingPong benchmark directory" in capsys.readouterr().err
+    assert pingpong(tmp_path, "scripted/pingpong", tmp_path / "c",
+                    "--player-top-p", "0") == 2
+    assert "--player-top-p: Input should be greater than 0" in capsys.readouterr().err
