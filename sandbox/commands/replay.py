@@ -85,8 +85,11 @@ def main(args) -> int:
         return _export(replay, args, size, every, start, end)
     from viewer.app import run_window
 
-    return run_window(replay, size=size, at=at if at is not None else start,
-                      speed=args.speed, follow=args.follow, live=live)
+    try:
+        return run_window(replay, size=size, at=at if at is not None else start,
+                          speed=args.speed, follow=args.follow, live=live)
+    except ReplayError as exc:
+        raise UserError(str(exc)) from exc
 
 
 def _export(replay, args, size, every, start, end) -> int:

@@ -1,0 +1,1 @@
+"""Drawing: the town, the conversation view, the inspection panel and the bars around them."""

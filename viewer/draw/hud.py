@@ -1,0 +1,117 @@
+"""What every view shares: the top bar (run, clock, speed) and the timeline bar at the bottom."""
+
+from __future__ import annotations
+
+import pygame
+
+from ..playback import Playback
+from ..replay import Replay
+from . import theme
+
+TOP_BAR = 34
+TIMELINE_BAR = 46
+_MARGIN = 14
+
+# Tick colours on the timeline, by what the event is about.
+_TICK = {"utterance": (255, 196, 64), "conversation_started": (255, 150, 60),
+         "move": (90, 140, 200)}
+_TICK_OTHER = (150, 154, 166)
+
+
+def format_clock(replay: Replay, t: float) -> str:
+    return replay.clock(t).strftime("%a %Y-%m-%d %H:%M:%S")
+
+
+def format_duration(seconds: float) -> str:
+    seconds = int(round(seconds))
+    hours, rest = divmod(seconds, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
+
+
+def draw_top_bar(surface: pygame.Surface, replay: Replay, playback: Playback,
+                 note: str = "") -> None:
+    width = surface.get_width()
+    pygame.draw.rect(surface, theme.PANEL, (0, 0, width, TOP_BAR))
+    pygame.draw.line(surface, theme.PANEL_EDGE, (0, TOP_BAR - 1), (width, TOP_BAR - 1))
+    header = replay.header
+    models = sorted(set(header.models.values()))
+    title = f"{replay.dir.name}  ·  {header.scenario}  ·  seed {header.seed}  ·  " + \
+        ", ".join(models)
+    clock = format_clock(replay, playback.t)
+    state = "▶" if playback.playing else "❚❚"
+    right = f"{state} {playback.speed:g}x   {clock}"
+    right_img = theme.text(right, 16, theme.TEXT, bold=True)
+    surface.blit(right_img, right_img.get_rect(midright=(width - _MARGIN, TOP_BAR // 2)))
+    room = width - right_img.get_width() - 3 * _MARGIN
+    status = ""
+    if replay.live_possible:
+        status = "  [live]" if playback.live else "  [unfinished]"
+    theme.blit_text(surface, theme.fit(title + status, 14, room), (_MARGIN, TOP_BAR // 2), 14,
+                    theme.TEXT_DIM, anchor="midleft")
+    warning = replay.problem_summary() or replay.world_problem
+    if warning or note:
+        message = note or f"log problem: {warning}"
+        colour = theme.ACCENT if note else theme.WARNING
+        img = theme.text(theme.fit(message, 13, width - 2 * _MARGIN), 13, theme.TEXT_DARK)
+        box = img.get_rect(topleft=(_MARGIN, TOP_BAR + 6)).inflate(12, 6)
+        pygame.draw.rect(surface, colour, box, border_radius=4)
+        surface.blit(img, img.get_rect(center=box.center))
+
+
+class TimelineBar:
+    """The scrub bar: event ticks, the cursor, start and end. Ticks are drawn once per size
+    and event count (a day's log has tens of thousands)."""
+
+    def __init__(self) -> None:
+        self._cache_key: tuple | None = None
+        self._ticks: pygame.Surface | None = None
+
+    def rect(self, surface: pygame.Surface) -> pygame.Rect:
+        width, height = surface.get_size()
+        return pygame.Rect(_MARGIN, height - TIMELINE_BAR + 14, width - 2 * _MARGIN, 16)
+
+    def time_at(self, surface: pygame.Surface, x: int, playback: Playback) -> float:
+        bar = self.rect(surface)
+        span = max(playback.end - playback.start, 1e-9)
+        return playback.start + min(max((x - bar.left) / bar.width, 0.0), 1.0) * span
+
+    def draw(self, surface: pygame.Surface, replay: Replay, playback: Playback) -> None:
+        width, height = surface.get_size()
+        pygame.draw.rect(surface, theme.PANEL, (0, height - TIMELINE_BAR, width, TIMELINE_BAR))
+        pygame.draw.line(surface, theme.PANEL_EDGE, (0, height - TIMELINE_BAR),
+                         (width, height - TIMELINE_BAR))
+        bar = self.rect(surface)
+        pygame.draw.rect(surface, theme.BACKGROUND, bar, border_radius=3)
+        surface.blit(self._tick_strip(replay, playback, bar.size), bar.topleft)
+        span = max(playback.end - playback.start, 1e-9)
+        x = bar.left + int((playback.t - playback.start) / span * bar.width)
+        pygame.draw.rect(surface, theme.ACCENT, (x - 2, bar.top - 4, 4, bar.height + 8))
+        label_y = bar.bottom + 8
+        theme.blit_text(surface, format_clock(replay, playback.start)[4:-3], (bar.left, label_y),
+                        11, theme.TEXT_DIM, anchor="midleft")
+        theme.blit_text(surface, format_clock(replay, playback.end)[4:-3], (bar.right, label_y),
+                        11, theme.TEXT_DIM, anchor="midright")
+        theme.blit_text(surface, f"{format_duration(playback.t - playback.start)} / "
+                                 f"{format_duration(playback.end - playback.start)}",
+                        (bar.centerx, label_y), 11, theme.TEXT_DIM, anchor="center")
+
+    def _tick_strip(self, replay: Replay, playback: Playback,
+                    size: tuple[int, int]) -> pygame.Surface:
+        events = replay.timeline.events
+        key = (size, len(events), playback.start, playback.end)
+        if key != self._cache_key or self._ticks is None:
+            strip = pygame.Surface(size, pygame.SRCALPHA)
+            span = max(playback.end - playback.start, 1e-9)
+            w, h = size
+            drawn: dict[int, int] = {}  # column -> best priority drawn there
+            for event in events.items:
+                colour = _TICK.get(event.kind, _TICK_OTHER)
+                priority = 2 if event.kind == "utterance" else 1 if event.kind in _TICK else 0
+                col = int((event.t - playback.start) / span * (w - 1))
+                if drawn.get(col, -1) >= priority:
+                    continue
+                drawn[col] = priority
+                top = 2 if priority == 2 else 5
+                pygame.draw.line(strip, colour, (col, top), (col, h - top))
+            self._ticks, self._cache_key = strip, key
+        return self._ticks

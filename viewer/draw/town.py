@@ -1,0 +1,245 @@
+"""The town view: the map, agents as sprites with initials and current action, speech bubbles
+during conversations, a large clock, and the inspection panel for the selected agent."""
+
+from __future__ import annotations
+
+import math
+
+import pygame
+
+from ..positions import Positions
+from ..replay import Replay
+from ..timeline import get
+from . import theme
+from .camera import Camera
+from .hud import TIMELINE_BAR, TOP_BAR
+from .mapimage import Labels, MapImage
+from .panel import PANEL_WIDTH, InspectionPanel
+
+_BUBBLE_WIDTH = 250
+_CAPTION_ZOOM = 14  # from this many pixels per tile every agent shows its action
+
+
+class TownView:
+    def __init__(self, replay: Replay, size: tuple[int, int]):
+        assert replay.world is not None
+        self.replay = replay
+        self.world = replay.world
+        self.size = size
+        self.map_image = MapImage(self.world)
+        self.labels = Labels(self.world)
+        self.positions = Positions(self.world.tile_of)
+        self._seen = 0  # events of the timeline already given to `positions`
+        self.sync()
+        self.selected: str | None = None
+        self.following: str | None = None
+        self.panel = InspectionPanel(replay, locate=self.place_of)
+        self.camera = Camera(self.viewport())
+        self.camera.fit(self.world.width, self.world.height)
+
+    # -- layout -------------------------------------------------------------------------------
+    def viewport(self) -> pygame.Rect:
+        width, height = self.size
+        right = width - (PANEL_WIDTH if self.selected else 0)
+        return pygame.Rect(0, TOP_BAR, right, height - TOP_BAR - TIMELINE_BAR)
+
+    def _relayout(self) -> None:
+        self.camera.viewport = self.viewport()
+
+    def fit(self) -> None:
+        self.following = None
+        self.camera.fit(self.world.width, self.world.height)
+
+    # -- state --------------------------------------------------------------------------------
+    def sync(self) -> None:
+        """Take events that arrived since the last call (live follow)."""
+        items = self.replay.timeline.events.items
+        if len(items) != self._seen:
+            # Rebuild when events arrived out of order; append otherwise.
+            if self._seen and items[self._seen - 1:self._seen] and \
+                    items[-1].t < items[self._seen - 1].t:
+                self.positions = Positions(self.world.tile_of)
+                self._seen = 0
+            self.positions.add(items[self._seen:])
+            self._seen = len(items)
+
+    def select(self, agent: str | None) -> None:
+        self.selected = agent
+        self.panel.scroll = 0
+        if agent is None:
+            self.following = None
+        self._relayout()
+
+    def follow(self, agent: str | None) -> None:
+        self.following = agent
+        if agent is not None:
+            self.select(agent)
+            if self.camera.scale < 12:
+                self.camera.scale = 16
+
+    def agent_at(self, pos: tuple[int, int], t: float) -> str | None:
+        """The agent whose sprite is under a screen position (the nearest one)."""
+        best, best_d = None, None
+        radius = self._radius() + 3
+        for name in self.replay.timeline.agents:
+            point = self.positions.point(name, t)
+            if point is None:
+                continue
+            sx, sy = self.camera.to_screen(*point)
+            d = math.hypot(sx - pos[0], sy - pos[1])
+            if d <= radius and (best_d is None or d < best_d):
+                best, best_d = name, d
+        return best
+
+    def place_of(self, agent: str, t: float) -> str | None:
+        """The address of the tile `agent` stands on at `t` (object, else arena)."""
+        tile = self.positions.tile(agent, t)
+        if tile is None:
+            return None
+        return self.world.object_of.get(tile) or self.world.arena_of.get(tile)
+
+    def screen_points(self, t: float) -> dict[str, tuple[int, int]]:
+        """Where each placed agent's sprite centre is drawn at `t` (for tests and clicks)."""
+        points = self._spread(t)
+        return {name: self.camera.to_screen(*p) for name, p in points.items()}
+
+    # -- drawing ------------------------------------------------------------------------------
+    def draw(self, surface: pygame.Surface, t: float) -> None:
+        self.sync()
+        if surface.get_size() != self.size:
+            self.size = surface.get_size()
+            self._relayout()
+        if self.following:
+            point = self.positions.point(self.following, t)
+            if point is not None:
+                self.camera.cx, self.camera.cy = point
+        viewport = self.camera.viewport
+        previous_clip = surface.get_clip()
+        surface.set_clip(viewport)
+        self.map_image.blit(surface, self.camera)
+        # Labels sit under the agents, so they do not flicker as agents walk over them.
+        self.labels.draw(surface, self.camera, [self._draw_clock(surface, t)])
+        points = self._spread(t)
+        self._draw_conversation_links(surface, t, points)
+        self._draw_agents(surface, t, points)
+        self._draw_bubbles(surface, t, points)
+        surface.set_clip(previous_clip)
+        if self.selected:
+            panel_rect = pygame.Rect(viewport.right, viewport.top, PANEL_WIDTH, viewport.height)
+            self.panel.draw(surface, panel_rect, self.selected, t,
+                            following=self.following == self.selected)
+
+    def _radius(self) -> int:
+        return max(9, min(18, int(self.camera.scale * 0.45)))
+
+    def _spread(self, t: float) -> dict[str, tuple[float, float]]:
+        """Sprite centres in map units; agents on the exact same spot are fanned out a little
+        (a quarter tile), so each stays inside its own tile and none hides another."""
+        points: dict[str, tuple[float, float]] = {}
+        for name in self.replay.timeline.agents:
+            point = self.positions.point(name, t)
+            if point is not None:
+                points[name] = point
+        groups: dict[tuple[float, float], list[str]] = {}
+        for name, point in points.items():
+            groups.setdefault((round(point[0], 3), round(point[1], 3)), []).append(name)
+        for (x, y), names in groups.items():
+            if len(names) < 2:
+                continue
+            for i, name in enumerate(names):
+                angle = 2 * math.pi * i / len(names) - math.pi / 2
+                points[name] = (x + 0.25 * math.cos(angle), y + 0.25 * math.sin(angle))
+        return points
+
+    def _draw_clock(self, surface: pygame.Surface, t: float) -> pygame.Rect:
+        when = self.replay.clock(t)
+        big = theme.text(when.strftime("%H:%M"), 30, theme.TEXT, bold=True)
+        small = theme.text(when.strftime("%A %d %b %Y"), 12, theme.TEXT_DIM)
+        box = pygame.Rect(self.camera.viewport.left + 10, self.camera.viewport.top + 10,
+                          max(big.get_width(), small.get_width()) + 20,
+                          big.get_height() + small.get_height() + 12)
+        panel = pygame.Surface(box.size, pygame.SRCALPHA)
+        panel.fill((20, 22, 28, 215))
+        surface.blit(panel, box)
+        surface.blit(big, (box.left + 10, box.top + 4))
+        surface.blit(small, (box.left + 10, box.top + 6 + big.get_height()))
+        return box
+
+    def _draw_conversation_links(self, surface, t, points) -> None:
+        for conv in self.replay.timeline.active_conversations(t):
+            ends = [self.camera.to_screen(*points[p]) for p in conv.participants if p in points]
+            for a, b in zip(ends, ends[1:], strict=False):
+                pygame.draw.line(surface, theme.ACCENT, a, b, 2)
+
+    def _draw_agents(self, surface, t, points) -> None:
+        r = self._radius()
+        talking = {p for c in self.replay.timeline.active_conversations(t) for p in c.participants}
+        show_all_captions = self.camera.scale >= _CAPTION_ZOOM
+        # The selected agent last, so it is drawn on top.
+        order = sorted(points, key=lambda n: n == self.selected)
+        for name in order:
+            info = self.replay.timeline.agents[name]
+            sx, sy = self.camera.to_screen(*points[name])
+            colour = theme.agent_colour(info.index)
+            if name == self.selected:
+                pygame.draw.circle(surface, theme.ACCENT, (sx, sy), r + 5, 3)
+            pygame.draw.circle(surface, (255, 255, 255), (sx, sy), r + 2)
+            pygame.draw.circle(surface, colour, (sx, sy), r)
+            size = max(9, int(r * 0.95))
+            initials = theme.text(info.initials, size, (255, 255, 255), bold=True)
+            surface.blit(initials, initials.get_rect(center=(sx, sy)))
+            if (show_all_captions or name == self.selected) and name not in talking:
+                caption = self._caption(name, t)
+                if caption:
+                    self._draw_caption(surface, caption, (sx, sy + r + 4))
+
+    def _caption(self, name: str, t: float) -> str:
+        leg = self.positions.leg(name, t)
+        action = self.replay.timeline.latest("action_started", t, name)
+        if action is not None and t <= float(get(action, "until", math.inf)):
+            return str(get(action, "description", ""))
+        if leg is not None and leg.walking(t) and leg.destination:
+            return "walking to " + leg.destination.split(":")[-1]
+        return ""
+
+    def _draw_caption(self, surface, caption, top_centre) -> None:
+        message = theme.fit(caption, 11, 170)
+        img = theme.text(message, 11, theme.TEXT_DARK)
+        box = img.get_rect(midtop=top_centre).inflate(8, 2)
+        pygame.draw.rect(surface, (250, 250, 245), box, border_radius=3)
+        pygame.draw.rect(surface, (90, 90, 100), box, 1, border_radius=3)
+        surface.blit(img, img.get_rect(center=box.center))
+
+    def _draw_bubbles(self, surface, t, points) -> None:
+        r = self._radius()
+        viewport = self.camera.viewport
+        for conv in self.replay.timeline.active_conversations(t):
+            said = conv.said_by(t)
+            if not said:
+                continue
+            last = said[-1]
+            if last.agent not in points:
+                continue
+            sx, sy = self.camera.to_screen(*points[last.agent])
+            lines = theme.wrap(str(get(last, "text", "")), 13, _BUBBLE_WIDTH - 20, max_lines=4)
+            line_h = theme.line_height(13)
+            name = theme.text(last.agent or "", 11,
+                              theme.agent_colour(self.replay.timeline.agents[last.agent].index),
+                              bold=True)
+            width = max(max(theme.font(13).size(s)[0] for s in lines), name.get_width()) + 20
+            height = name.get_height() + line_h * len(lines) + 12
+            box = pygame.Rect(0, 0, width, height)
+            box.midbottom = (sx, sy - r - 12)
+            box.clamp_ip(viewport)
+            tail_x = min(max(sx, box.left + 12), box.right - 12)
+            pygame.draw.polygon(surface, theme.BUBBLE_EDGE, [(tail_x - 8, box.bottom - 1),
+                                                             (tail_x + 8, box.bottom - 1),
+                                                             (sx, sy - r - 3)])
+            pygame.draw.rect(surface, theme.BUBBLE, box, border_radius=8)
+            pygame.draw.rect(surface, theme.BUBBLE_EDGE, box, 2, border_radius=8)
+            pygame.draw.polygon(surface, theme.BUBBLE, [(tail_x - 6, box.bottom - 2),
+                                                        (tail_x + 6, box.bottom - 2),
+                                                        (sx, sy - r - 6)])
+            surface.blit(name, (box.left + 10, box.top + 5))
+            theme.blit_lines(surface, lines, (box.left + 10, box.top + 5 + name.get_height()),
+                             13, theme.TEXT_DARK, spacing=0)

@@ -1,0 +1,150 @@
+"""Reading a run directory for the viewer: the header once, then events as they are appended.
+
+`sandbox.log.load_run` reads a finished run in one go. The viewer also follows runs that are
+still being written, so it keeps a byte offset into events.jsonl and parses only complete lines
+(a line still being written is held back until its newline arrives). Bad lines are reported,
+with their line numbers, and skipped: everything valid is shown.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from sandbox.events import Event
+from sandbox.log import (
+    EVENTS,
+    FORMAT_VERSION,
+    HEADER,
+    RESULT,
+    LogProblem,
+    RunHeader,
+    RunResult,
+    parse_event,
+)
+
+
+class ReplayError(Exception):
+    """The directory cannot be replayed (not a run, unknown format, world not found)."""
+
+
+def read_header(run_dir: Path) -> RunHeader:
+    """The run's header, or a `ReplayError` that says what is wrong with the directory."""
+    path = run_dir / HEADER
+    if not run_dir.is_dir():
+        raise ReplayError(f"{run_dir}: no such directory")
+    if not path.exists():
+        hint = " (it holds events.jsonl but no header)" if (run_dir / EVENTS).exists() else ""
+        raise ReplayError(f"{run_dir} is not a run directory: no {HEADER}{hint}")
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ReplayError(f"{path}: not valid JSON ({exc})") from exc
+    if not isinstance(raw, dict):
+        raise ReplayError(f"{path}: not a run header (expected a JSON object)")
+    version = raw.get("format_version")
+    if version != FORMAT_VERSION:
+        raise ReplayError(f"{path}: log format version {version!r} is not one this viewer reads "
+                          f"(it reads version {FORMAT_VERSION}); replay it with the sandbox "
+                          f"version that wrote it ({raw.get('code_version', 'unknown')})")
+    try:
+        return RunHeader.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "top level"
+        raise ReplayError(f"{path} at {where}: {first['msg']}") from exc
+
+
+@dataclass
+class RunSource:
+    """An open run directory; `read_new()` returns the events appended since the last call."""
+
+    dir: Path
+    header: RunHeader
+    problems: list[LogProblem] = field(default_factory=list)
+    result: RunResult | None = None
+    lines_read: int = 0
+    _offset: int = 0
+    _pending: bytes = b""
+    _idle_reads: int = 0  # reads that found nothing new while a partial line was pending
+
+    # A writer appends whole lines in one write; a partial line that stays unchanged over
+    # this many polls belongs to a killed run, not to a write in progress.
+    STALE_READS = 4
+
+    @classmethod
+    def open(cls, run_dir: Path | str) -> RunSource:
+        run_dir = Path(run_dir)
+        return cls(dir=run_dir, header=read_header(run_dir))
+
+    @property
+    def events_path(self) -> Path:
+        return self.dir / EVENTS
+
+    @property
+    def finished(self) -> bool:
+        """True once result.json exists: nothing more will be appended."""
+        return self.result is not None
+
+    def restarted(self) -> bool:
+        """The events file shrank (the run was started again with --overwrite)."""
+        try:
+            return self.events_path.stat().st_size < self._offset
+        except FileNotFoundError:
+            return self._offset > 0
+
+    def read_new(self, final: bool = False) -> list[Event]:
+        """Parse the complete lines appended since the last call.
+
+        A last line without its newline is held back while the run may still be writing it;
+        once the run has finished (result.json exists) or `final` is set, it is parsed if it
+        can be and otherwise reported as a truncated last line. So is a partial line that no
+        writer has touched for `STALE_READS` reads (a run killed without result.json).
+        """
+        self._check_result()  # before reading: a finished run's file is then complete
+        data = b""
+        if self.events_path.exists():
+            with self.events_path.open("rb") as fh:
+                fh.seek(self._offset)
+                data = fh.read()
+        self._offset += len(data)
+        self._idle_reads = 0 if data else self._idle_reads + 1
+        stale = self._idle_reads >= self.STALE_READS
+        lines = (self._pending + data).split(b"\n")
+        self._pending = lines.pop()  # the part after the last newline: not complete yet
+        events = [e for e in map(self._parse_line, lines) if e is not None]
+        if self._pending.strip() and (final or self.finished or stale):
+            last = self._parse_line(self._pending, last=True)
+            self._pending = b""
+            if last is not None:
+                events.append(last)
+        return events
+
+    def _parse_line(self, raw: bytes, last: bool = False) -> Event | None:
+        self.lines_read += 1
+        if not raw.strip():
+            return None
+        try:
+            return parse_event(json.loads(raw))
+        except (json.JSONDecodeError, UnicodeDecodeError, ValidationError, TypeError,
+                AttributeError) as exc:
+            if last:
+                reason = "truncated last line"
+            else:
+                reason = "unreadable: " + (str(exc).splitlines()[0] or type(exc).__name__)
+            self.problems.append(LogProblem(file=EVENTS, line=self.lines_read, reason=reason))
+            return None
+
+    def _check_result(self) -> None:
+        path = self.dir / RESULT
+        if self.result is None and path.exists():
+            try:
+                self.result = RunResult.model_validate_json(path.read_text(encoding="utf-8"))
+            except (ValidationError, ValueError):
+                self.problems.append(LogProblem(file=RESULT, line=1, reason="unreadable"))
+                # Still finished: the writer wrote its last file, however badly.
+                self.result = RunResult(status="unknown", wall_time_s=0, sim_time_s=0,
+                                        events=0, llm_calls=0)
