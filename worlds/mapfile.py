@@ -7,6 +7,7 @@
       "#": {blocked: wall}          # a tile nobody can walk on
       "c": {sector: Copper Kettle Cafe, arena: dining room}   # floor of one arena
       "=": {object: bed}            # an object; its arena is the floor around it
+      ".": {sector: streets, arena: Main Street, color: "#d8d2c4"}  # colour: optional
     grid: |
       #######
       #ccc=c#
@@ -47,6 +48,7 @@ class LegendEntry(BaseModel):
     sector: str | None = None
     arena: str | None = None
     object: str | None = None  # with no sector/arena: the arena of the floor around it
+    color: str | None = Field(default=None, pattern=r"^#[0-9a-fA-F]{6}$")  # for renderers
 
     @field_validator("sector", "arena", "object")
     @classmethod
