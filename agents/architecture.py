@@ -60,6 +60,13 @@ class Architecture:
         """Fresh module instances (one set per agent: modules hold per-agent state)."""
         return {slot: self.classes[slot](self.params[slot]) for slot in SLOTS}
 
+    def with_params(self, slot: str, **params: Any) -> Architecture:
+        """A copy with some parameters of one slot changed (validated like the file)."""
+        merged = {**self.params[slot].model_dump(), **params}
+        return Architecture(self.name, self.source, dict(self.classes),
+                            {**self.params, slot: self.classes[slot].Params.model_validate(
+                                merged)})
+
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "source": self.source, "modules": {
             slot: {"module": _name_of(self.classes[slot], slot),

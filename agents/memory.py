@@ -24,7 +24,6 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from sandbox.engine import Engine, Process
-from sandbox.events import MemoryAdded
 from sandbox.llm import LLMRequest, Message
 from sandbox.prompts import render
 

@@ -28,9 +28,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from sandbox.engine import Engine, Process
-from sandbox.events import MemoryRetrieved
-
-from .memory import MemoryNode
+from sandbox.events.agent import MemoryRetrieved
 
 
 class WeightedParams(BaseModel):

@@ -1,0 +1,206 @@
+"""The generative agent: a host for one module per slot, living as a SimPy process in a town.
+
+Its day: plan the day (planner), then action after action: walk to the action's place
+(worlds.WorldState logs the move), log `action_started` and remember it, notice the agents in the
+same arena (perception: new observations go to memory, importance scored in batches), maybe start
+a conversation (conversation module decides), reflect when enough happened (reflector), and wait
+until the action ends -- or until someone starts talking to it. After a conversation both sides
+store a summary and revise the rest of their day; this is how an invitation becomes an action.
+
+The host knows nothing about how a slot works: it calls the protocols of agents/protocols.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import simpy
+
+from sandbox.engine import Engine, Process
+from sandbox.events import Utterance
+from sandbox.events.agent import ActionStarted, MemoryAdded
+from worlds import AddressError
+
+from .architecture import Architecture
+from .conversation import converse
+from .memory import MemoryNode
+from .persona import Persona
+from .planning import Action
+
+
+@dataclass
+class Talk:
+    """A conversation in progress, as seen by the partner who did not start it."""
+
+    id: str
+    initiator: GenerativeAgent
+    done: simpy.Event
+    transcript: list[Utterance] = field(default_factory=list)
+
+
+class GenerativeAgent:
+    def __init__(self, persona: Persona, architecture: Architecture, *,
+                 places: list[str] | None = None, attention: int = 3):
+        self.persona = persona
+        self.name = persona.name
+        self.architecture = architecture
+        modules = architecture.build()
+        self.memory = modules["memory"]
+        self.retriever = modules["retriever"]
+        self.planner = modules["planner"]
+        self.reflector = modules["reflector"]
+        self.conversation = modules["conversation"]
+        self.task_planner = modules["task_planner"]
+        self.places: list[str] = list(places or [persona.living_area])
+        self.attention = attention  # how many co-located agents are noticed at once
+        self.location = persona.living_area
+        self.action: Action | None = None
+        self.task = ""
+        self._task_taken = False
+        self.talking: Talk | None = None  # set on the partner who did not start it
+        self.talking_with: str | None = None  # set on both sides while they talk
+        self.available = False  # waiting in an action: someone may start a conversation
+        self._wake: simpy.Event | None = None
+        self.seen: dict[str, str] = {}  # last thing noticed about each other agent
+        self.process: simpy.Process | None = None
+        self._engine: Engine | None = None
+        self.memory.on_added.append(self._log_memory)
+
+    # -- what others see ------------------------------------------------------------------------
+    @property
+    def doing(self) -> str:
+        if self.talking_with is not None:
+            return f"talking with {self.talking_with}"
+        return self.action.description if self.action else "idle"
+
+    @property
+    def asleep(self) -> bool:
+        return self.action is not None and self.action.sleeping
+
+    def give_task(self, task: str, currently: str | None = None) -> None:
+        """Inject a social task: into `currently` (what every architecture sees, as in STSS)
+        and, at the agent's next decision, into its task planner (TDP makes its plans then)."""
+        self.persona = self.persona.model_copy(update={"currently": currently or task})
+        self.task = task
+        self._task_taken = False
+
+    def _log_memory(self, node: MemoryNode, t: float) -> None:
+        if self._engine is not None:
+            self._engine.emit(MemoryAdded(
+                t=t, agent=self.name, memory=node.id, memory_kind=node.kind,
+                description=node.description, importance=node.importance or 0,
+                created=node.created, evidence=node.evidence))
+
+    # -- the day --------------------------------------------------------------------------------
+    def live(self, engine: Engine, society) -> Process:
+        """The agent's process: `engine.process(agent.live(engine, society))`."""
+        self._engine = engine
+        while True:
+            if self.task and not self._task_taken:
+                self._task_taken = True
+                yield from self.task_planner.assign(self, engine, self.task)
+                if not self.planner.needs_plan(engine):
+                    yield from self.planner.revise(self, engine, f"new goal: {self.task}")
+            action = yield from self.planner.next_action(self, engine)
+            yield from self._go(engine, society, action)
+            self._begin(engine, action)
+            if not action.sleeping:
+                yield from self._perceive(engine, society)
+                yield from self.memory.settle(self, engine)
+                yield from self.reflector.maybe_reflect(self, engine)
+            if self.talking is None and engine.now < action.end:
+                yield from self._wait(engine, action.end, can_talk=not action.sleeping)
+            if self.talking is not None:  # someone started talking to us
+                talk = self.talking
+                yield talk.done
+                yield from self._after_conversation(engine, talk.initiator, talk.transcript)
+
+    def _go(self, engine: Engine, society, action: Action) -> Process:
+        town = society.town
+        if str(town.arena_of(self.name)) == action.address:
+            return
+        try:
+            yield from town.walk(self.name, action.address)
+        except AddressError:
+            pass  # a place the world does not have: do it where we are
+        self.location = str(town.arena_of(self.name))
+
+    def _begin(self, engine: Engine, action: Action) -> None:
+        previous = self.action
+        self.action = action
+        engine.emit(ActionStarted(t=engine.now, agent=self.name, description=action.description,
+                                  location=self.location, until=action.end,
+                                  activity=action.activity))
+        if previous is None or previous.description != action.description:
+            self.memory.add("event", f"{self.name} is {action.description}", engine.now,
+                            importance=action.importance, subject=self.name)
+
+    def _wait(self, engine: Engine, until: float, can_talk: bool) -> Process:
+        self._wake = engine.env.event()
+        self.available = can_talk
+        yield engine.env.any_of([engine.timeout(until - engine.now), self._wake])
+        self.available = False
+        self._wake = None
+
+    # -- perception and conversation ------------------------------------------------------------
+    def _perceive(self, engine: Engine, society) -> Process:
+        others = [society.agents[n] for n in society.town.sharing_arena(self.name)
+                  if n in society.agents][: self.attention]
+        for other in others:
+            seen = f"{other.name} is {other.doing}"
+            if self.seen.get(other.name) != seen:  # only what changed is worth a memory
+                self.seen[other.name] = seen
+                self.memory.add("event", seen, engine.now, subject=other.name)
+        for other in others:
+            if not self._can_talk_with(other, society) or \
+                    not self.conversation.may_consider(other.name, engine.now):
+                continue
+            wants = yield from self.conversation.decide(self, other, engine)
+            if wants and self._can_talk_with(other, society):  # still free after we thought
+                yield from self._start_conversation(engine, other, society)
+                return
+
+    def _can_talk_with(self, other: GenerativeAgent, society) -> bool:
+        return (other.available and other.talking is None and self.talking is None
+                and not other.asleep and not self.asleep
+                and society.town.arena_of(other.name) == society.town.arena_of(self.name))
+
+    def _start_conversation(self, engine: Engine, other: GenerativeAgent, society) -> Process:
+        talk = Talk(id=society.next_conversation_id(), initiator=self, done=engine.env.event())
+        other.talking = talk
+        other.available = False
+        if other._wake is not None and not other._wake.triggered:
+            other._wake.succeed()
+        self.talking_with, other.talking_with = other.name, self.name
+        for who, partner in ((self, other), (other, self)):
+            engine.emit(ActionStarted(t=engine.now, agent=who.name,
+                                      description=f"talking with {partner.name}",
+                                      location=who.location, until=engine.now,
+                                      activity="conversation"))
+        talk.transcript = yield from converse(engine, self, other, talk.id)
+        talk.done.succeed()
+        yield from self._after_conversation(engine, other, talk.transcript)
+
+    def _after_conversation(self, engine: Engine, partner: GenerativeAgent,
+                            transcript: list[Utterance]) -> Process:
+        summary = yield from self.conversation.remember(self, partner, transcript, engine)
+        self.talking, self.talking_with = None, None
+        yield from self.planner.revise(self, engine, f"{self.name} talked with {partner.name}: "
+                                                     f"{summary}")
+        self.action = None  # whatever comes next starts afresh
+
+    # -- checkpoint -----------------------------------------------------------------------------
+    def get_state(self) -> dict:
+        return {"persona": self.persona.model_dump(), "task": self.task,
+                "location": self.location, "seen": dict(self.seen),
+                "modules": {slot: getattr(self, slot).get_state() for slot in (
+                    "memory", "retriever", "planner", "reflector", "conversation",
+                    "task_planner")}}
+
+    def set_state(self, state: dict) -> None:
+        self.persona = Persona(**state["persona"])
+        self.task, self.location = state["task"], state["location"]
+        self._task_taken = bool(self.task)
+        self.seen = dict(state["seen"])
+        for slot, module_state in state["modules"].items():
+            getattr(self, slot).set_state(module_state)

@@ -1,0 +1,167 @@
+"""Reactions and conversations: the `conversation` slot.
+
+On noticing someone in the same arena, the agent decides whether to talk or to wait and carry on
+(`react.talk`, one call, never asked again about the same person within `ask_cooldown_minutes`,
+nor within `talk_cooldown_minutes` after they last talked). A conversation lasts at most
+`max_turns` utterances; each is generated from memories retrieved for the partner and the last
+line, plus the task planner's context (TDP's checklist for the performer), and says whether it
+ends the conversation (`converse.turn`). Afterwards each side stores its own one-sentence summary
+as a chat memory (`converse.summary`), and its planner revises the rest of its day.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from sandbox.engine import Engine, Process
+from sandbox.events import ConversationEnded, ConversationStarted, Utterance
+from sandbox.events.agent import ReactionDecided
+from sandbox.llm import LLMRequest, Message
+from sandbox.prompts import render
+
+
+class TalkDecision(BaseModel):
+    decision: Literal["talk", "wait"]
+    reason: str = Field(default="", max_length=160)
+
+
+class Turn(BaseModel):
+    utterance: str = Field(min_length=1, max_length=400)
+    end: bool = False
+
+
+class ChatSummary(BaseModel):
+    summary: str = Field(min_length=1, max_length=400)
+    importance: int = Field(ge=1, le=10)
+
+
+class ConversationParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    max_turns: int = Field(default=8, ge=1, le=40)
+    retrieve_k: int = Field(default=15, ge=1)  # memories per utterance
+    react_k: int = Field(default=5, ge=0)  # memories about the other when deciding to talk
+    ask_cooldown_minutes: float = Field(default=60, ge=0)
+    talk_cooldown_minutes: float = Field(default=180, ge=0)
+    seconds_per_turn: float = Field(default=15, gt=0)
+    temperature: float = Field(default=0.7, ge=0, le=2)
+    max_tokens: int = Field(default=120, ge=16)
+
+
+def transcript_lines(transcript: list[Utterance]) -> list[str]:
+    return [f"{u.agent}: {u.text}" for u in transcript]
+
+
+class GAConversation:
+    """Module `ga`."""
+
+    Params = ConversationParams
+
+    def __init__(self, params: ConversationParams | None = None):
+        self.params = params or ConversationParams()
+        self.max_turns = self.params.max_turns
+        self.last_asked: dict[str, float] = {}
+        self.last_talk: dict[str, float] = {}
+
+    def _ask(self, agent, engine: Engine, template: str, tag: str, schema, fallback,
+             max_tokens: int, **variables) -> Process:
+        prompt = render("agents", template, persona=agent.persona, **variables)
+        completion = yield engine.ask(LLMRequest(
+            messages=[Message(role="user", content=prompt)], tag=tag, agent=agent.name,
+            schema=schema, fallback=fallback, temperature=self.params.temperature,
+            max_tokens=max_tokens))
+        return completion.parsed
+
+    def may_consider(self, other: str, now: float) -> bool:
+        """Whether deciding about `other` now is worth a call (cooldowns)."""
+        p = self.params
+        asked, talked = self.last_asked.get(other), self.last_talk.get(other)
+        return ((asked is None or now - asked >= p.ask_cooldown_minutes * 60)
+                and (talked is None or now - talked >= p.talk_cooldown_minutes * 60))
+
+    def decide(self, agent, other, engine: Engine) -> Process:
+        now = engine.now
+        if not self.may_consider(other.name, now):
+            return False
+        self.last_asked[other.name] = now
+        memories = []
+        if self.params.react_k:
+            found = yield from agent.retriever.retrieve(agent, engine, other.name,
+                                                        purpose="react.talk",
+                                                        k=self.params.react_k)
+            memories = [m.description for m in found]
+        talked = self.last_talk.get(other.name)
+        answer = yield from self._ask(
+            agent, engine, "react_talk.j2", "react.talk", TalkDecision,
+            TalkDecision(decision="wait", reason="no answer"), 60,
+            now=engine.now_datetime.strftime("%H:%M"), doing=agent.doing,
+            here=agent.location, other=other.name, other_doing=other.doing,
+            memories=memories, task=agent.task_planner.conversation_context(agent),
+            last_chat=None if talked is None else
+            f"at {engine.clock.at(talked).strftime('%H:%M')}")
+        engine.emit(ReactionDecided(t=engine.now, agent=agent.name, target=other.name,
+                                    decision=answer.decision, reason=answer.reason))
+        return answer.decision == "talk"
+
+    def utterance(self, agent, partner, transcript: list[Utterance], engine: Engine) -> Process:
+        query = partner.name + (f": {transcript[-1].text}" if transcript else "")
+        found = yield from agent.retriever.retrieve(agent, engine, query,
+                                                    purpose="converse.turn",
+                                                    k=self.params.retrieve_k)
+        turn = yield from self._ask(
+            agent, engine, "converse_turn.j2", "converse.turn", Turn,
+            Turn(utterance="(says nothing)", end=True), self.params.max_tokens,
+            memories=[m.description for m in found], partner=partner.name,
+            task=agent.task_planner.conversation_context(agent), here=agent.location,
+            now=engine.now_datetime.strftime("%H:%M"),
+            transcript=transcript_lines(transcript))
+        return turn.utterance.strip(), turn.end
+
+    def remember(self, agent, partner, transcript: list[Utterance], engine: Engine) -> Process:
+        self.last_talk[partner.name] = engine.now
+        lines = transcript_lines(transcript)
+        fallback = ChatSummary(summary=f"talked with {partner.name}: " + " / ".join(lines)[:300],
+                               importance=4)
+        answer = yield from self._ask(
+            agent, engine, "converse_summary.j2", "converse.summary", ChatSummary, fallback,
+            160, partner=partner.name, here=agent.location, transcript=lines,
+            now=engine.now_datetime.strftime("%H:%M"))
+        summary = answer.summary.strip()
+        agent.memory.add("chat", summary, engine.now, importance=answer.importance,
+                         subject=partner.name)
+        return summary
+
+    def get_state(self) -> dict[str, Any]:
+        return {"last_asked": dict(self.last_asked), "last_talk": dict(self.last_talk)}
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        self.last_asked = dict(state["last_asked"])
+        self.last_talk = dict(state["last_talk"])
+
+
+def converse(engine: Engine, initiator, partner, conversation: str) -> Process:
+    """Run a conversation between two agents; the initiator speaks first. Returns the turns."""
+    names = [initiator.name, partner.name]
+    engine.emit(ConversationStarted(t=engine.now, conversation=conversation,
+                                    participants=names, location=initiator.location))
+    max_turns = min(initiator.conversation.max_turns, partner.conversation.max_turns)
+    seconds = initiator.conversation.params.seconds_per_turn \
+        if hasattr(initiator.conversation, "params") else 15.0
+    transcript: list[Utterance] = []
+    reason = "max_turns"
+    for turn in range(max_turns):
+        speaker, listener = (initiator, partner) if turn % 2 == 0 else (partner, initiator)
+        text, ends = yield from speaker.conversation.utterance(speaker, listener, transcript,
+                                                               engine)
+        transcript.append(engine.emit(Utterance(
+            t=engine.now, agent=speaker.name, conversation=conversation, turn=turn,
+            to=[listener.name], text=text, ends=ends)))
+        yield engine.timeout(seconds)  # talking takes time
+        if ends:
+            reason = "ended_by_agent"
+            break
+    engine.emit(ConversationEnded(t=engine.now, conversation=conversation,
+                                  turns=len(transcript), reason=reason))
+    return transcript

@@ -1,0 +1,105 @@
+"""Putting generative agents into an episode: the API scenarios (and the STSS task runner) use.
+
+    from agents import build_society
+    society = build_society(world_state, personas, architecture="ga",
+                            architectures={"Isabella Rodriguez": "ga_tdp"})
+    society.agent("Isabella Rodriguez").give_task("Hold a party at ... at 17:00 ...")
+    society.start(engine)          # places everyone at home, logs agent_joined, starts processes
+    engine.run(until=...)
+
+A different architecture per agent is just a different entry in `architectures`. Each agent knows
+the places of the world except other residents' homes (`known_places`); its planner can only
+choose among those.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from sandbox.engine import Engine
+from sandbox.events import AgentJoined
+from worlds import Address, World, WorldState
+
+from .agent import GenerativeAgent
+from .architecture import Architecture, load_architecture
+from .persona import Persona
+
+
+def arena_of(world: World, place: str) -> str:
+    address = world.resolve(place)
+    return str(address.up_to("arena")) if address.level == "object" else str(address)
+
+
+def known_places(world: World, persona: Persona, homes: Iterable[str] = ()) -> list[str]:
+    """Arena addresses the agent knows: every arena but other people's homes, in map order."""
+    own = {arena_of(world, persona.living_area)}
+    private = {arena_of(world, h) for h in homes} - own
+    return [str(a) for a in world.arenas() if str(a) not in private]
+
+
+class Society:
+    """The generative agents of one episode, in one live world."""
+
+    def __init__(self, town: WorldState, agents: list[GenerativeAgent]):
+        self.town = town
+        self.agents: dict[str, GenerativeAgent] = {a.name: a for a in agents}
+        self._conversations = 0
+
+    def agent(self, name: str) -> GenerativeAgent:
+        if name not in self.agents:
+            raise KeyError(f"no agent {name!r}; agents are {', '.join(self.agents)}")
+        return self.agents[name]
+
+    def next_conversation_id(self) -> str:
+        self._conversations += 1
+        return f"c{self._conversations}"
+
+    def start(self, engine: Engine) -> None:
+        """Place every agent at home (unless already placed) and start its process."""
+        for agent in self.agents.values():
+            if self.town.arena_of(agent.name) is None:
+                self.town.place(agent.name, agent.persona.living_area)
+            agent.location = str(self.town.arena_of(agent.name))
+            engine.emit(AgentJoined(t=engine.now, agent=agent.name, location=agent.location,
+                                    persona=f"{agent.persona.age}, {agent.persona.occupation}"
+                                    .strip(", "), architecture=agent.architecture.name))
+        for agent in self.agents.values():
+            agent.process = engine.process(agent.live(engine, self))
+
+    def architectures(self) -> dict[str, str]:
+        return {name: a.architecture.name for name, a in self.agents.items()}
+
+
+def build_society(town: WorldState, personas: Iterable[Persona | object], *,
+                  architecture: str | Architecture = "ga",
+                  architectures: Mapping[str, str | Architecture] | None = None,
+                  attention: int = 3) -> Society:
+    """Agents for `personas` (Persona or worlds.Resident) in the live world `town`.
+
+    `architecture` is everyone's default (a built-in name, a YAML path or a loaded
+    Architecture); `architectures` overrides it per agent name.
+    """
+    people = [p if isinstance(p, Persona) else Persona.from_resident(p) for p in personas]
+    people = [p.model_copy(update={"living_area": arena_of(town.world, p.living_area)})
+              for p in people]
+    overrides = dict(architectures or {})
+    unknown = sorted(set(overrides) - {p.name for p in people})
+    if unknown:
+        raise KeyError(f"architecture given for unknown agent(s): {', '.join(unknown)}")
+    loaded: dict[str, Architecture] = {}
+
+    def resolve(choice: str | Architecture) -> Architecture:
+        if isinstance(choice, Architecture):
+            return choice
+        if choice not in loaded:
+            loaded[choice] = load_architecture(choice)
+        return loaded[choice]
+
+    homes = [p.living_area for p in people]
+    agents = [GenerativeAgent(p, resolve(overrides.get(p.name, architecture)),
+                              places=known_places(town.world, p, homes), attention=attention)
+              for p in people]
+    return Society(town, agents)
+
+
+__all__ = ["Address", "Society", "build_society", "known_places"]
