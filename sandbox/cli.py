@@ -18,6 +18,7 @@ from .errors import UserError
 COMMANDS = [
     "sandbox.commands.run",
     "sandbox.commands.log",
+    "sandbox.commands.world",
     "sandbox.commands.replay",
     "sandbox.commands.pingpong",
 ]

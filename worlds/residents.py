@@ -22,8 +22,11 @@ from .world import World
 _CLOCK = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
 
 
-def _clock(value: str) -> str:
-    if not _CLOCK.match(value):
+def _clock(value: str | int) -> str:
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 24 * 60:
+        # YAML 1.1 reads an unquoted 12:30 as the base-60 number 750; take it as meant.
+        return f"{value // 60:02d}:{value % 60:02d}"
+    if not isinstance(value, str) or not _CLOCK.match(value):
         raise ValueError(f"{value!r} is not a time of day HH:MM (24-hour)")
     return value
 
@@ -43,9 +46,9 @@ class RoutineStep(BaseModel):
     place: str
     doing: str = Field(min_length=1)
 
-    @field_validator("at")
+    @field_validator("at", mode="before")
     @classmethod
-    def _at(cls, value: str) -> str:
+    def _at(cls, value: str | int) -> str:
         return _clock(value)
 
 
@@ -69,9 +72,9 @@ class Resident(BaseModel):
     knows: dict[str, str] = Field(default_factory=dict)  # other resident -> how they know them
     routine: list[RoutineStep] = Field(default_factory=list)
 
-    @field_validator("wakes_at", "sleeps_at")
+    @field_validator("wakes_at", "sleeps_at", mode="before")
     @classmethod
-    def _times(cls, value: str) -> str:
+    def _times(cls, value: str | int) -> str:
         return _clock(value)
 
     @field_validator("routine")
@@ -134,4 +137,4 @@ def world_residents(world: World) -> list[Resident]:
     """The residents a world file points to (its `residents:` directory), or none."""
     if not world.spec.residents:
         return []
-    return load_residents(world.source.parent / world.spec.residents, world)
+    return load_residents((world.source.parent / world.spec.residents).resolve(), world)

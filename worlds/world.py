@@ -9,6 +9,7 @@ Live facts (who stands where now, object states) live in `WorldState`.
 from __future__ import annotations
 
 import difflib
+import re
 from collections import OrderedDict
 from pathlib import Path
 
@@ -23,6 +24,12 @@ Tile = tuple[int, int]  # (x, y) = (column, row), 0-based
 DEFAULT_OBJECT_STATE = "idle"
 _SINK = ("target",)  # a node no tile can be: the super-source of a multi-target search
 PATH_CACHE_SIZE = 256  # one search tree per destination; about 0.3 MB each on the town
+
+
+def _natural(place: Address) -> list:
+    """Sort key that puts 'room 2' before 'room 10'."""
+    return [int(part) if part.isdigit() else part.lower()
+            for part in re.split(r"(\d+)", str(place))]
 
 
 class World:
@@ -367,10 +374,10 @@ class World:
     def summary(self) -> dict:
         """Counts and the place tree, for `sandbox world` and for people reading a map."""
         sectors = {}
-        for sector in self.sectors():
+        for sector in sorted(self.sectors(), key=_natural):
             sectors[sector.sector] = {
                 arena.arena: [o.object for o in self.objects(arena)]
-                for arena in self.arenas(sector)}
+                for arena in sorted(self.arenas(sector), key=_natural)}
         return {
             "name": self.name, "title": self.title, "file": str(self.source),
             "size": [self.width, self.height], "walkable_tiles": len(self.tile_graph),
