@@ -84,6 +84,10 @@ class WorldState:
                                     self.engine.now)]
 
     def arena_of(self, agent: str) -> Address | None:
+        """The arena `agent` is in now. Mid-walk it is read from the tile, so the answer at the
+        very second of a crossing does not depend on which process SimPy runs first."""
+        if agent in self._walking:
+            return self.world.arena_at(self.tile_of(agent))
         return self._arena.get(agent)
 
     def is_walking(self, agent: str) -> bool:
@@ -92,14 +96,14 @@ class WorldState:
     def agents_in(self, place: Address | str) -> list[str]:
         """Agents now in a sector or arena (any address level above objects), by name."""
         place = str(self.world.resolve(place))
-        return sorted(a for a, arena in self._arena.items() if within(place, str(arena)))
+        return sorted(a for a in self._arena if within(place, str(self.arena_of(a))))
 
     def sharing_arena(self, agent: str) -> list[str]:
         """The other agents in `agent`'s arena now: whom it can perceive."""
-        arena = self._arena.get(agent)
+        arena = self.arena_of(agent)
         if arena is None:
             return []
-        return sorted(a for a, other in self._arena.items() if other == arena and a != agent)
+        return sorted(a for a in self._arena if a != agent and self.arena_of(a) == arena)
 
     def on_enter(self, callback: EnterCallback) -> None:
         """Call `callback(agent, left_arena, entered_arena, t)` whenever an agent changes arena."""

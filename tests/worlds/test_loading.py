@@ -1,0 +1,160 @@
+"""Every bad world file fails with the file, the place in it and the reason; nothing loads."""
+
+from __future__ import annotations
+
+import pytest
+
+from sandbox.files import FileFormatError
+from worlds import World, load_resident, load_residents
+
+from .conftest import TWO_ROOMS, write_world
+
+
+def load_error(tmp_path, text: str) -> FileFormatError:
+    path = write_world(tmp_path, text)
+    with pytest.raises(FileFormatError) as caught:
+        World.load(path)
+    assert str(path) in str(caught.value)
+    return caught.value
+
+
+def test_a_good_world_loads_with_its_places(tiny):
+    assert [str(s) for s in tiny.sectors()] == ["tiny:house", "tiny:outside"]
+    assert [a.arena for a in tiny.arenas("tiny:house")] == ["kitchen", "bedroom"]
+    assert [str(o) for o in tiny.objects()] == ["tiny:house:bedroom:bed",
+                                                "tiny:house:kitchen:table"]
+    assert tiny.doors("tiny:house:kitchen") == [tiny.resolve("tiny:house:bedroom"),
+                                                tiny.resolve("tiny:outside:garden")]
+
+
+def test_ragged_rows_name_the_row(tmp_path):
+    error = load_error(tmp_path, TWO_ROOMS.replace("#ata#bbbb#", "#ata#bbbbb#"))
+    assert "grid row 3" in error.where and "ragged" in error.reason
+
+
+def test_unknown_symbol_names_row_and_column(tmp_path):
+    error = load_error(tmp_path, TWO_ROOMS.replace("#ata#", "#atX#"))
+    assert error.where.startswith("grid row 3, column 4")
+    assert "'X'" in error.reason and "legend" in error.reason
+
+
+def test_row_and_column_point_at_the_file_line(tmp_path):
+    error = load_error(tmp_path, TWO_ROOMS.replace("#ata#", "#atX#"))
+    line = TWO_ROOMS.splitlines().index("  #ata#bbbb#") + 1
+    assert f"file line {line}" in error.where
+
+
+def test_arena_split_in_two_pieces(tmp_path):
+    error = load_error(tmp_path, TWO_ROOMS.replace("#aaaabbbb#", "#aaaabbab#"))
+    assert "kitchen" in error.reason and "2 unconnected pieces" in error.reason
+    assert error.where.startswith("grid row 4, column 8")
+
+
+def test_arena_no_walk_reaches(tmp_path):
+    error = load_error(tmp_path, TWO_ROOMS.replace("#aaaabbbb#", "#aaa#bbbb#"))
+    assert "bedroom" in error.reason and "cannot be reached" in error.reason
+
+
+def test_unreachable_places_are_listed_when_asked(tmp_path):
+    path = write_world(tmp_path, TWO_ROOMS.replace("#aaaabbbb#", "#aaa#bbbb#"))
+    world = World.load(path, check_reachable=False)
+    assert [str(a) for a in world.unreachable] == ["tiny:house:bedroom"]
+
+
+def test_legend_place_never_drawn(tmp_path):
+    text = TWO_ROOMS.replace('  "=": {object: bed}',
+                             '  "=": {object: bed}\n  "c": {sector: house, arena: cellar}')
+    error = load_error(tmp_path, text)
+    assert error.where == "legend.c" and "never drawn" in error.reason
+
+
+def test_the_same_place_under_two_symbols(tmp_path):
+    text = TWO_ROOMS.replace('  "g": {sector: outside, arena: garden}',
+                             '  "g": {sector: outside, arena: garden}\n'
+                             '  "h": {sector: outside, arena: garden}').replace("#gggggggg#",
+                                                                                "#gggghhhh#")
+    error = load_error(tmp_path, text)
+    assert error.where == "legend.h" and "duplicate place" in error.reason
+
+
+def test_a_legend_key_given_twice(tmp_path):
+    text = TWO_ROOMS.replace('  "t": {object: table}',
+                             '  "t": {object: table}\n  "t": {object: chair}')
+    error = load_error(tmp_path, text)
+    assert "duplicate key 't'" in error.reason and "line" in error.where
+
+
+def test_object_between_two_arenas(tmp_path):
+    error = load_error(tmp_path, TWO_ROOMS.replace("#aaaabbbb#", "#aaatbbbb#"))
+    assert "touches 2 arenas" in error.reason and error.where.startswith("grid row 4, column 5")
+
+
+def test_colon_in_a_name(tmp_path):
+    error = load_error(tmp_path, TWO_ROOMS.replace("arena: garden", "arena: 'garden: east'"))
+    assert error.where.startswith("legend.g")
+
+
+def test_spawn_at_a_place_that_does_not_exist(tmp_path):
+    error = load_error(tmp_path, TWO_ROOMS + "spawns:\n  Ann: tiny:house:attic\n")
+    assert error.where == "spawns.Ann" and "no place 'tiny:house:attic'" in error.reason
+
+
+RESIDENT = """\
+name: {name}
+age: 30
+occupation: baker
+innate: calm
+learned: bakes bread
+currently: baking
+lifestyle: up early
+wakes_at: "05:00"
+sleeps_at: "21:00"
+living_area: {home}
+knows: {knows}
+routine:
+  - {{at: "05:00", place: "tiny:house:bedroom:bed", doing: waking up}}
+  - {{at: 06:30, place: "tiny:house:kitchen:table", doing: baking}}
+"""
+
+
+def test_residents_load_and_unquoted_times_are_read_as_written(tmp_path, tiny):
+    people = tmp_path / "people"
+    people.mkdir()
+    (people / "ann.yaml").write_text(RESIDENT.format(name="Ann", home="tiny:house:bedroom",
+                                                     knows="{Bo: a friend}"))
+    (people / "bo.yaml").write_text(RESIDENT.format(name="Bo", home="tiny:house:kitchen",
+                                                    knows="{}"))
+    ann, bo = load_residents(people, tiny)
+    assert (ann.name, bo.name) == ("Ann", "Bo")
+    assert ann.routine[1].at == "06:30"
+
+
+def test_resident_living_in_a_place_that_does_not_exist(tmp_path, tiny):
+    path = tmp_path / "ann.yaml"
+    path.write_text(RESIDENT.format(name="Ann", home="tiny:house:attic", knows="{}"))
+    with pytest.raises(FileFormatError) as caught:
+        load_resident(path, tiny)
+    assert caught.value.where == "living_area" and "attic" in caught.value.reason
+    assert str(path) in str(caught.value)
+
+
+def test_duplicate_resident_names(tmp_path, tiny):
+    people = tmp_path / "people"
+    people.mkdir()
+    for file in ("ann.yaml", "ann2.yaml"):
+        (people / file).write_text(RESIDENT.format(name="Ann", home="tiny:house:bedroom",
+                                                   knows="{}"))
+    with pytest.raises(FileFormatError) as caught:
+        load_residents(people, tiny)
+    assert "duplicate resident name 'Ann'" in caught.value.reason
+    assert caught.value.where == "name"
+
+
+def test_knowing_someone_who_is_not_a_resident(tmp_path, tiny):
+    people = tmp_path / "people"
+    people.mkdir()
+    (people / "ann.yaml").write_text(RESIDENT.format(name="Ann", home="tiny:house:bedroom",
+                                                     knows="{Zed: a ghost}"))
+    with pytest.raises(FileFormatError) as caught:
+        load_residents(people, tiny)
+    assert caught.value.where == "knows.Zed"
