@@ -26,7 +26,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 
 bench: $(STAMP)
-	$(BIN)/python bench/llm_concurrency.py
+	$(BIN)/python bench/llm_concurrency.py --demo
 
 clean-venv:
 	rm -rf $(VENV)

@@ -59,7 +59,9 @@ def turn_parser(names: list[str]):
         if prefix is not None:
             text = prefix.sub("", text)
         text = " ".join(text.split()).strip(' "')
-        if text and not _SENTENCE_END.search(text[-1]):
+        # A long answer without a closing mark was cut at max_tokens: end it at its last
+        # full sentence rather than mid-word.
+        if len(text) > 120 and not _SENTENCE_END.search(text[-1]):
             last = max(text.rfind(c) for c in ".!?")
             if last > 0:
                 text = text[: last + 1]

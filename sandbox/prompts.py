@@ -7,7 +7,7 @@ directory named by `--prompts DIR` or the SANDBOX_PROMPTS environment variable.
 from __future__ import annotations
 
 import os
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import jinja2
@@ -21,7 +21,7 @@ def set_prompt_dir(path: Path | str | None) -> None:
     _environment.cache_clear()
 
 
-@lru_cache(maxsize=None)
+@cache
 def _environment(package: str) -> jinja2.Environment:
     loaders: list[jinja2.BaseLoader] = []
     user = _user_dir or (Path(os.environ["SANDBOX_PROMPTS"]) if os.environ.get("SANDBOX_PROMPTS")

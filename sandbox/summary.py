@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from datetime import timedelta
 from typing import Any
 
 from rich.console import Console
@@ -25,6 +26,7 @@ def summarize(run: Run) -> dict[str, Any]:
         row["latency_ms"] += int(call.latency_s * 1000)
         faults.update(call.faults)
     return {
+        "llm_calls_by_agent_day_module": calls_by_agent_day_module(run),
         "run": str(run.dir),
         "scenario": run.header.scenario,
         "seed": run.header.seed,
@@ -38,6 +40,37 @@ def summarize(run: Run) -> dict[str, Any]:
         "wall_time_s": run.result.wall_time_s if run.result else None,
         "problems": [p.model_dump() for p in run.problems],
     }
+
+
+def calls_by_agent_day_module(run: Run) -> dict[str, dict[str, dict[str, dict[str, int]]]]:
+    """agent -> game day -> module -> {calls, tokens}. The module is the first part of the
+    purpose tag ("plan" of "plan.daily"); the day is the simulated date of the call."""
+    table: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(Counter)))
+    for call in run.calls:
+        if call.agent is None:
+            continue
+        day = (run.header.start_time + timedelta(seconds=call.t or 0)).date().isoformat()
+        cell = table[call.agent][day][call.tag.split(".")[0]]
+        cell["calls"] += 1
+        cell["tokens"] += call.prompt_tokens + call.completion_tokens
+    return {agent: {day: {m: dict(c) for m, c in sorted(mods.items())}
+                    for day, mods in sorted(days.items())} for agent, days in sorted(table.items())}
+
+
+def print_agent_calls(table: dict, console: Console) -> None:
+    """Calls per agent per game day, one column per module (omitted when no agent called)."""
+    modules = sorted({m for days in table.values() for mods in days.values() for m in mods})
+    if not table or not modules:
+        return
+    grid = Table(title="LLM calls per agent per game day, by module")
+    for col in ("agent", "day", *modules, "all", "tokens"):
+        grid.add_column(col, justify="left" if col in ("agent", "day") else "right")
+    for agent, days in table.items():
+        for day, mods in days.items():
+            grid.add_row(agent, day, *(str(mods.get(m, {}).get("calls", 0)) for m in modules),
+                         str(sum(c["calls"] for c in mods.values())),
+                         str(sum(c["tokens"] for c in mods.values())))
+    console.print(grid)
 
 
 def print_summary(summary: dict[str, Any], console: Console | None = None) -> None:
@@ -69,6 +102,7 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
     if len(summary["llm_calls_by_purpose"]) > 1:
         calls.add_row("[bold]all[/]", *_call_cells(total))
     console.print(calls)
+    print_agent_calls(summary.get("llm_calls_by_agent_day_module", {}), console)
     if summary["llm_faults"]:
         console.print("LLM faults: " + ", ".join(
             f"{kind}={n}" for kind, n in sorted(summary["llm_faults"].items())))

@@ -12,8 +12,10 @@ from sandbox.summary import print_summary, summarize
 def register(sub) -> None:
     p = sub.add_parser("log", help="summarise a run directory",
                        description="Print what happened in a run: events by kind, LLM calls by "
-                                   "purpose (tokens, cache hits, retries, faults), simulated "
-                                   "and wall time, and any unreadable log lines.")
+                                   "purpose (tokens, cache hits, retries, faults), LLM calls "
+                                   "per agent per game day by module (the first part of the "
+                                   "purpose tag), simulated and wall time, and any unreadable "
+                                   "log lines.")
     p.add_argument("run_dir", help="a run directory written by `sandbox run`")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=main)

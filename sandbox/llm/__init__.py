@@ -60,6 +60,7 @@ class LLMSettings(BaseModel):
     max_concurrency: int | None = None  # default: what the backend allows
     timeout_s: float = 120.0
     retry_attempts: int = 5
+    retry_initial_wait_s: float = 1.0
     structured_attempts: int = 3
     cache_path: Path | None = None
     cache_mode: CacheMode = "record"
@@ -102,7 +103,8 @@ def make_backend(settings: LLMSettings, check: bool = True):
 def make_llm(settings: LLMSettings, backend=None, check: bool = True) -> LLM:
     """The full stack for `settings` (or around a given backend, e.g. a scripted one)."""
     llm = backend if backend is not None else make_backend(settings, check=check)
-    llm = RetryingLLM(llm, max_attempts=settings.retry_attempts)
+    llm = RetryingLLM(llm, max_attempts=settings.retry_attempts,
+                      initial_wait_s=settings.retry_initial_wait_s)
     if settings.cache_path is not None and settings.cache_mode != "off":
         llm = CachedLLM(llm, settings.cache_path, settings.cache_mode)
     return StructuredLLM(llm, max_attempts=settings.structured_attempts)

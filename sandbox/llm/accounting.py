@@ -7,7 +7,6 @@ which must be identical between two runs with the same seed and answers.
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections import Counter

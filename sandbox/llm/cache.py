@@ -1,6 +1,7 @@
 """On-disk cache of raw answers: what makes a run reproducible and re-scorable.
 
-The key hashes the model id, messages, schema, sampling parameters and seed (`LLMRequest.cache_key`).
+The key hashes the model id, messages, schema, sampling parameters and seed
+(`LLMRequest.cache_key`).
 Entries are appended to a JSONL file and flushed at once, so a killed run keeps its answers.
 Modes: "record" answers hits from the file and writes misses; "replay" (cache-only) raises
 `CacheMiss` naming the call; "off" passes through.

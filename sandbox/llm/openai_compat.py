@@ -44,8 +44,8 @@ class OpenAIBackend:
         key = api_key or os.environ.get("OPENAI_API_KEY")
         if not key:
             if self.base_url == OPENAI_URL:
-                raise LLMConfigError("model openai/%s needs OPENAI_API_KEY in the environment "
-                                     "(or --base-url for a local server)" % model)
+                raise LLMConfigError(f"model openai/{model} needs OPENAI_API_KEY in the "
+                                     "environment (or --base-url for a local server)")
             key = "no-key"  # local servers (llama.cpp, vLLM, Ollama) usually need none
         dialect = dialect or os.environ.get("SANDBOX_JSON_DIALECT") or "json_schema"
         if dialect not in DIALECTS:

@@ -40,7 +40,8 @@ class RetryingLLM:
         retrying = Retrying(
             retry=retry_if_exception_type(TransientLLMError),
             stop=stop_after_attempt(self.max_attempts),
-            wait=wait_exponential_jitter(initial=self.initial_wait_s, max=self.max_wait_s),
+            wait=wait_exponential_jitter(multiplier=self.initial_wait_s, max=self.max_wait_s,
+                                         jitter=self.initial_wait_s),
             before_sleep=note,
             reraise=False,
         )

@@ -89,7 +89,7 @@ class ScriptedBackend:
         schema = request.json_schema()
         if schema is not None:
             return json.dumps(fill_schema(schema, _digest(request)))
-        return f"[{request.tag}] scripted answer {_digest(request) % 1000}"
+        return f"Scripted answer {_digest(request) % 1000} to {request.tag}."
 
     def complete(self, request: LLMRequest) -> Completion:
         if self.latency_s:

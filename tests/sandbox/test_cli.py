@@ -1,0 +1,78 @@
+"""The `sandbox` command as a user meets it: bad input fails in one line with exit code 2."""
+
+import socket
+
+import pytest
+
+from sandbox.cli import main
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["run", "single_room", "--model", "gpt4"], "unknown model 'gpt4'"),
+    (["run", "single_room", "--model", "scripted/nope"], "unknown scripted backend 'nope'"),
+    (["run", "single_room", "--model", "local/llama-70b"], "unknown local model 'llama-70b'"),
+    (["run", "nowhere_room", "--model", "scripted/default"], "unknown scenario 'nowhere_room'"),
+    (["run", "single_room", "--model", "openai/gpt-4o-mini"], "needs OPENAI_API_KEY"),
+    (["run", "single_room", "--model", "openai/any", "--base-url",
+      "http://127.0.0.1:{port}/v1"], "cannot reach the LLM endpoint"),
+    (["log", "{tmp}/not-a-run"], "not a run directory"),
+])
+def test_bad_input_is_one_line_and_exit_2_before_anything_runs(args, message, tmp_path,
+                                                                capsys, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    out = tmp_path / "run"
+    args = [a.format(port=closed_port(), tmp=tmp_path) for a in args]
+    if args[0] == "run":
+        args += ["--out", str(out)]
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1
+    assert not out.exists()
+
+
+def test_bad_scenario_file_names_file_and_field(tmp_path, capsys):
+    bad = tmp_path / "room.yaml"
+    bad.write_text("personas:\n  - name: Ana\n    description: ''\n  - name: Bo\n"
+                   "    description: a baker\n")
+    assert main(["run", "single_room", "--config", str(bad), "--model", "scripted/default",
+                 "--out", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert str(bad) in err and "personas.0.description" in err
+
+
+def test_run_then_log_then_refuse_to_overwrite(tmp_path, capsys):
+    out = tmp_path / "demo"
+    assert main(["run", "single_room", "--model", "scripted/default", "--seed", "0",
+                 "--out", str(out), "--turns", "4"]) == 0
+    shown = capsys.readouterr().out
+    assert "Ines Okafor" in shown and "chat.turn" in shown
+    assert main(["log", str(out)]) == 0
+    summary = capsys.readouterr().out
+    assert "utterance" in summary and "status=completed" in summary
+    assert main(["run", "single_room", "--model", "scripted/default", "--out", str(out)]) == 2
+    assert "already holds a run" in capsys.readouterr().err
+
+
+def test_cache_only_replay_from_the_command_line(tmp_path, capsys):
+    first = tmp_path / "first"
+    assert main(["run", "single_room", "--model", "scripted/default", "--out", str(first),
+                 "--turns", "3", "--quiet"]) == 0
+    again = tmp_path / "again"
+    assert main(["run", "single_room", "--model", "scripted/default", "--out", str(again),
+                 "--turns", "3", "--quiet", "--cache", str(first / "llm_cache.jsonl"),
+                 "--cache-only"]) == 0
+    assert (first / "events.jsonl").read_text() == (again / "events.jsonl").read_text()
+    capsys.readouterr()
+    miss = tmp_path / "miss"
+    assert main(["run", "single_room", "--model", "scripted/default", "--out", str(miss),
+                 "--turns", "3", "--seed", "9", "--cache", str(first / "llm_cache.jsonl"),
+                 "--cache-only"]) == 1
+    assert "no cached answer for call tag='chat.turn'" in capsys.readouterr().out.replace(
+        "\n", " ")
