@@ -23,7 +23,7 @@ from .mapfile import LegendEntry, WorldFile, load_world_file
 Tile = tuple[int, int]  # (x, y) = (column, row), 0-based
 DEFAULT_OBJECT_STATE = "idle"
 _SINK = ("target",)  # a node no tile can be: the super-source of a multi-target search
-PATH_CACHE_SIZE = 256  # one search tree per destination; about 0.3 MB each on the town
+PATH_CACHE_SIZE = 128  # search trees kept (one per destination; about 0.3 MB each on the town)
 
 
 def _natural(place: Address) -> list:
@@ -68,7 +68,7 @@ class World:
         self.spawns: dict[str, Address] = {
             who: self._resolve_field(where, f"spawns.{who}") for who, where in spec.spawns.items()}
         self._default_states = self._check_object_states()
-        self._trees: OrderedDict[Address, dict[Tile, Tile | None]] = OrderedDict()
+        self._trees: OrderedDict[Address, dict[Tile, Tile]] = OrderedDict()
 
     # -- loading --------------------------------------------------------------------------------
     @classmethod
@@ -340,12 +340,12 @@ class World:
             raise AddressError(f"'{target}' cannot be reached from tile {start}")
         path = [start]
         step = tree[start]
-        while step is not None:
+        while step is not _SINK:  # each tile's parent is its next step; targets hang off _SINK
             path.append(step)
             step = tree[step]
         return path
 
-    def _tree(self, target: Address) -> dict[Tile, Tile | None]:
+    def _tree(self, target: Address) -> dict[Tile, Tile]:
         tree = self._trees.get(target)
         if tree is not None:
             self._trees.move_to_end(target)
@@ -353,10 +353,9 @@ class World:
         graph = self.tile_graph
         graph.add_edges_from((_SINK, t) for t in self._tiles[target])
         try:
-            parents = dict(nx.bfs_predecessors(graph, _SINK))
+            tree = dict(nx.bfs_predecessors(graph, _SINK))
         finally:
             graph.remove_node(_SINK)
-        tree = {t: (None if p == _SINK else p) for t, p in parents.items()}
         self._trees[target] = tree
         if len(self._trees) > PATH_CACHE_SIZE:
             self._trees.popitem(last=False)
