@@ -29,7 +29,6 @@ class Replay:
         # Not following: whatever is in the file now is all there is.
         self.timeline.add(self.source.read_new(final=not follow))
         self.world = None
-        self.world_problem = ""
         self._world_file = Path(world_file) if world_file else None
         self.view = view or "auto"
         self.score: dict[str, Any] | None = None
@@ -104,21 +103,24 @@ class Replay:
                 self.score = {}
 
     def _resolve_view(self) -> None:
+        """Town view when the run has a map to draw (and walks on it), else the conversation.
+        A run whose agents walk but whose map cannot be found is an error, not an empty view."""
         from .worldmap import find_world_file, load_world_map
 
-        has_moves = "move" in self.timeline.by_kind
+        walks = any(kind in self.timeline.by_kind for kind in ("move", "placed"))
+        if self._world_file is not None and not self._world_file.is_file():
+            raise ReplayError(f"--world {self._world_file}: no such file")
         path = self._world_file or find_world_file(self.header.world, self.dir)
         if path is not None:
             self.world = load_world_map(path)
-        elif self._world_file is None and self.header.world and (has_moves or self.view == "town"):
-            self.world_problem = (f"the run's world {self.header.world!r} was not found; "
-                                  "pass --world FILE")
         if self.view == "auto":
-            town = self.world is not None and (has_moves or len(self.world.arenas) > 1)
+            town = walks or (self.world is not None and len(self.world.arenas) > 1)
             self.view = "town" if town else "conversation"
         if self.view == "town" and self.world is None:
             if not self.header.world:
-                raise ReplayError(f"{self.dir}: the run names no world (header.json 'world' is "
-                                  "empty), so there is no map to draw; pass --world FILE, or "
-                                  "--view conversation")
-            raise ReplayError(f"{self.dir}: {self.world_problem}")
+                raise ReplayError(f"{self.dir}: the run names no world (header.json has no "
+                                  "'world'), so there is no map to draw; pass --world FILE, "
+                                  "or --view conversation")
+            raise ReplayError(f"{self.dir}: the run's world {self.header.world!r} was not found "
+                              "(neither a file nor a map in worlds/maps/); pass --world FILE, "
+                              "or --view conversation")

@@ -117,7 +117,9 @@ class Timeline:
 
     def _add(self, event: Event) -> None:
         self.events.add(event)
-        self.end = max(self.end, event.t)
+        # A walk logged at its start lasts until its arrival: the run's end includes it.
+        self.end = max(self.end, event.t, float(get(event, "arrival", 0.0) or 0.0)
+                       if event.kind == "move" else 0.0)
         i = bisect_left(self.event_times, event.t)
         if i == len(self.event_times) or self.event_times[i] != event.t:
             insort(self.event_times, event.t)

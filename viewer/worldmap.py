@@ -9,6 +9,7 @@ format (worlds/README.md):
       "#": {blocked: wall}
       "c": {sector: Copper Kettle Cafe, arena: dining room}
       "=": {object: bed}           # no sector/arena: the arena of the floor around it
+      ".": {sector: streets, arena: Main Street, color: "#d9d4c7"}   # colour: optional
     grid: |
       #####
       #cc=#
@@ -66,6 +67,9 @@ class WorldMap:
     sectors: dict[str, Place] = field(default_factory=dict)
     arenas: dict[str, Place] = field(default_factory=dict)
     objects: dict[str, Place] = field(default_factory=dict)
+    # Colours the file gives (legend `color: "#rrggbb"`): per arena address, per terrain name.
+    arena_colours: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+    terrain_colours: dict[str, tuple[int, int, int]] = field(default_factory=dict)
 
     def sector_of(self, arena_address: str) -> str:
         return arena_address.rsplit(SEP, 1)[0]
@@ -144,11 +148,17 @@ def load_world_map(path: Path | str) -> WorldMap:
             if entry is None:
                 continue
             tile = (x, y)
+            colour = _hex_colour(entry.get("color"))
             if entry.get("blocked") is not None:
                 world.blocked[tile] = str(entry["blocked"])
+                if colour:
+                    world.terrain_colours[str(entry["blocked"])] = colour
                 continue
             if entry.get("sector") and entry.get("arena"):
-                world.arena_of[tile] = SEP.join((name, str(entry["sector"]), str(entry["arena"])))
+                arena = SEP.join((name, str(entry["sector"]), str(entry["arena"])))
+                world.arena_of[tile] = arena
+                if colour and not entry.get("object"):
+                    world.arena_colours[arena] = colour
                 if entry.get("object"):
                     world.object_of[tile] = str(entry["object"])
             elif entry.get("object"):
@@ -163,6 +173,16 @@ def load_world_map(path: Path | str) -> WorldMap:
         world.object_of[tile] = address
         world.objects.setdefault(address, Place(address, obj)).tiles.append(tile)
     return world
+
+
+def _hex_colour(value) -> tuple[int, int, int] | None:
+    text = str(value or "")
+    if len(text) == 7 and text.startswith("#"):
+        try:
+            return (int(text[1:3], 16), int(text[3:5], 16), int(text[5:7], 16))
+        except ValueError:
+            return None
+    return None
 
 
 def _settle_loose_objects(world: WorldMap, loose: dict[tuple[int, int], str]) -> None:

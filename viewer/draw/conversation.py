@@ -7,6 +7,7 @@ the right; judge scores appear beside a turn when the log has them.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pygame
@@ -22,9 +23,23 @@ _BUBBLE_TEXT = 15
 
 
 def judge_scores(replay: Replay) -> dict[tuple[str, int], list[str]]:
-    """Scores per (conversation, turn) from any judging events in the log: a kind with 'judg'
-    or 'score' in its name and a `turn` field. Numeric fields become `name=value`."""
+    """One line per judge for each judged turn, keyed by (conversation, utterance turn).
+
+    Two sources: judgment files beside the run (`judgments/<judge>.json`, the PingPong
+    format: `turns` lists the player's replies in order, 1-based), and any judging events in
+    the log (a kind with 'judg' or 'score' in its name and a `turn` field)."""
     found: dict[tuple[str, int], list[str]] = {}
+    config = replay.header.config
+    player, conv_id = config.get("player_agent"), str(config.get("conversation", "c0"))
+    conv = replay.timeline.conversations.get(conv_id)
+    if player and conv is not None:
+        replies = [u for u in conv.utterances if u.agent == player]
+        for judgment in _judgment_files(replay):
+            for entry in judgment.get("turns", []):
+                k = entry.get("turn") if isinstance(entry, dict) else None
+                if isinstance(k, int) and 1 <= k <= len(replies):
+                    key = (conv_id, int(get(replies[k - 1], "turn", k)))
+                    found.setdefault(key, []).append(_judgment_line(judgment, entry))
     for kind, stream in replay.timeline.by_kind.items():
         if "judg" not in kind and "score" not in kind:
             continue
@@ -35,6 +50,42 @@ def judge_scores(replay: Replay) -> dict[tuple[str, int], list[str]]:
             conv = str(get(event, "conversation", ""))
             found.setdefault((conv, int(turn)), []).append(_score_line(event))
     return found
+
+
+def _judgment_files(replay: Replay) -> list[dict[str, Any]]:
+    folder = replay.dir / "judgments"
+    out = []
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue  # a judgment being written, or cut by a kill
+        if isinstance(data, dict):
+            out.append(data)
+    return out
+
+
+def _judgment_means(judgment: dict[str, Any]) -> str:
+    """Mean score per criterion over the judged turns."""
+    totals: dict[str, list[float]] = {}
+    for entry in judgment.get("turns", []):
+        for key, value in entry.items() if isinstance(entry, dict) else []:
+            if key.endswith("_score") and isinstance(value, (int, float)):
+                totals.setdefault(key[:-6].replace("_", " "), []).append(value)
+    means = " · ".join(f"{k} {sum(v) / len(v):.1f}" for k, v in totals.items())
+    status = judgment.get("status")
+    return means + (f" ({status})" if status not in (None, "ok") else "")
+
+
+def _judgment_line(judgment: dict[str, Any], entry: dict[str, Any]) -> str:
+    scores = [f"{key[:-6].replace('_', ' ')} {value}" for key, value in entry.items()
+              if key.endswith("_score") and isinstance(value, (int, float))]
+    line = f"{judgment.get('judge', 'judge')}: " + " · ".join(scores)
+    if entry.get("is_refusal"):
+        line += " · refusal"
+    if judgment.get("status") not in (None, "ok"):
+        line += f" ({judgment['status']}: left out of means)"
+    return line
 
 
 def _score_line(event) -> str:
@@ -111,6 +162,11 @@ class ConversationView:
                 y = theme.blit_lines(surface, theme.wrap("Goal: " + str(persona["goal"]), 13,
                                                          inner, 3), (x, y), 13, theme.ACCENT)
             y += 12
+        for judgment in _judgment_files(self.replay):
+            y = theme.blit_lines(surface, [theme.fit(f"judge {judgment.get('judge', '?')}", 13,
+                                                     inner)], (x, y), 13, theme.TEXT_DIM, True)
+            y = theme.blit_lines(surface, [_judgment_means(judgment)], (x, y), 12, theme.ACCENT)
+            y += 6
         conversations = list(self.replay.timeline.conversations.values())
         if conversations:
             said = sum(len(c.said_by(t)) for c in conversations)

@@ -48,7 +48,7 @@ def draw_top_bar(surface: pygame.Surface, replay: Replay, playback: Playback,
         status = "  [live]" if playback.live else "  [unfinished]"
     theme.blit_text(surface, theme.fit(title + status, 14, room), (_MARGIN, TOP_BAR // 2), 14,
                     theme.TEXT_DIM, anchor="midleft")
-    warning = replay.problem_summary() or replay.world_problem
+    warning = replay.problem_summary()
     if warning or note:
         message = note or f"log problem: {warning}"
         colour = theme.ACCENT if note else theme.WARNING
@@ -68,7 +68,7 @@ class TimelineBar:
 
     def rect(self, surface: pygame.Surface) -> pygame.Rect:
         width, height = surface.get_size()
-        return pygame.Rect(_MARGIN, height - TIMELINE_BAR + 14, width - 2 * _MARGIN, 16)
+        return pygame.Rect(_MARGIN, height - TIMELINE_BAR + 10, width - 2 * _MARGIN, 16)
 
     def time_at(self, surface: pygame.Surface, x: int, playback: Playback) -> float:
         bar = self.rect(surface)

@@ -13,13 +13,17 @@ from .camera import Camera
 
 FULL_MAP_PIXELS = 12_000_000  # above this a whole-map image costs too much memory: scale a crop
 
-_TERRAIN = {"wall": theme.WALL, "water": (70, 118, 178), "tree": (62, 104, 62),
-            "trees": (62, 104, 62), "forest": (52, 92, 52), "fence": (122, 102, 82),
-            "hedge": (78, 120, 70), "rock": (104, 100, 96)}
+_TERRAIN = {"wall": theme.WALL, "water": (70, 118, 178), "tree": (52, 96, 56),
+            "trees": (52, 96, 56), "forest": (46, 86, 50), "fence": (122, 102, 82),
+            "hedge": (78, 120, 70), "rock": (104, 100, 96), "grass": (112, 150, 92),
+            "flowers": (196, 150, 178)}
 
 
 def arena_colour(world: WorldMap, arena: str) -> tuple[int, int, int]:
-    """Arenas of a sector share its hue and differ in lightness, so sectors read as blocks."""
+    """The colour the map file gives; else arenas of a sector share its hue and differ in
+    lightness, so sectors read as blocks."""
+    if arena in world.arena_colours:
+        return world.arena_colours[arena]
     sector = world.sector_of(arena)
     hue_bytes = hashlib.sha1(sector.encode("utf-8")).digest()
     shade_bytes = hashlib.sha1(arena.encode("utf-8")).digest()
@@ -29,7 +33,9 @@ def arena_colour(world: WorldMap, arena: str) -> tuple[int, int, int]:
     return (colour.r, colour.g, colour.b)
 
 
-def terrain_colour(name: str) -> tuple[int, int, int]:
+def terrain_colour(world: WorldMap, name: str) -> tuple[int, int, int]:
+    if name in world.terrain_colours:
+        return world.terrain_colours[name]
     return _TERRAIN.get(name.lower(), theme.shade(theme.pastel(name, 0.4), 0.9))
 
 
@@ -74,7 +80,7 @@ class MapImage:
         image = pygame.Surface((world.width * s, world.height * s))
         image.fill(theme.VOID)
         for (x, y), terrain in world.blocked.items():
-            image.fill(terrain_colour(terrain), (x * s, y * s, s, s))
+            image.fill(terrain_colour(world, terrain), (x * s, y * s, s, s))
         for (x, y), arena in world.arena_of.items():
             image.fill(self.colours[arena], (x * s, y * s, s, s))
         inset = max(1, s // 6)

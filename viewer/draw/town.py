@@ -223,9 +223,11 @@ class TownView:
             sx, sy = self.camera.to_screen(*points[last.agent])
             lines = theme.wrap(str(get(last, "text", "")), 13, _BUBBLE_WIDTH - 20, max_lines=4)
             line_h = theme.line_height(13)
-            name = theme.text(last.agent or "", 11,
-                              theme.agent_colour(self.replay.timeline.agents[last.agent].index),
-                              bold=True)
+            # A darker shade of the speaker's colour: readable on white, and never the exact
+            # sprite colour (tests find sprites by it).
+            colour = theme.shade(
+                theme.agent_colour(self.replay.timeline.agents[last.agent].index), 0.8)
+            name = theme.text(last.agent or "", 11, colour, bold=True)
             width = max(max(theme.font(13).size(s)[0] for s in lines), name.get_width()) + 20
             height = name.get_height() + line_h * len(lines) + 12
             box = pygame.Rect(0, 0, width, height)

@@ -1,0 +1,85 @@
+"""`sandbox replay`: headless export, and one-line errors for what a user can fix."""
+
+from __future__ import annotations
+
+import json
+
+import pygame
+
+from sandbox.cli import main
+from tests.viewer.runs import ADA_ARRIVAL, MINI_TOWN, town_events, write_run
+
+
+def test_export_writes_a_png_every_interval_within_the_window(town_run, tmp_path, capsys):
+    out = tmp_path / "frames"
+    assert main(["replay", str(town_run), "--export", str(out), "--every", "1m",
+                 "--from", "08:01", "--to", "+5m"]) == 0
+    frames = sorted(out.glob("*.png"))
+    assert [f.name for f in frames] == [f"frame_{i:04d}_2024-03-04_08-0{i}-00.png"
+                                        for i in range(1, 6)]
+    image = pygame.image.load(str(frames[0]))
+    assert image.get_size() == (1280, 800)
+    assert "wrote 5 frames" in capsys.readouterr().out
+
+
+def test_export_without_every_draws_the_town_every_ten_minutes(town_run, tmp_path):
+    out = tmp_path / "frames"
+    assert main(["replay", str(town_run), "--export", str(out), "--size", "800x500"]) == 0
+    frames = sorted(out.glob("*.png"))
+    assert len(frames) == 3  # 08:00, 08:10 and the end (08:11:50)
+    assert pygame.image.load(str(frames[-1])).get_size() == (800, 500)
+
+
+def test_export_can_follow_an_agent(town_run, tmp_path):
+    out = tmp_path / "frames"
+    assert main(["replay", str(town_run), "--export", str(out), "--every", "30s",
+                 "--from", f"+{int(ADA_ARRIVAL)}s", "--to", f"+{int(ADA_ARRIVAL) + 30}s",
+                 "--follow", "Ada Stone"]) == 0
+    assert len(list(out.glob("*.png"))) == 2
+
+
+def test_a_corrupt_log_still_exports_and_warns_with_the_first_bad_line(tmp_path, capsys):
+    run_dir = write_run(tmp_path / "run", town_events())
+    lines = (run_dir / "events.jsonl").read_text().splitlines(keepends=True)
+    lines[3] = "{oops\n"
+    (run_dir / "events.jsonl").write_text("".join(lines))
+    assert main(["replay", str(run_dir), "--export", str(tmp_path / "f"), "--every", "5m"]) == 0
+    out = capsys.readouterr().out
+    assert "events.jsonl line 4: unreadable" in out and "showing the valid events" in out
+
+
+def test_user_errors_exit_2_with_one_line(tmp_path, capsys):
+    run_dir = write_run(tmp_path / "run", town_events())
+    cases = [
+        ([str(tmp_path / "missing")], "no such directory"),
+        ([str(tmp_path)], "not a run directory"),
+        ([str(run_dir), "--export", str(tmp_path / "f"), "--every", "soon"], "not a duration"),
+        ([str(run_dir), "--export", str(tmp_path / "f"), "--from", "25:00"], "not a clock time"),
+        ([str(run_dir), "--export", str(tmp_path / "f"), "--from", "08:10", "--to", "08:05"],
+         "before --from"),
+        ([str(run_dir), "--follow", "Nobody"], "no such agent"),
+        ([str(run_dir), "--world", str(tmp_path / "nope.yaml")], "no such file"),
+        ([str(run_dir), "--size", "big"], "WIDTHxHEIGHT"),
+    ]
+    for argv, message in cases:
+        assert main(["replay", *argv]) == 2, argv
+        err = capsys.readouterr().err.strip()
+        assert message in err and "\n" not in err, (argv, err)
+
+
+def test_an_unknown_format_version_exits_2_naming_it(tmp_path, capsys):
+    run_dir = write_run(tmp_path / "run", town_events())
+    header = json.loads((run_dir / "header.json").read_text())
+    header["format_version"] = 7
+    (run_dir / "header.json").write_text(json.dumps(header))
+    assert main(["replay", str(run_dir), "--export", str(tmp_path / "f")]) == 2
+    assert "format version 7" in capsys.readouterr().err
+
+
+def test_a_run_without_a_world_exits_2_and_opens_with_world(tmp_path, capsys):
+    run_dir = write_run(tmp_path / "run", town_events(), world=None)
+    assert main(["replay", str(run_dir), "--export", str(tmp_path / "f")]) == 2
+    assert "names no world" in capsys.readouterr().err
+    assert main(["replay", str(run_dir), "--export", str(tmp_path / "f"),
+                 "--world", str(MINI_TOWN)]) == 0
+

@@ -1,0 +1,110 @@
+"""The window, driven by posted key and mouse events on the dummy video driver."""
+
+from __future__ import annotations
+
+import pygame
+import pytest
+
+from tests.viewer.runs import ADA_ARRIVAL, ADA_START, town_events, write_run
+from viewer import Replay
+from viewer.app import Window
+
+
+@pytest.fixture
+def window():
+    pygame.display.init()
+    pygame.font.init()
+    made = []
+
+    def make(run_dir, **options):
+        made.append(Window(Replay(run_dir, follow=options.get("live", False)), (1280, 800),
+                           **options))
+        return made[-1]
+
+    yield make
+    pygame.display.quit()
+
+
+def press(key: int, mod: int = 0) -> None:
+    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=key, mod=mod, unicode=""))
+
+
+def click(pos) -> None:
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, button=1, pos=pos))
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONUP, button=1, pos=pos))
+
+
+def test_keys_step_between_events_and_change_speed(town_run, window):
+    w = window(town_run)
+    assert (w.playback.t, w.playback.speed) == (0.0, 64)
+    press(pygame.K_RIGHT)
+    press(pygame.K_RIGHT)
+    press(pygame.K_PLUS)
+    w.run(frames=1)
+    assert (w.playback.t, w.playback.speed) == (ADA_ARRIVAL + 10, 128)
+    press(pygame.K_LEFT)
+    press(pygame.K_MINUS)
+    press(pygame.K_MINUS)
+    w.run(frames=1)
+    assert (w.playback.t, w.playback.speed) == (ADA_START, 32)
+
+
+def test_space_plays_and_time_moves_on(town_run, window):
+    w = window(town_run)
+    press(pygame.K_SPACE)
+    w.run(frames=5)
+    assert w.playback.playing and w.playback.t > 0
+
+
+def test_clicking_an_agent_inspects_it_and_f_follows_it(town_run, window):
+    w = window(town_run, at=ADA_ARRIVAL + 15)
+    w.run(frames=1)
+    click(w.town.screen_points(w.playback.t)["Ben Ortiz"])
+    press(pygame.K_f)
+    w.run(frames=1)
+    assert (w.town.selected, w.town.following) == ("Ben Ortiz", "Ben Ortiz")
+    press(pygame.K_ESCAPE)
+    w.run(frames=1)
+    assert w.town.selected is None and w.running
+
+
+def test_clicking_the_timeline_jumps_there(town_run, window):
+    w = window(town_run)
+    w.run(frames=1)
+    bar = w.renderer.timeline_bar.rect(w.screen)
+    click((bar.left + bar.width // 2, bar.centery))
+    w.run(frames=1)
+    assert abs(w.playback.t - w.replay.end / 2) < w.replay.end / bar.width * 2
+
+
+def test_zoom_and_pan_move_the_camera(town_run, window):
+    w = window(town_run)
+    w.run(frames=1)
+    scale, centre = w.town.camera.scale, (w.town.camera.cx, w.town.camera.cy)
+    press(pygame.K_RIGHTBRACKET)
+    press(pygame.K_d)
+    w.run(frames=1)
+    assert w.town.camera.scale > scale and w.town.camera.cx > centre[0]
+    press(pygame.K_0)
+    w.run(frames=1)
+    assert (w.town.camera.scale, w.town.camera.cx) == (scale, centre[0])
+
+
+def test_a_live_run_is_followed_as_it_grows(tmp_path, window):
+    events = town_events()
+    run_dir = write_run(tmp_path / "live", events[:6], finished=False)
+    w = window(run_dir, live=True)
+    w.run(frames=1)
+    assert w.playback.end == 0.0
+    with (run_dir / "events.jsonl").open("a") as fh:
+        fh.write(events[6].model_dump_json() + "\n")  # Ada starts to walk
+    w._last_poll = 0.0
+    w.run(frames=1)
+    assert w.playback.end == events[6].arrival and w.playback.t == w.playback.end
+
+
+def test_q_quits(town_run, window):
+    w = window(town_run)
+    press(pygame.K_q)
+    w.run(frames=3)
+    assert not w.running
