@@ -72,8 +72,9 @@ class InspectionPanel:
 
     def lines(self, agent: str, t: float) -> list[Line]:
         out: list[Line] = []
-        for section in (self._who, self._now, self._task, self._plans, self._conversation,
-                        self._retrieval, self._reaction, self._reflection, self._score,
+        # What it does and why first; the background (task, plans) after.
+        for section in (self._who, self._now, self._conversation, self._retrieval,
+                        self._reaction, self._task, self._plans, self._reflection, self._score,
                         self._other):
             out += section(agent, t)
         return out
@@ -131,6 +132,9 @@ class InspectionPanel:
                     out.append(Line(f"{key.replace('_', ' ')}: {_short(task[key], 240)}", 12))
         elif isinstance(task, str) and task:
             out += [_h("task"), Line(task, 12)]
+        tasks = self.replay.header.config.get("tasks")  # per agent: {name: task text}
+        if isinstance(tasks, dict) and tasks.get(agent):
+            out += [_h("task (injected)"), Line(str(tasks[agent]), 12)]
         planned = self.replay.timeline.latest("task_planned", t, agent)
         if planned is not None:
             out.append(_h("target-driven plan"))

@@ -133,8 +133,9 @@ class TownView:
         return max(9, min(18, int(self.camera.scale * 0.45)))
 
     def _spread(self, t: float) -> dict[str, tuple[float, float]]:
-        """Sprite centres in map units; agents on the exact same spot are fanned out a little
-        (a quarter tile), so each stays inside its own tile and none hides another."""
+        """Sprite centres in map units. Agents on the exact same spot (a doorway, a table) are
+        fanned out on a small circle: within a quarter tile when the zoom leaves room, else
+        just far enough apart that every sprite stays visible and clickable."""
         points: dict[str, tuple[float, float]] = {}
         for name in self.replay.timeline.agents:
             point = self.positions.point(name, t)
@@ -143,12 +144,16 @@ class TownView:
         groups: dict[tuple[float, float], list[str]] = {}
         for name, point in points.items():
             groups.setdefault((round(point[0], 3), round(point[1], 3)), []).append(name)
+        r, scale = self._radius(), self.camera.scale
         for (x, y), names in groups.items():
-            if len(names) < 2:
+            n = len(names)
+            if n < 2:
                 continue
+            apart = (r + 3) / math.sin(math.pi / n) / scale  # neighbours just touch
+            radius = max(0.25, apart)
             for i, name in enumerate(names):
-                angle = 2 * math.pi * i / len(names) - math.pi / 2
-                points[name] = (x + 0.25 * math.cos(angle), y + 0.25 * math.sin(angle))
+                angle = 2 * math.pi * i / n - math.pi / 2
+                points[name] = (x + radius * math.cos(angle), y + radius * math.sin(angle))
         return points
 
     def _draw_clock(self, surface: pygame.Surface, t: float) -> pygame.Rect:
@@ -175,8 +180,15 @@ class TownView:
         r = self._radius()
         talking = {p for c in self.replay.timeline.active_conversations(t) for p in c.participants}
         show_all_captions = self.camera.scale >= _CAPTION_ZOOM
-        # The selected agent last, so it is drawn on top.
+        # The selected agent last, so it is drawn on top; captions under all sprites, so a
+        # crowd's labels never hide one of its members.
         order = sorted(points, key=lambda n: n == self.selected)
+        for name in order:
+            if (show_all_captions or name == self.selected) and name not in talking:
+                caption = self._caption(name, t)
+                if caption:
+                    sx, sy = self.camera.to_screen(*points[name])
+                    self._draw_caption(surface, caption, (sx, sy + r + 4))
         for name in order:
             info = self.replay.timeline.agents[name]
             sx, sy = self.camera.to_screen(*points[name])
@@ -188,10 +200,6 @@ class TownView:
             size = max(9, int(r * 0.95))
             initials = theme.text(info.initials, size, (255, 255, 255), bold=True)
             surface.blit(initials, initials.get_rect(center=(sx, sy)))
-            if (show_all_captions or name == self.selected) and name not in talking:
-                caption = self._caption(name, t)
-                if caption:
-                    self._draw_caption(surface, caption, (sx, sy + r + 4))
 
     def _caption(self, name: str, t: float) -> str:
         leg = self.positions.leg(name, t)
@@ -213,6 +221,10 @@ class TownView:
     def _draw_bubbles(self, surface, t, points) -> None:
         r = self._radius()
         viewport = self.camera.viewport
+        # Bubbles keep clear of every sprite and of each other (conversations side by side).
+        placed = [pygame.Rect(0, 0, 2 * r + 4, 2 * r + 4) for _ in points]
+        for rect, point in zip(placed, points.values(), strict=True):
+            rect.center = self.camera.to_screen(*point)
         for conv in self.replay.timeline.active_conversations(t):
             said = conv.said_by(t)
             if not said:
@@ -233,6 +245,9 @@ class TownView:
             box = pygame.Rect(0, 0, width, height)
             box.midbottom = (sx, sy - r - 12)
             box.clamp_ip(viewport)
+            while (hit := box.collidelist(placed)) != -1 and box.top > viewport.top:
+                box.bottom = placed[hit].top - 4
+            placed.append(box)
             tail_x = min(max(sx, box.left + 12), box.right - 12)
             pygame.draw.polygon(surface, theme.BUBBLE_EDGE, [(tail_x - 8, box.bottom - 1),
                                                              (tail_x + 8, box.bottom - 1),
