@@ -61,8 +61,10 @@ DOINGS = ["having coffee", "reading", "working on a project", "chatting with fri
           "attending a lecture", "shopping for supplies", "meeting a neighbour"]
 
 
-def write_day_log(run_dir: Path, agents: int = 25, seed: int = 0) -> Path:
-    """Write a full simulated day of `agents` walking agents into `run_dir`."""
+def write_day_log(run_dir: Path, agents: int = 25, seed: int = 0,
+                  memory_every: float = 120.0) -> Path:
+    """Write a full simulated day of `agents` walking agents into `run_dir` (a memory every
+    `memory_every` simulated seconds while an agent is busy somewhere)."""
     from worlds import WorldState, load_world
 
     world = load_world("town")
@@ -113,7 +115,7 @@ def write_day_log(run_dir: Path, agents: int = 25, seed: int = 0) -> Path:
                                         description=f"{name} is {doing} at {place.arena}",
                                         importance=int(rng.integers(1, 9)), created=engine.now))
                 memory += 1
-                yield engine.timeout(120)
+                yield engine.timeout(memory_every)
             if rng.random() < 0.15:
                 engine.emit(Reflected(t=engine.now, agent=name, trigger=150.0,
                                       questions=["What matters most today?"],
@@ -167,6 +169,10 @@ def main() -> int:
     parser.add_argument("--agents", type=int, default=25)
     parser.add_argument("--frames", type=int, default=600)
     parser.add_argument("--keep", type=Path, help="write the log here and keep it")
+    parser.add_argument("--memory-every", type=float, default=120.0,
+                        help="simulated seconds between memories (smaller: a bigger log)")
+    parser.add_argument("--log", type=Path, help="measure this run directory instead of "
+                                                 "writing one (e.g. a real town_day run)")
     args = parser.parse_args()
 
     import pygame
@@ -174,11 +180,14 @@ def main() -> int:
     from viewer import Replay
     from viewer.frame import Renderer
 
-    run_dir = args.keep or Path(tempfile.mkdtemp(prefix="bench_viewer_")) / "day"
-    began = time.perf_counter()
-    write_day_log(run_dir, agents=args.agents)
+    if args.log:
+        run_dir = args.log
+    else:
+        run_dir = args.keep or Path(tempfile.mkdtemp(prefix="bench_viewer_")) / "day"
+        began = time.perf_counter()
+        write_day_log(run_dir, agents=args.agents, memory_every=args.memory_every)
+        print(f"wrote the day log in {time.perf_counter() - began:.1f} s: {run_dir}")
     size_mb = (run_dir / "events.jsonl").stat().st_size / 1e6
-    print(f"wrote the day log in {time.perf_counter() - began:.1f} s: {run_dir}")
 
     began = time.perf_counter()
     run = load_run(run_dir)
@@ -200,11 +209,11 @@ def main() -> int:
     from viewer import Playback
 
     playback = Playback(start=replay.start, end=replay.end)
-    noon = 12 * 3600.0
+    noon = min(12 * 3600.0, replay.end / 2)
     renderer.draw(surface, playback)  # warm the map image and text caches
     on_screen = len(renderer.view.screen_points(noon))
-    print(f"agents on screen at noon: {on_screen} of {len(replay.timeline.agents)} "
-          f"(whole map at {renderer.view.camera.scale} px per tile)")
+    print(f"agents on screen at {replay.clock(noon):%H:%M}: {on_screen} of "
+          f"{len(replay.timeline.agents)} (whole map at {renderer.view.camera.scale} px per tile)")
     for speed in (1, 64, 1024):
         fps = frames_per_second(renderer, playback, surface, speed, args.frames, noon)
         print(f"playing at {speed:>4}x: {fps:6.0f} frames/s over {args.frames} frames "

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from sandbox.events import Event
+from sandbox.events import EVENT_TYPES, Event
 from sandbox.log import (
     EVENTS,
     FORMAT_VERSION,
@@ -56,6 +56,25 @@ def read_header(run_dir: Path) -> RunHeader:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "top level"
         raise ReplayError(f"{path} at {where}: {first['msg']}") from exc
+
+
+_KIND_PREFIX = b'{"kind":"'
+
+
+def _fast_parse(raw: bytes) -> Event | None:
+    """The writer puts `kind` first: pick the class from it and let pydantic parse the JSON
+    directly (a fifth faster on big logs). None when the line is not in that shape; the
+    caller then goes the general way (`sandbox.log.parse_event`), which reports errors."""
+    if not raw.startswith(_KIND_PREFIX):
+        return None
+    end = raw.find(b'"', len(_KIND_PREFIX))
+    cls = EVENT_TYPES.get(raw[len(_KIND_PREFIX):end].decode("utf-8", "replace"))
+    if cls is None:
+        return None
+    try:
+        return cls.model_validate_json(raw)
+    except ValueError:
+        return None
 
 
 @dataclass
@@ -128,7 +147,7 @@ class RunSource:
         if not raw.strip():
             return None
         try:
-            return parse_event(json.loads(raw))
+            return _fast_parse(raw) or parse_event(json.loads(raw))
         except (json.JSONDecodeError, UnicodeDecodeError, ValidationError, TypeError,
                 AttributeError) as exc:
             if last:

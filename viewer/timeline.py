@@ -10,7 +10,7 @@ Events are read by kind and field name, not by class: the viewer shows kinds it 
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right, insort
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -109,6 +109,10 @@ class Timeline:
         self.by_agent_kind: dict[tuple[str, str], TimedList] = {}
         self.event_times: list[float] = []  # distinct times, for stepping
         self.end: float = 0.0
+        self._handlers = {"agent_joined": self._on_agent_joined,
+                          "conversation_started": self._on_conversation_started,
+                          "utterance": self._on_utterance,
+                          "conversation_ended": self._on_conversation_ended}
 
     # -- building -----------------------------------------------------------------------------
     def add(self, events: list[Event]) -> None:
@@ -120,9 +124,13 @@ class Timeline:
         # A walk logged at its start lasts until its arrival: the run's end includes it.
         self.end = max(self.end, event.t, float(get(event, "arrival", 0.0) or 0.0)
                        if event.kind == "move" else 0.0)
-        i = bisect_left(self.event_times, event.t)
-        if i == len(self.event_times) or self.event_times[i] != event.t:
-            insort(self.event_times, event.t)
+        times = self.event_times
+        if not times or event.t > times[-1]:
+            times.append(event.t)
+        elif event.t != times[-1]:
+            i = bisect_left(times, event.t)
+            if times[i] != event.t:
+                times.insert(i, event.t)
         self.by_kind.setdefault(event.kind, TimedList()).add(event)
         if event.agent:
             self.by_agent.setdefault(event.agent, TimedList()).add(event)
@@ -130,7 +138,7 @@ class Timeline:
             if event.agent not in self.agents:
                 self.agents[event.agent] = AgentInfo(event.agent, event.t,
                                                      index=len(self.agents))
-        handler = getattr(self, f"_on_{event.kind}", None)
+        handler = self._handlers.get(event.kind)
         if handler is not None:
             handler(event)
 
