@@ -21,20 +21,22 @@ from sandbox.events.agent import ReactionDecided
 from sandbox.llm import LLMRequest, Message
 from sandbox.prompts import render
 
+from .schema import Score, text
+
 
 class TalkDecision(BaseModel):
     decision: Literal["talk", "wait"]
-    reason: str = Field(default="", max_length=160)
+    reason: text(120)
 
 
 class Turn(BaseModel):
-    utterance: str = Field(min_length=1, max_length=400)
+    utterance: text(300)
     end: bool = False
 
 
 class ChatSummary(BaseModel):
-    summary: str = Field(min_length=1, max_length=400)
-    importance: int = Field(ge=1, le=10)
+    summary: text(300)
+    importance: Score
 
 
 class ConversationParams(BaseModel):
@@ -122,8 +124,8 @@ class GAConversation:
     def remember(self, agent, partner, transcript: list[Utterance], engine: Engine) -> Process:
         self.last_talk[partner.name] = engine.now
         lines = transcript_lines(transcript)
-        fallback = ChatSummary(summary=f"talked with {partner.name}: " + " / ".join(lines)[:300],
-                               importance=4)
+        fallback = ChatSummary(summary=(f"talked with {partner.name}: "
+                                        + " / ".join(lines))[:300], importance=4)
         answer = yield from self._ask(
             agent, engine, "converse_summary.j2", "converse.summary", ChatSummary, fallback,
             160, partner=partner.name, here=agent.location, transcript=lines,

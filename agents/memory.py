@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 import faiss
 import numpy as np
@@ -28,6 +28,7 @@ from sandbox.llm import LLMRequest, Message
 from sandbox.prompts import render
 
 from .embedding import CachedEmbedder, make_embedder
+from .schema import Score
 
 MemoryKind = Literal["event", "chat", "thought"]
 
@@ -72,7 +73,7 @@ def importance_schema(count: int) -> type[BaseModel]:
     if count not in _SCHEMAS:
         _SCHEMAS[count] = create_model(
             f"Importance{count}", __config__=ConfigDict(extra="forbid"),
-            scores=(list[Annotated[int, Field(ge=1, le=10)]],
+            scores=(list[Score],
                     Field(min_length=count, max_length=count)))
     return _SCHEMAS[count]
 

@@ -23,6 +23,8 @@ from sandbox.events.agent import PlanMade
 from sandbox.llm import LLMRequest, Message
 from sandbox.prompts import render
 
+from .schema import Hour, Minutes, Score, WakeHour, text
+
 SLEEP_WORDS = ("sleep", "go to bed", "going to bed", "bedtime")
 
 
@@ -50,13 +52,13 @@ class Action:
 
 
 class DailyPlan(BaseModel):
-    wake_up_hour: int = Field(ge=4, le=11)
-    plan: list[str] = Field(min_length=3, max_length=8)
+    wake_up_hour: WakeHour
+    plan: list[text(80)] = Field(min_length=3, max_length=8)
 
 
 class ScheduleItem(BaseModel):
-    hour: int = Field(ge=0, le=23)
-    activity: str = Field(min_length=1, max_length=120)
+    hour: Hour
+    activity: text(80)
 
 
 class Schedule(BaseModel):
@@ -81,10 +83,10 @@ def steps_schema(places: tuple[str, ...], max_steps: int) -> type[BaseModel]:
     if key not in _STEP_MODELS:
         step = create_model(
             "Step", __config__=ConfigDict(extra="forbid"),
-            description=(str, Field(min_length=1, max_length=100)),
-            minutes=(int, Field(ge=5, le=60)),
+            description=(text(80), ...),
+            minutes=(Minutes, ...),
             place=(Literal[places], ...),
-            importance=(int, Field(ge=1, le=10)))
+            importance=(Score, ...))
         _STEP_MODELS[key] = create_model(
             "Steps", steps=(list[step], Field(min_length=1, max_length=max_steps)))
     return _STEP_MODELS[key]
@@ -169,7 +171,7 @@ class GAPlanner:
             memories = [m.description for m in found]
         wake_default = min(11, max(4, int(persona.wakes_at[:2])))
         fallback = DailyPlan(wake_up_hour=wake_default, plan=[
-            "get up and get ready", f"work as {persona.occupation}" if persona.occupation
+            "get up and get ready", f"work as {persona.occupation}"[:80] if persona.occupation
             else "go about the usual day", "have dinner", "go to bed"])
         daily = yield from self._ask(agent, engine, "plan_daily.j2", "plan.daily", DailyPlan,
                                      fallback, 200, date=date, reminder=reminder,
@@ -229,10 +231,9 @@ class GAPlanner:
         if here not in places:
             places = (*places, here)
         schema = steps_schema(places, self.params.max_steps)
-        minutes = max(5, int(round((end - start) / 60)))
-        fallback = schema.model_validate({"steps": [{"description": block.activity,
-                                                     "minutes": min(60, minutes),
-                                                     "place": here, "importance": 3}]})
+        fallback = schema.model_validate({"steps": [{"description": block.activity[:80],
+                                                     "minutes": 60, "place": here,
+                                                     "importance": 3}]})
         answer = yield from self._ask(
             agent, engine, "plan_steps.j2", "plan.steps", schema, fallback, 80 * 8,
             date=engine.now_datetime.strftime("%A %B %d, %Y"),
@@ -259,7 +260,7 @@ class GAPlanner:
         reminder = yield from agent.task_planner.plan_context(agent, engine)
         ahead = [b for b in self.blocks if b.end > now]
         fallback = Schedule(blocks=[ScheduleItem(hour=max(hour, engine.clock.at(b.start).hour),
-                                                 activity=b.activity) for b in ahead][:20]
+                                                 activity=b.activity[:80]) for b in ahead][:20]
                             or [ScheduleItem(hour=hour, activity="sleeping")])
         answer = yield from self._ask(
             agent, engine, "plan_revise.j2", "plan.revise", Schedule, fallback, 400,

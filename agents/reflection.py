@@ -19,6 +19,8 @@ from sandbox.events.agent import Insight, Reflected
 from sandbox.llm import LLMRequest, Message
 from sandbox.prompts import render
 
+from .schema import Score, text
+
 
 class ReflectionParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -32,14 +34,14 @@ class ReflectionParams(BaseModel):
 
 
 class InsightItem(BaseModel):
-    insight: str = Field(min_length=1, max_length=300)
-    evidence: list[int] = Field(default_factory=list, max_length=15)
-    importance: int = Field(default=5, ge=1, le=10)
+    insight: text(200)
+    evidence: list[Annotated[int, Field(ge=1, le=99)]] = Field(max_length=15)
+    importance: Score
 
 
 def _questions_schema(n: int) -> type[BaseModel]:
     return create_model(f"Questions{n}", questions=(
-        list[Annotated[str, Field(min_length=1, max_length=200)]],
+        list[text(150)],
         Field(min_length=1, max_length=n)))
 
 

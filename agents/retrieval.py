@@ -151,8 +151,10 @@ class RecencyRetriever:
     def retrieve(self, agent, engine: Engine, query: str, purpose: str,
                  k: int | None = None) -> Process:
         memory = agent.memory
-        ids = [int(i) for i in memory.most_recent(min(k or self.params.top_k, len(memory)))]
-        ranking = Ranking(ids, [1.0] * len(ids), [1.0] * len(ids), [], [])
+        chosen = memory.most_recent(min(k or self.params.top_k, len(memory)))
+        ids = [int(i) for i in chosen]
+        recency = [float(x) for x in min_max(memory.last_accessed(chosen).astype(np.float64))]
+        ranking = Ranking(ids, recency, recency, [], [])
         _log(engine, agent, purpose, query, ranking)
         return [memory.nodes[i] for i in ids]
         yield  # a process like every retriever, though it never waits

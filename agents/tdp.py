@@ -19,17 +19,19 @@ from sandbox.events.agent import TaskPlanned
 from sandbox.llm import LLMRequest, Message
 from sandbox.prompts import render
 
+from .schema import text
+
 
 class GeneralPlan(BaseModel):
-    items: list[str] = Field(min_length=3, max_length=5)
+    items: list[text(150)] = Field(min_length=3, max_length=5)
 
 
 class PlanReminder(BaseModel):
-    reminder: str = Field(min_length=1, max_length=400)
+    reminder: text(250)
 
 
 class ConversationReminder(BaseModel):
-    checklist: list[str] = Field(min_length=1, max_length=5)
+    checklist: list[text(120)] = Field(min_length=1, max_length=5)
 
 
 class TDPParams(BaseModel):

@@ -1,0 +1,24 @@
+"""Answer-schema building blocks that keep a small model inside the lines.
+
+llama.cpp turns a JSON schema into a grammar, but ignores `minimum`/`maximum`: an hour of 13
+where 4-11 was asked passes the grammar and fails validation, costing a re-ask. Small integer
+ranges are therefore enums, which the grammar does enforce. Strings carry a `max_length`, which
+the grammar turns into a bounded repetition, so an answer cannot run on inside an open string
+until it hits `max_tokens`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+Hour = Literal[tuple(range(24))]  # type: ignore[valid-type]
+WakeHour = Literal[tuple(range(4, 12))]  # type: ignore[valid-type]
+Score = Literal[tuple(range(1, 11))]  # type: ignore[valid-type]
+Minutes = Literal[5, 10, 15, 20, 30, 45, 60]
+
+
+def text(max_length: int) -> type:
+    """A non-empty string of at most `max_length` characters."""
+    return Annotated[str, Field(min_length=1, max_length=max_length)]
