@@ -24,6 +24,7 @@ HELP = [
     ("shift + → / ←", "next / previous event of the inspected agent"),
     ("page down / up", "10 minutes forward / back"),
     ("home / end", "start / end of the run (end: follow a live run)"),
+    ("t", "jump to the task's window (STSS runs)"),
     ("click timeline", "jump; drag to scrub"),
     ("click agent", "inspect it (tab: next agent, esc: close)"),
     ("f", "follow the inspected agent"),
@@ -155,6 +156,13 @@ class Window:
             pb.seek(pb.start)
         elif k == pygame.K_END:
             pb.seek(pb.end)
+        elif k == pygame.K_t:
+            window = self.replay.task_window()
+            if window is None:
+                self.note("this run has no task window")
+            else:
+                pb.playing = False
+                pb.seek(window[0])
         elif k == pygame.K_h or event.unicode == "?":
             self.show_help = True
         elif k == pygame.K_p:

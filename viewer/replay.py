@@ -68,6 +68,25 @@ class Replay:
         return (when - self.header.start_time).total_seconds()
 
     @property
+    def task(self) -> dict[str, Any] | None:
+        """The social task of an STSS run (header `config.stss_task`, or `config.task`)."""
+        for key in ("stss_task", "task"):
+            value = self.header.config.get(key)
+            if isinstance(value, dict):
+                return value
+        return None
+
+    def task_window(self) -> tuple[float, float] | None:
+        """The task's scoring window in run seconds, when the task has one."""
+        task = self.task or {}
+        try:
+            start = datetime.fromisoformat(str(task["start"]))
+            end = datetime.fromisoformat(str(task.get("end") or task["start"]))
+        except (KeyError, ValueError):
+            return None
+        return self.seconds(start), self.seconds(end)
+
+    @property
     def is_town(self) -> bool:
         return self.view == "town"
 

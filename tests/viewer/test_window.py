@@ -101,6 +101,7 @@ def test_a_live_run_is_followed_as_it_grows(tmp_path, window):
     w._last_poll = 0.0
     w.run(frames=1)
     assert w.playback.end == events[6].arrival and w.playback.t == w.playback.end
+    assert w.town.positions.tile("Ada Stone", w.playback.t) == events[6].path[-1]
 
 
 def test_q_quits(town_run, window):
@@ -108,3 +109,22 @@ def test_q_quits(town_run, window):
     press(pygame.K_q)
     w.run(frames=3)
     assert not w.running
+
+
+def test_t_jumps_to_the_task_window_of_an_stss_run(tmp_path, window):
+    task = {"template": "cafe_party", "title": "A party at the cafe", "type": "public_activity",
+            "performer": "Ada Stone", "goal": "Ada wants to throw a party.",
+            "criteria": "Many come.", "start": "2024-03-04T08:05:00",
+            "end": "2024-03-04T08:10:00",
+            "steps": [{"keyword": "party", "alternatives": ["celebrate"],
+                       "location": "mini:Corner Cafe:dining room"}], "expected": 2}
+    run_dir = write_run(tmp_path / "stss", town_events(), config={"stss_task": task})
+    w = window(run_dir)
+    assert w.replay.task_window() == (300.0, 600.0)
+    press(pygame.K_t)
+    w.run(frames=1)
+    assert w.playback.t == 300.0
+    text = [line.text for line in w.town.panel.lines("Ben Ortiz", 300.0)]
+    assert "A party at the cafe (public_activity)" in text
+    assert "• party / celebrate at mini:Corner Cafe:dining room" in text
+    assert any("background (performer: ada stone)" in line.lower() for line in text)

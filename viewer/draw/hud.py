@@ -82,8 +82,19 @@ class TimelineBar:
                          (width, height - TIMELINE_BAR))
         bar = self.rect(surface)
         pygame.draw.rect(surface, theme.BACKGROUND, bar, border_radius=3)
-        surface.blit(self._tick_strip(replay, playback, bar.size), bar.topleft)
         span = max(playback.end - playback.start, 1e-9)
+        window = replay.task_window()
+        if window is not None:  # the STSS task's scoring window, to scrub straight to it
+            left = bar.left + int((max(window[0], playback.start) - playback.start) / span
+                                  * bar.width)
+            right = bar.left + int((min(window[1], playback.end) - playback.start) / span
+                                   * bar.width)
+            if right >= left and left <= bar.right:
+                pygame.draw.rect(surface, (70, 110, 70), (left, bar.top - 3, max(right - left, 3),
+                                                          bar.height + 6))
+                theme.blit_text(surface, "task", (left + 2, bar.top - 4), 10, theme.TEXT,
+                                anchor="bottomleft")
+        surface.blit(self._tick_strip(replay, playback, bar.size), bar.topleft)
         x = bar.left + int((playback.t - playback.start) / span * bar.width)
         pygame.draw.rect(surface, theme.ACCENT, (x - 2, bar.top - 4, 4, bar.height + 8))
         label_y = bar.bottom + 8

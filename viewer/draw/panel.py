@@ -26,7 +26,7 @@ _PAD = 12
 # Kinds the panel explains in their own sections; others go under "other events".
 _EXPLAINED = {"agent_joined", "placed", "move", "move_stopped", "action_started", "plan_made",
               "memory_retrieved", "memory_added", "reflected", "reaction_decided",
-              "task_planned", "utterance"}
+              "task_planned", "task_assigned", "utterance"}
 
 
 @dataclass
@@ -120,21 +120,40 @@ class InspectionPanel:
 
     def _task(self, agent: str, t: float) -> list[Line]:
         out: list[Line] = []
-        task = self.replay.header.config.get("task")
-        if isinstance(task, dict):
+        task = self.replay.task
+        if task is not None:
             performer = task.get("performer")
             role = "the performer" if performer == agent else \
+                "the target" if task.get("target") == agent else \
                 f"background (performer: {performer})" if performer else ""
-            out += [_h("task" + (f"  ·  {role}" if role else ""))]
-            for key in ("goal", "description", "fpg", "type", "task_type", "keyword", "location",
-                        "start", "start_time", "duration_minutes", "target"):
+            title = task.get("title") or task.get("template") or "task"
+            out += [_h("task" + (f"  ·  {role}" if role else "")),
+                    Line(f"{title}" + (f" ({task['type']})" if task.get("type") else ""), 13,
+                         bold=True)]
+            for key in ("goal", "criteria", "description", "target", "keyword", "location"):
                 if task.get(key) not in (None, "", []):
-                    out.append(Line(f"{key.replace('_', ' ')}: {_short(task[key], 240)}", 12))
-        elif isinstance(task, str) and task:
-            out += [_h("task"), Line(task, 12)]
+                    out.append(Line(f"{key}: {_short(task[key], 240)}", 12))
+            window = self.replay.task_window()
+            if window is not None:
+                out.append(Line(f"window: {self.replay.clock(window[0]):%a %H:%M}–"
+                                f"{self.replay.clock(window[1]):%H:%M}  (t jumps there)", 12,
+                                theme.TEXT_DIM))
+            for step in task.get("steps") or []:
+                if isinstance(step, dict):
+                    words = " / ".join([str(step.get("keyword", "?")),
+                                        *map(str, step.get("alternatives") or [])])
+                    where = step.get("location") or "anywhere"
+                    out.append(Line(f"• {words} at {where}", 12, indent=6))
+            if task.get("expected"):
+                out.append(Line(f"expected: {task['expected']}", 12, theme.TEXT_DIM))
         tasks = self.replay.header.config.get("tasks")  # per agent: {name: task text}
         if isinstance(tasks, dict) and tasks.get(agent):
             out += [_h("task (injected)"), Line(str(tasks[agent]), 12)]
+        assigned = self.replay.timeline.latest("task_assigned", t, agent)
+        if assigned is not None and task is None:
+            out += [_h(f"task assigned at {_hm(self.replay, assigned.t)}"),
+                    Line(str(get(assigned, "goal", "")), 12),
+                    Line(str(get(assigned, "criteria", "")), 12, theme.TEXT_DIM)]
         planned = self.replay.timeline.latest("task_planned", t, agent)
         if planned is not None:
             out.append(_h("target-driven plan"))

@@ -30,6 +30,7 @@ class TownView:
         self.labels = Labels(self.world)
         self.positions = Positions(self.world.tile_of)
         self._seen = 0  # events of the timeline already given to `positions`
+        self._last_seen = None
         self.sync()
         self.selected: str | None = None
         self.following: str | None = None
@@ -54,14 +55,15 @@ class TownView:
     def sync(self) -> None:
         """Take events that arrived since the last call (live follow)."""
         items = self.replay.timeline.events.items
-        if len(items) != self._seen:
-            # Rebuild when events arrived out of order; append otherwise.
-            if self._seen and items[self._seen - 1:self._seen] and \
-                    items[-1].t < items[self._seen - 1].t:
-                self.positions = Positions(self.world.tile_of)
-                self._seen = 0
-            self.positions.add(items[self._seen:])
-            self._seen = len(items)
+        if len(items) == self._seen:
+            return
+        if self._seen and items[self._seen - 1] is not self._last_seen:
+            # A late event was inserted before the end: rebuild rather than miss it.
+            self.positions = Positions(self.world.tile_of)
+            self._seen = 0
+        self.positions.add(items[self._seen:])
+        self._seen = len(items)
+        self._last_seen = items[-1]
 
     def select(self, agent: str | None) -> None:
         self.selected = agent
