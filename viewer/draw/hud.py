@@ -53,7 +53,9 @@ def draw_top_bar(surface: pygame.Surface, replay: Replay, playback: Playback,
         message = note or f"log problem: {warning}"
         colour = theme.ACCENT if note else theme.WARNING
         img = theme.text(theme.fit(message, 13, width - 2 * _MARGIN), 13, theme.TEXT_DARK)
-        box = img.get_rect(topleft=(_MARGIN, TOP_BAR + 6)).inflate(12, 6)
+        # Just above the timeline: clear of the clock, the labels and the panel's header.
+        bottom = surface.get_height() - TIMELINE_BAR - 8
+        box = img.get_rect(bottomleft=(_MARGIN + 6, bottom - 3)).inflate(12, 6)
         pygame.draw.rect(surface, colour, box, border_radius=4)
         surface.blit(img, img.get_rect(center=box.center))
 
