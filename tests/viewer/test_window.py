@@ -128,3 +128,17 @@ def test_t_jumps_to_the_task_window_of_an_stss_run(tmp_path, window):
     assert "A party at the cafe (public_activity)" in text
     assert "• party / celebrate at mini:Corner Cafe:dining room" in text
     assert any("background (performer: ada stone)" in line.lower() for line in text)
+
+
+def test_the_wheel_zooms_the_town_and_scrolls_a_conversation(town_run, tmp_path, window):
+    w = window(town_run)
+    w.run(frames=1)
+    scale = w.town.camera.scale
+    pygame.event.post(pygame.event.Event(pygame.MOUSEWHEEL, x=0, y=2))
+    w.run(frames=1)
+    assert w.town.camera.scale > scale
+    events = [e for e in town_events() if e.kind not in ("placed", "move")]
+    room = window(write_run(tmp_path / "room", events, world="single_room"))
+    pygame.event.post(pygame.event.Event(pygame.MOUSEWHEEL, x=0, y=1))
+    room.run(frames=1)
+    assert room.renderer.view.scroll == 40

@@ -185,12 +185,13 @@ class TownView:
         # The selected agent last, so it is drawn on top; captions under all sprites, so a
         # crowd's labels never hide one of its members.
         order = sorted(points, key=lambda n: n == self.selected)
-        for name in order:
+        taken: list[pygame.Rect] = []  # captions never overlap: the selected agent's first
+        for name in sorted(order, key=lambda n: n != self.selected):
             if (show_all_captions or name == self.selected) and name not in talking:
                 caption = self._caption(name, t)
                 if caption:
                     sx, sy = self.camera.to_screen(*points[name])
-                    self._draw_caption(surface, caption, (sx, sy + r + 4))
+                    self._draw_caption(surface, caption, (sx, sy + r + 4), taken)
         for name in order:
             info = self.replay.timeline.agents[name]
             sx, sy = self.camera.to_screen(*points[name])
@@ -212,10 +213,13 @@ class TownView:
             return "walking to " + leg.destination.split(":")[-1]
         return ""
 
-    def _draw_caption(self, surface, caption, top_centre) -> None:
+    def _draw_caption(self, surface, caption, top_centre, taken: list[pygame.Rect]) -> None:
         message = theme.fit(caption, 11, 170)
         img = theme.text(message, 11, theme.TEXT_DARK)
         box = img.get_rect(midtop=top_centre).inflate(8, 2)
+        if box.collidelist(taken) != -1:
+            return
+        taken.append(box)
         pygame.draw.rect(surface, (250, 250, 245), box, border_radius=3)
         pygame.draw.rect(surface, (90, 90, 100), box, 1, border_radius=3)
         surface.blit(img, img.get_rect(center=box.center))
