@@ -66,11 +66,11 @@ class TargetDrivenPlanner:
     def assign(self, agent, engine: Engine, task: str) -> Process:
         self.task, self.general_plan, self.checklist, self.reminders = task, [], [], {}
         plan = yield from self._ask(agent, engine, "tdp_general_plan.j2", "tdp.general_plan",
-                                    GeneralPlan, GeneralPlan(items=[task] * 3))
+                                    GeneralPlan, GeneralPlan(items=[task[:150]] * 3))
         self.general_plan = [s.strip() for s in plan.items if s.strip()] or [task]
         checklist = yield from self._ask(
             agent, engine, "tdp_conversation_reminder.j2", "tdp.conversation_reminder",
-            ConversationReminder, ConversationReminder(checklist=[task]))
+            ConversationReminder, ConversationReminder(checklist=[task[:120]]))
         self.checklist = [s.strip() for s in checklist.checklist if s.strip()]
         engine.emit(TaskPlanned(t=engine.now, agent=agent.name, task=task,
                                 general_plan=self.general_plan,
@@ -83,7 +83,7 @@ class TargetDrivenPlanner:
         if date not in self.reminders:  # once per day, not once per prompt
             answer = yield from self._ask(agent, engine, "tdp_plan_reminder.j2",
                                           "tdp.plan_reminder", PlanReminder,
-                                          PlanReminder(reminder=self.task), date=date)
+                                          PlanReminder(reminder=self.task[:250]), date=date)
             self.reminders[date] = answer.reminder.strip()
             engine.emit(TaskPlanned(t=engine.now, agent=agent.name, task=self.task,
                                     plan_reminder=self.reminders[date], day=date))
