@@ -210,3 +210,29 @@ def test_a_conversation_in_the_real_town_shows_a_bubble(real_town_run):
     view, talking = render(replay, 210.0)
     assert bubble_pixels(view, quiet) == 0
     assert bubble_pixels(view, talking) > 2000
+
+
+def test_the_panel_shows_the_score_and_the_evidence_about_the_agent(tmp_path):
+    import json
+
+    run_dir = write_run(tmp_path / "scored", town_events())
+    (run_dir / "score.json").write_text(json.dumps({
+        "run": str(run_dir), "template": "cafe_party", "type": "public_activity",
+        "performer": "Ada Stone", "score": 0.5, "rule": "min(1/2, 1)", "expected": 2,
+        "participants": ["Ben Ortiz"],
+        "evidence": [
+            {"agent": "Ben Ortiz", "rule": "keyword", "verdict": "counted",
+             "reason": "'party' in the action", "event": 9, "action": "at the party",
+             "location": "mini:Corner Cafe:dining room", "start": "2024-03-04 08:02",
+             "end": "2024-03-04 08:10"},
+            {"agent": "Cy Park", "rule": "place", "verdict": "rejected",
+             "reason": "not at the cafe", "event": 5, "action": "reading"}]}))
+    view, _ = render(Replay(run_dir), ADA_ARRIVAL, select="Ben Ortiz")
+    text = [line.text for line in view.panel.lines("Ben Ortiz", ADA_ARRIVAL)]
+    assert "0.50   min(1/2, 1)" in text
+    assert "participants: Ben Ortiz" in text
+    assert "evidence about Ben Ortiz: 1 of 2" in text
+    assert "counted · keyword: 'party' in the action" in text
+    assert ("at the party  at mini:Corner Cafe:dining room  2024-03-04 08:02 – 2024-03-04 08:10"
+            "  log line 10") in text
+    assert not any("not at the cafe" in line for line in text)

@@ -260,20 +260,33 @@ class InspectionPanel:
         return out
 
     def _score(self, agent: str, t: float) -> list[Line]:
+        """score.json (evaluation/stss): the score and its rule, then what the rules decided
+        about this agent's activities (counted, rejected, noted) and why."""
         score = self.replay.score
         if not score:
             return []
         out = [_h("score")]
+        if isinstance(score.get("score"), (int, float)):
+            out.append(Line(f"{score['score']:.2f}" + (f"   {score['rule']}" if score.get("rule")
+                                                       else ""), 14, bold=True))
         for key, value in score.items():
-            if isinstance(value, (int, float, str)) and not isinstance(value, bool):
-                out.append(Line(f"{key.replace('_', ' ')}: {_short(value)}", 12))
+            if key in ("score", "rule", "run", "evidence") or isinstance(value, bool):
+                continue
+            if isinstance(value, (int, float, str)):
+                out.append(Line(f"{key.replace('_', ' ')}: {_short(value)}", 12, theme.TEXT_DIM))
+            elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+                out.append(Line(f"{key.replace('_', ' ')}: {', '.join(value) or '-'}", 12,
+                                theme.TEXT_DIM))
         evidence = score.get("evidence")
         if isinstance(evidence, list):
-            mine = [e for e in evidence if agent in str(e)]
+            mine = [e for e in evidence if isinstance(e, dict) and e.get("agent") == agent] or \
+                [e for e in evidence if agent in str(e)]
             out.append(Line(f"evidence about {agent}: {len(mine)} of {len(evidence)}", 12,
-                            theme.TEXT_DIM, gap=2))
+                            theme.TEXT_DIM, True, gap=4))
             for item in mine[:12]:
-                out.append(Line(_evidence_line(item), 12, indent=6))
+                out += _evidence_lines(item)
+            if len(mine) > 12:
+                out.append(Line(f"… {len(mine) - 12} more", 12, theme.TEXT_DIM))
         return out
 
     def _other(self, agent: str, t: float) -> list[Line]:
@@ -324,7 +337,23 @@ class InspectionPanel:
         self.scroll = max(0, min(self.scroll + pixels, limit))
 
 
-def _evidence_line(item: Any) -> str:
-    if isinstance(item, dict):
-        return "; ".join(f"{k}: {_short(v, 80)}" for k, v in item.items())
-    return _short(item)
+_VERDICT_COLOURS = {"counted": (120, 210, 120), "rejected": (240, 130, 110)}
+
+
+def _evidence_lines(item: Any) -> list[Line]:
+    """One piece of scorer evidence: the verdict and reason, then what and where and when."""
+    if not isinstance(item, dict):
+        return [Line(_short(item), 12, indent=6)]
+    verdict = str(item.get("verdict", ""))
+    head = f"{verdict} · {item.get('rule', '?')}: {item.get('reason', '')}"
+    out = [Line(head, 12, _VERDICT_COLOURS.get(verdict, theme.TEXT), indent=6, gap=2)]
+    detail = [str(item[k]) for k in ("action",) if item.get(k)]
+    if item.get("location"):
+        detail.append(f"at {item['location']}")
+    if item.get("start"):
+        detail.append(f"{item['start']}" + (f" – {item['end']}" if item.get("end") else ""))
+    if item.get("event") is not None:
+        detail.append(f"log line {int(item['event']) + 1}")
+    if detail:
+        out.append(Line("  ".join(detail), 11, theme.TEXT_DIM, indent=16))
+    return out
