@@ -21,6 +21,8 @@ COMMANDS = [
     "sandbox.commands.world",
     "sandbox.commands.replay",
     "sandbox.commands.pingpong",
+    "sandbox.commands.score",
+    "sandbox.commands.stss",
 ]
 
 

@@ -62,15 +62,19 @@ def build_llm(args, cache_default: Path | None):
 
 
 def register(sub) -> None:
+    from sandbox.commands.stss import add_template_options
     from tasks.scenarios import SCENARIOS
 
     p = sub.add_parser(
-        "run", help="run one episode",
+        "run", help="run one episode (a scenario, or an STSS task template)",
         description="Run one episode of a scenario and write its run directory "
                     "(header.json, events.jsonl, calls.jsonl, llm_cache.jsonl, result.json).",
         epilog="example: sandbox run single_room --model local/smollm2-135m --seed 0 "
                "--out runs/demo")
-    p.add_argument("scenario", help=f"scenario name: {', '.join(sorted(SCENARIOS))}")
+    p.add_argument("scenario", help=f"scenario name ({', '.join(sorted(SCENARIOS))}), or an "
+                                    "STSS task template: a .yaml file or a built-in template "
+                                    "name (tasks/stss/templates); a template run ends with "
+                                    "its score")
     p.add_argument("--seed", type=int, default=0, help="episode seed [default: %(default)s]")
     p.add_argument("--out", type=Path, help="run directory [default: runs/<scenario>-s<seed>-"
                                             "<timestamp>]")
@@ -79,6 +83,7 @@ def register(sub) -> None:
     p.add_argument("--config", type=Path, help="scenario file (YAML) instead of the built-in one")
     p.add_argument("--turns", type=int, help="maximum conversation turns (single-room)")
     p.add_argument("--quiet", action="store_true", help="do not print events as they happen")
+    add_template_options(p)
     add_llm_options(p)
     p.set_defaults(func=main)
 
@@ -97,6 +102,11 @@ def main(args) -> int:
 
     console = Console()
     if args.scenario not in SCENARIOS:
+        from sandbox.commands.stss import run_template
+        from tasks.stss import is_template_ref
+
+        if is_template_ref(args.scenario):
+            return run_template(args)
         raise UserError(f"unknown scenario {args.scenario!r}; known: "
                         f"{', '.join(sorted(SCENARIOS))}")
     try:

@@ -6,6 +6,7 @@ import the module below.
 """
 
 from . import agent  # noqa: F401  (registers plans, actions, memories, reflections)
+from . import stss  # noqa: F401  (registers task_assigned)
 from .base import EVENT_TYPES, Event, UnknownEvent
 from .core import AgentJoined, ConversationEnded, ConversationStarted, EpisodeEnded, Utterance
 from .world import ArenaEntry, Moved, MoveStopped, ObjectStateChanged, Placed  # noqa: F401

@@ -1,0 +1,67 @@
+"""The suite table, like Table 4 of the STSS paper: mean score per task type, overall, and the
+conversation ratio, one row per (model, performer architecture).
+
+Overall is the mean over every scored episode (so types weigh by their number of templates,
+10/5/5/5/5 for our set, as in the paper's 30 tasks); the conversation ratio is the mean over
+episodes of every type but asking for help (the paper leaves help tasks out of it).
+"""
+
+from __future__ import annotations
+
+from statistics import mean
+
+from pydantic import BaseModel
+
+from tasks.stss.schema import TaskType
+
+from .scoring import STSSScore
+
+
+class TableRow(BaseModel):
+    model: str
+    architecture: str
+    by_type: dict[str, float | None]  # TaskType value -> mean score (None: no episode)
+    episodes: dict[str, int]  # TaskType value -> how many episodes
+    overall: float | None
+    conversation_ratio: float | None
+
+
+class SuiteTable(BaseModel):
+    rows: list[TableRow]
+
+
+def suite_table(scores: list[STSSScore]) -> SuiteTable:
+    groups: dict[tuple[str, str], list[STSSScore]] = {}
+    for s in scores:
+        groups.setdefault((s.model, s.architecture), []).append(s)
+    rows = []
+    for (model, arch), group in sorted(groups.items()):
+        by_type, counts = {}, {}
+        for kind in TaskType:
+            values = [s.score for s in group if s.type is kind]
+            by_type[kind.value] = round(mean(values), 3) if values else None
+            counts[kind.value] = len(values)
+        ratios = [s.conversation_ratio for s in group if s.conversation_ratio is not None]
+        rows.append(TableRow(
+            model=model, architecture=arch, by_type=by_type, episodes=counts,
+            overall=round(mean(s.score for s in group), 3) if group else None,
+            conversation_ratio=round(mean(ratios), 3) if ratios else None))
+    return SuiteTable(rows=rows)
+
+
+def _cell(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def table_markdown(table: SuiteTable) -> str:
+    """The table as Markdown, columns as in the paper's Table 4."""
+    head = ["LLM", "Agent", *(k.label for k in TaskType), "Overall", "Conv. Ratio"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for row in table.rows:
+        cells = [row.model, row.architecture, *(_cell(row.by_type[k.value]) for k in TaskType),
+                 _cell(row.overall), _cell(row.conversation_ratio)]
+        lines.append("| " + " | ".join(cells) + " |")
+    if table.rows:
+        counts = ", ".join(f"{k.label} {table.rows[0].episodes[k.value]}" for k in TaskType)
+        lines.append(f"\nEpisodes per row: {counts}.")
+    return "\n".join(lines) + "\n"

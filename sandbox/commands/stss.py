@@ -1,0 +1,235 @@
+"""`sandbox stss`: run a suite of STSS social-task episodes and write the Table-4-style table.
+Also the STSS half of `sandbox run <template.yaml>` (`add_template_options`, `run_template`).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from agents import scripted as _town_model  # noqa: F401  (registers --model scripted/town)
+from sandbox.errors import UserError
+from sandbox.files import FileFormatError
+from sandbox.llm import CacheMiss
+from sandbox.log import CACHE, RunDirectoryExists, load_run
+from sandbox.summary import print_summary, summarize
+
+from .run import add_llm_options, build_llm
+
+ARCHITECTURES = ("ga", "ga_tdp")
+
+
+def add_template_options(p: argparse.ArgumentParser, *, many_archs: bool = False) -> None:
+    """Options of an STSS episode (they mirror tasks.stss.EpisodeWindow and the instantiation)."""
+    g = p.add_argument_group("STSS episode (when running a task template)")
+    if many_archs:
+        g.add_argument("--arch", action="append", choices=ARCHITECTURES, dest="archs",
+                       help="the performer's architecture; repeat for several "
+                            "[default: ga and ga_tdp]")
+    else:
+        g.add_argument("--arch", choices=ARCHITECTURES, default="ga_tdp",
+                       help="the performer's architecture (background residents are ga) "
+                            "[default: %(default)s]")
+    g.add_argument("--background", type=int, metavar="N",
+                   help="background residents [default: 10-12, drawn per seed]")
+    g.add_argument("--same-day", action="store_true",
+                   help="start on the event day instead of the day before (shorter)")
+    g.add_argument("--start", default="06:00", metavar="HH:MM",
+                   help="clock time the episode starts [default: %(default)s]")
+    g.add_argument("--until", metavar="HH:MM",
+                   help="clock time on the event day it stops [default: the end of the task's "
+                        "window, or 21:00 for tasks without a fixed time]")
+    g.add_argument("--embedder", choices=["minilm", "hashing"],
+                   help="memory embedder for every agent [default: the architecture's, minilm]; "
+                        "hashing is a fast stand-in for scripted runs")
+
+
+def _window(args):
+    from pydantic import ValidationError
+
+    from tasks.stss import EpisodeWindow
+
+    try:
+        return EpisodeWindow(same_day=args.same_day, start=args.start, until=args.until)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise UserError(f"--{first['loc'][0]}: {first['msg']}") from exc
+
+
+def _world():
+    from worlds import load_world
+
+    return load_world("town")
+
+
+def print_score(score, console: Console, *, evidence: int = 8) -> None:
+    """The score, its rule and the evidence that counted."""
+    console.print(f"[bold]score {score.score:g}[/]  ({score.type.value}: {score.rule})")
+    if score.participants:
+        console.print(f"  counted: {', '.join(score.participants)}")
+    if score.conversation_ratio is not None:
+        console.print(f"  conversation ratio {score.conversation_ratio:g} "
+                      f"(talked with {len(score.talked_with)} before the activity)")
+    shown = [e for e in score.evidence if e.verdict == "counted"][:evidence]
+    shown += [e for e in score.evidence if e.verdict == "rejected"][:max(0, evidence - len(shown))]
+    for e in shown:
+        where = f" @ {e.location}" if e.location else ""
+        what = f" '{e.action}'{where} {e.start}" if e.action else ""
+        console.print(f"  [dim]{e.verdict:8}[/] {e.agent}:{what} -- {e.reason}", highlight=False)
+
+
+def run_template(args) -> int:
+    """`sandbox run <template.yaml|name>`: one STSS episode, then its score."""
+    from datetime import datetime
+
+    from evaluation.stss import run_task
+    from sandbox.commands.run import print_event
+    from tasks.stss import STSSEpisode, instantiate, load_template, template_path
+
+    console = Console()
+    world = _world()
+    window = _window(args)
+    try:
+        path = template_path(args.scenario)
+        task = instantiate(load_template(path, world), args.seed, world,
+                           background=args.background)
+        STSSEpisode(task, args.arch, window=window)  # check the window before any model loads
+    except FileFormatError as exc:
+        raise UserError(str(exc)) from exc
+    except ValueError as exc:
+        raise UserError(str(exc)) from exc
+    out = args.out or Path("runs") / (f"{path.stem}-{args.arch}-s{args.seed}-"
+                                      f"{datetime.now().strftime('%Y%m%d-%H%M%S')}")
+    if (out / "events.jsonl").exists() and not args.overwrite:
+        raise UserError(f"{out} already holds a run; choose another --out or pass --overwrite")
+    build_llm(args, cache_default=out / CACHE)  # fail on a bad model before anything runs
+    console.print(f"[bold]{task.title}[/] ({task.type.value}, template {task.template}, "
+                  f"seed {args.seed})\n  performer: {task.performer} ({args.arch}); "
+                  f"{len(task.background)} background residents: {', '.join(task.background)}"
+                  f"\n  goal: {task.goal}\n  target: {task.criteria}", highlight=False)
+    show = None if args.quiet else print_event(console)
+    try:
+        result, score = run_task(
+            path, world, lambda run_dir: build_llm(args, cache_default=run_dir / CACHE),
+            architecture=args.arch, seed=args.seed, out=out, window=window,
+            background=args.background, embedder=args.embedder, overwrite=args.overwrite,
+            on_event=show, max_concurrency=args.max_concurrency)
+    except RunDirectoryExists as exc:
+        raise UserError(str(exc)) from exc
+    except CacheMiss as exc:
+        console.print(f"[red]stopped:[/] {exc}\nwhat ran so far is in {out}")
+        return 1
+    print_summary(summarize(load_run(out)), console)
+    print_score(score, console)
+    console.print(f"score.json: {out / 'score.json'}\nrun directory: {out}  "
+                  f"({result.wall_time_s:.1f} s)  replay: sandbox replay {out}")
+    return 0
+
+
+def parse_seeds(text: str) -> list[int]:
+    """`0..2` -> [0, 1, 2]; `0,3,5` -> [0, 3, 5]; `4` -> [4]."""
+    try:
+        if ".." in text:
+            lo, hi = (int(p) for p in text.split("..", 1))
+            seeds = list(range(lo, hi + 1))
+        else:
+            seeds = [int(p) for p in text.split(",") if p.strip()]
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r}: seeds are N, A..B or A,B,C") from exc
+    if not seeds:
+        raise argparse.ArgumentTypeError(f"{text!r}: no seeds")
+    return seeds
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "stss", help="run a suite of STSS social-task episodes and tabulate the scores",
+        description="Run every template x architecture x seed as one episode (a run directory "
+                    "each, under OUT/<template>/<arch>/s<seed>), score it from its log, and "
+                    "write OUT/table.json and OUT/table.md: mean score per task type, overall "
+                    "and the conversation ratio, as in Table 4 of the STSS paper. Finished "
+                    "episodes are skipped, so an interrupted suite resumes.",
+        epilog="example: sandbox stss --templates tasks/stss/templates --arch ga --arch ga_tdp "
+               "--seeds 0..2 --model scripted/town --embedder hashing --out runs/stss")
+    p.add_argument("--templates", default=None,
+                   help="a directory of template YAML files, a glob, one file, or a public STSS "
+                        "task file (.json, see --name-map) [default: the 30 built-in templates]")
+    p.add_argument("--name-map", type=Path,
+                   help="YAML/JSON mapping of a public file's characters and places to ours")
+    p.add_argument("--seeds", type=parse_seeds, default=[0], help="N, A..B or A,B,C "
+                                                                  "[default: 0]")
+    p.add_argument("--out", type=Path, required=True, help="suite directory")
+    add_template_options(p, many_archs=True)
+    add_llm_options(p)
+    p.set_defaults(func=main)
+
+
+def _templates(args, console: Console) -> list[Path]:
+    from evaluation.stss import template_files
+    from sandbox.files import read_data
+    from tasks.stss import TEMPLATES_DIR
+    from tasks.stss.importer import import_public_tasks, write_templates
+
+    spec = args.templates or str(TEMPLATES_DIR)
+    if str(spec).endswith(".json"):
+        names = {str(k): str(v) for k, v in (read_data(args.name_map) or {}).items()} \
+            if args.name_map else {}
+        imported = import_public_tasks(spec, _world(), names)
+        paths = write_templates(imported, args.out / "templates")
+        console.print(f"imported {len(paths)} public task(s) into {args.out / 'templates'}")
+        return paths
+    paths = template_files(spec)
+    if not paths:
+        raise UserError(f"--templates {spec}: no template files")
+    return paths
+
+
+def main(args) -> int:
+    from evaluation.stss import plan_suite, run_suite, table_markdown, write_table
+    from tasks.stss import STSSEpisode, instantiate, load_template
+
+    console = Console()
+    world = _world()
+    window = _window(args)
+    archs = list(dict.fromkeys(args.archs or ARCHITECTURES))
+    try:
+        templates = _templates(args, console)
+        for path in templates:  # every file and window checked before the first episode runs
+            task = instantiate(load_template(path, world), args.seeds[0], world,
+                               background=args.background)
+            STSSEpisode(task, archs[0], window=window)
+    except FileFormatError as exc:
+        raise UserError(str(exc)) from exc
+    except ValueError as exc:
+        raise UserError(f"{path}: {exc}") from exc
+    episodes = plan_suite(templates, archs, args.seeds, args.out)
+    build_llm(args, cache_default=None)  # fail on a bad model before anything runs
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn())
+    skipped = 0
+    with Progress(*columns, console=console) as progress:
+        bar = progress.add_task("episodes", total=len(episodes))
+
+        def done(episode, score, was_skipped):
+            nonlocal skipped
+            skipped += was_skipped
+            progress.update(bar, advance=1, description=f"{episode.template.stem} "
+                                                        f"{episode.architecture} "
+                                                        f"s{episode.seed}: {score.score:g}")
+
+        try:
+            scores = run_suite(episodes, world,
+                               lambda run_dir: build_llm(args, cache_default=run_dir / CACHE),
+                               window=window, background=args.background,
+                               embedder=args.embedder, on_done=done)
+        except CacheMiss as exc:
+            console.print(f"[red]stopped:[/] {exc}")
+            return 1
+    table = write_table(scores, args.out)
+    console.print(table_markdown(table), highlight=False)
+    console.print(f"{len(episodes)} episodes ({skipped} already done); table: "
+                  f"{args.out / 'table.md'}, {args.out / 'table.json'}")
+    return 0

@@ -1,0 +1,23 @@
+"""Events of STSS social-task episodes (tasks/stss): which task the performer was given.
+
+The full instantiated task lives in the run header (`config.stss_task`), which is what scorers
+read; this event puts the moment of injection on the timeline for viewers and log readers.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from .base import Event
+
+
+class TaskAssigned(Event):
+    """The performer (`agent`) was given a social task: injected into `currently` (and, with
+    TDP, into its task planner)."""
+
+    kind: Literal["task_assigned"] = "task_assigned"
+    template: str
+    task_type: str
+    goal: str
+    criteria: str
+    architecture: str = ""

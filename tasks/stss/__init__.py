@@ -1,0 +1,34 @@
+"""STSS social tasks (action level): templates, instantiation, the episode, the importer.
+
+    from tasks.stss import load_template, instantiate, STSSEpisode, EpisodeWindow
+    template = load_template("tasks/stss/templates/public_spring_tasting.yaml", world)
+    task = instantiate(template, seed=0, world=world)           # performer, background, time...
+    episode = STSSEpisode(task, "ga_tdp", window=EpisodeWindow(same_day=True, start="14:00"))
+    run_episode(episode, llm, seed=0, out_dir="runs/x")         # task goes into header.json
+
+Scoring lives in evaluation.stss. See tasks/README.md.
+"""
+
+from .episode import DAY_END, EpisodeWindow, STSSEpisode
+from .importer import PUBLIC_TYPES, ImportProblem, import_public_tasks, read_public_tasks
+from .instantiate import DEFAULT_DATE, STSSTask, TaskStep, expected_count, instantiate
+from .schema import (
+    PERFORMER_HOME,
+    TEMPLATES_DIR,
+    Step,
+    TaskTemplate,
+    TaskType,
+    builtin_templates,
+    is_template_ref,
+    load_template,
+    parse_template,
+    template_path,
+)
+
+__all__ = [
+    "DAY_END", "DEFAULT_DATE", "PERFORMER_HOME", "PUBLIC_TYPES", "TEMPLATES_DIR",
+    "EpisodeWindow", "ImportProblem", "STSSEpisode", "STSSTask", "Step", "TaskStep",
+    "TaskTemplate", "TaskType", "builtin_templates", "expected_count", "import_public_tasks",
+    "instantiate", "is_template_ref", "load_template", "parse_template", "read_public_tasks",
+    "template_path",
+]
