@@ -158,23 +158,38 @@ def _read_jsonl(path: Path, parse, problems: list[LogProblem]) -> list:
     return items
 
 
-def load_run(run_dir: Path | str) -> Run:
+def read_header(run_dir: Path | str) -> RunHeader:
+    """The run's header, or a `RunFormatError` that says what is wrong with the directory."""
     run_dir = Path(run_dir)
-    header_path = run_dir / HEADER
-    if not header_path.exists():
-        raise RunFormatError(f"{run_dir} is not a run directory (no {HEADER})")
+    path = run_dir / HEADER
+    if not run_dir.is_dir():
+        raise RunFormatError(f"{run_dir}: no such directory")
+    if not path.exists():
+        hint = " (it holds events.jsonl but no header)" if (run_dir / EVENTS).exists() else ""
+        raise RunFormatError(f"{run_dir} is not a run directory: no {HEADER}{hint}")
     try:
-        raw = json.loads(header_path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise RunFormatError(f"{header_path}: not JSON ({exc})") from exc
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise RunFormatError(f"{path}: not valid JSON ({exc})") from exc
+    if not isinstance(raw, dict):
+        raise RunFormatError(f"{path}: not a run header (expected a JSON object)")
     version = raw.get("format_version")
     if version != FORMAT_VERSION:
-        raise RunFormatError(f"{header_path}: format version {version!r}; this sandbox reads "
-                             f"version {FORMAT_VERSION}")
+        raise RunFormatError(
+            f"{path}: log format version {version!r}; this sandbox reads version "
+            f"{FORMAT_VERSION} (use the sandbox version that wrote it: "
+            f"{raw.get('code_version', 'unknown')})")
     try:
-        header = RunHeader.model_validate(raw)
+        return RunHeader.model_validate(raw)
     except ValidationError as exc:
-        raise RunFormatError(f"{header_path}: {exc}") from exc
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "top level"
+        raise RunFormatError(f"{path} at {where}: {first['msg']}") from exc
+
+
+def load_run(run_dir: Path | str) -> Run:
+    run_dir = Path(run_dir)
+    header = read_header(run_dir)
     problems: list[LogProblem] = []
     events = _read_jsonl(run_dir / EVENTS, parse_event, problems)
     calls = _read_jsonl(run_dir / CALLS, CallRecord.model_validate, problems)

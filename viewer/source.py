@@ -14,17 +14,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from sandbox import log
 from sandbox.events import EVENT_TYPES, Event
-from sandbox.log import (
-    EVENTS,
-    FORMAT_VERSION,
-    HEADER,
-    RESULT,
-    LogProblem,
-    RunHeader,
-    RunResult,
-    parse_event,
-)
+from sandbox.log import EVENTS, RESULT, LogProblem, RunHeader, RunResult, parse_event
 
 
 class ReplayError(Exception):
@@ -33,29 +25,10 @@ class ReplayError(Exception):
 
 def read_header(run_dir: Path) -> RunHeader:
     """The run's header, or a `ReplayError` that says what is wrong with the directory."""
-    path = run_dir / HEADER
-    if not run_dir.is_dir():
-        raise ReplayError(f"{run_dir}: no such directory")
-    if not path.exists():
-        hint = " (it holds events.jsonl but no header)" if (run_dir / EVENTS).exists() else ""
-        raise ReplayError(f"{run_dir} is not a run directory: no {HEADER}{hint}")
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ReplayError(f"{path}: not valid JSON ({exc})") from exc
-    if not isinstance(raw, dict):
-        raise ReplayError(f"{path}: not a run header (expected a JSON object)")
-    version = raw.get("format_version")
-    if version != FORMAT_VERSION:
-        raise ReplayError(f"{path}: log format version {version!r} is not one this viewer reads "
-                          f"(it reads version {FORMAT_VERSION}); replay it with the sandbox "
-                          f"version that wrote it ({raw.get('code_version', 'unknown')})")
-    try:
-        return RunHeader.model_validate(raw)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "top level"
-        raise ReplayError(f"{path} at {where}: {first['msg']}") from exc
+        return log.read_header(run_dir)
+    except log.RunFormatError as exc:
+        raise ReplayError(str(exc)) from exc
 
 
 _KIND_PREFIX = b'{"kind":"'
