@@ -21,7 +21,7 @@ def closed_port() -> int:
     (["run", "single_room", "--model", "openai/gpt-4o-mini"], "needs OPENAI_API_KEY"),
     (["run", "single_room", "--model", "openai/any", "--base-url",
       "http://127.0.0.1:{port}/v1"], "cannot reach the LLM endpoint"),
-    (["log", "{tmp}/not-a-run"], "not a run directory"),
+    (["log", "{tmp}/not-a-run"], "no such directory"),
 ])
 def test_bad_input_is_one_line_and_exit_2_before_anything_runs(args, message, tmp_path,
                                                                 capsys, monkeypatch):

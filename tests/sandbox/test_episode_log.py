@@ -61,8 +61,11 @@ def test_unknown_format_version_is_refused_clearly(tmp_path):
     (out / "header.json").write_text(json.dumps(header))
     with pytest.raises(RunFormatError, match="format version 99"):
         load_run(out)
-    with pytest.raises(RunFormatError, match="not a run directory"):
+    with pytest.raises(RunFormatError, match="no such directory"):
         load_run(tmp_path / "nowhere")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(RunFormatError, match="not a run directory"):
+        load_run(tmp_path / "empty")
 
 
 def test_cache_only_replay_gives_the_same_log_without_the_model(tmp_path):

@@ -51,7 +51,7 @@ def test_an_unknown_format_version_is_refused_with_the_version(tmp_path):
     header = json.loads((run_dir / "header.json").read_text())
     header["format_version"] = 99
     (run_dir / "header.json").write_text(json.dumps(header))
-    with pytest.raises(ReplayError, match="format version 99 is not one this viewer reads"):
+    with pytest.raises(ReplayError, match="log format version 99; this sandbox reads version 1"):
         Replay(run_dir)
 
 
