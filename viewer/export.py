@@ -1,9 +1,9 @@
 """Headless export: PNG frames of a run at regular simulated times, no screen needed.
 
 Frames are drawn on plain pygame Surfaces, so no display is opened at all (SDL_VIDEODRIVER=dummy
-is set anyway in case a pygame build wants one). No GIF or MP4: no library we already depend on
-writes them well; `ffmpeg -framerate 4 -pattern_type glob -i 'DIR/*.png' out.mp4` does, where
-ffmpeg is installed.
+is set anyway in case a pygame build wants one). `write_gif` assembles the frames into an
+animated GIF with Pillow. For MP4, `ffmpeg -framerate 4 -pattern_type glob -i 'DIR/*.png'
+out.mp4` does it where ffmpeg is installed.
 """
 
 from __future__ import annotations
@@ -63,3 +63,17 @@ def export_frames(replay: Replay, out_dir: Path | str, times: list[float],
         if progress is not None:
             progress(number, len(times))
     return paths
+
+
+def write_gif(frames: list[Path], gif_path: Path | str, seconds_per_frame: float = 0.5) -> Path:
+    """An animated GIF of the PNG `frames`, in order, looping."""
+    from PIL import Image
+
+    if not frames:
+        raise ValueError("no frames to put in a GIF")
+    gif_path = Path(gif_path)
+    gif_path.parent.mkdir(parents=True, exist_ok=True)
+    images = [Image.open(path).convert("P", palette=Image.Palette.ADAPTIVE) for path in frames]
+    images[0].save(gif_path, save_all=True, append_images=images[1:], loop=0,
+                   duration=int(seconds_per_frame * 1000))
+    return gif_path

@@ -35,6 +35,8 @@ def register(sub) -> None:
     g.add_argument("--export", type=Path, metavar="DIR", help="write PNG frames into DIR and exit")
     g.add_argument("--every", help="time between frames, e.g. 30s, 10m, 1h [default: one frame "
                                    "per event for a conversation, 10m for the town]")
+    g.add_argument("--gif", type=Path, metavar="FILE",
+                   help="also assemble the exported frames into an animated GIF")
     g.add_argument("--from", dest="from_", metavar="T", help="first frame time")
     g.add_argument("--to", metavar="T", help="last frame time")
     p.set_defaults(func=main)
@@ -93,7 +95,7 @@ def main(args) -> int:
 
 
 def _export(replay, args, size, every, start, end) -> int:
-    from viewer.export import export_frames, frame_times
+    from viewer.export import export_frames, frame_times, write_gif
 
     times = frame_times(replay, every, start, end)
     if not times:
@@ -102,4 +104,6 @@ def _export(replay, args, size, every, start, end) -> int:
     paths = export_frames(replay, args.export, times, size=size, follow=args.follow)
     print(f"wrote {len(paths)} frames to {args.export} "
           f"({replay.clock(times[0]):%Y-%m-%d %H:%M:%S} .. {replay.clock(times[-1]):%H:%M:%S})")
+    if args.gif is not None:
+        print(f"wrote {write_gif(paths, args.gif)} ({len(paths)} frames)")
     return 0

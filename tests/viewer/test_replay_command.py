@@ -22,6 +22,16 @@ def test_export_writes_a_png_every_interval_within_the_window(town_run, tmp_path
     assert "wrote 5 frames" in capsys.readouterr().out
 
 
+def test_export_can_assemble_an_animated_gif(town_run, tmp_path):
+    from PIL import Image
+
+    gif = tmp_path / "replay.gif"
+    assert main(["replay", str(town_run), "--export", str(tmp_path / "frames"), "--every", "1m",
+                 "--from", "08:01", "--to", "+5m", "--gif", str(gif)]) == 0
+    with Image.open(gif) as image:
+        assert image.n_frames == 5 and image.size == (1280, 800)
+
+
 def test_export_without_every_draws_the_town_every_ten_minutes(town_run, tmp_path):
     out = tmp_path / "frames"
     assert main(["replay", str(town_run), "--export", str(out), "--size", "800x500"]) == 0
