@@ -9,9 +9,10 @@ summary, its situation and the conversation.
 
 from __future__ import annotations
 
+import re
 from typing import Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from agents.chat import ChatAgent, ChatPersona
 from sandbox.engine import Engine, Process
@@ -40,14 +41,27 @@ class RoleplayTurn(BaseModel):
     end_conversation: bool = False
 
 
-class InterrogatorLine(BaseModel):
-    """The interrogator's answer: the next thing the user says."""
+# Said, and counted as a fault, when the interrogator gave no usable line.
+FALLBACK_LINE = RoleplayTurn(utterance="Tell me more about that.")
 
-    next_utterance: str = Field(min_length=1, max_length=500)
+# Labels a small model puts before its line ("User: ...") and placeholder lines ("<...>").
+_LABEL = re.compile(r"^\s*(?:user|you|me|interrogator)\s*:\s*", re.IGNORECASE)
+_PLACEHOLDER = re.compile(r"^\s*[<{\[].*[>}\]]\s*$")
+MAX_LINE_CHARS = 500
 
 
-# Said, and counted as a fault, when the interrogator gave no usable answer.
-FALLBACK_LINE = InterrogatorLine(next_utterance="Tell me more about that.")
+def parse_user_line(text: str) -> RoleplayTurn:
+    """The interrogator's free-text answer as one chat line: the first paragraph, without a
+    speaker label, quotes or a placeholder; cut at a sentence end when very long."""
+    paragraphs = [p.strip() for p in text.strip().split("\n\n") if p.strip()]
+    line = " ".join((paragraphs[0] if paragraphs else "").split())
+    line = _LABEL.sub("", line).strip().strip('"').strip()
+    if not line or _PLACEHOLDER.match(line):
+        raise ValueError("no usable user line")
+    if len(line) > MAX_LINE_CHARS:
+        cut = max(line.rfind(c, 0, MAX_LINE_CHARS) for c in ".!?")
+        line = line[: cut + 1] if cut > 0 else line[:MAX_LINE_CHARS]
+    return RoleplayTurn(utterance=line)
 
 
 def character_prompt(card: CharacterCard) -> str:
@@ -96,24 +110,30 @@ class InterrogatorAgent(ChatAgent):
         self.character_summary = character_summary
         self.situation = situation
 
-    def interrogator_messages(self, transcript: list[Utterance],
-                              turns_left: int) -> list[Message]:
+    def interrogator_messages(self, transcript: list[Utterance]) -> list[Message]:
+        """Roles flipped: the interrogator's own lines are the assistant's, the character's
+        are the user's, so a chat model simply continues its side of the conversation."""
         system = render("agents", "roleplay_interrogator_system.j2",
                         character_summary=self.character_summary, situation=self.situation)
-        lines = [("you" if said.agent == self.name else "character", said.text)
-                 for said in transcript]
-        user = render("agents", "roleplay_interrogator_turn.j2", lines=lines,
-                      turns_left=turns_left)
-        return [Message(role="system", content=system), Message(role="user", content=user)]
+        messages = [Message(role="system", content=system)]
+        if not transcript:
+            opening = render("agents", "roleplay_interrogator_open.j2",
+                             character_summary=self.character_summary)
+            return messages + [Message(role="user", content=opening)]
+        for said in transcript:
+            role = "assistant" if said.agent == self.name else "user"
+            if messages[-1].role == role:
+                messages[-1] = Message(role=role, content=messages[-1].content + "\n" + said.text)
+            else:
+                messages.append(Message(role=role, content=said.text))
+        return messages
 
     def speak(self, engine: Engine, transcript: list[Utterance], partners: list[str],
               place: str, situation: str, max_turns: int) -> Process:
-        """Ask for the user's next line (schema-bound; a fallback line is counted)."""
-        mine = sum(1 for said in transcript if said.agent == self.name)
-        turns_left = (max_turns + 1) // 2 - mine
-        request = LLMRequest(messages=self.interrogator_messages(transcript, turns_left),
-                             tag=INTERROGATOR_TAG, agent=self.name, schema=InterrogatorLine,
+        """Ask for the user's next line (free text, parsed; a fallback line is counted)."""
+        request = LLMRequest(messages=self.interrogator_messages(transcript),
+                             tag=INTERROGATOR_TAG, agent=self.name, parser=parse_user_line,
                              fallback=FALLBACK_LINE, temperature=self.temperature,
                              top_p=self.top_p, max_tokens=self.max_tokens)
         completion = yield engine.ask(request, llm=self.llm)
-        return RoleplayTurn(utterance=completion.parsed.next_utterance.strip())
+        return completion.parsed

@@ -33,10 +33,11 @@ JUDGMENTS = "judgments"
 CRITERIA = ("in_character", "entertaining", "fluency")
 SYSTEM_TEMPLATE = "pingpong_judge_system.j2"
 USER_TEMPLATE = "pingpong_judge_user.j2"
-EXPLANATION_CHARS = 240  # keeps a small judge's answer short; a reason fits in two sentences
 
 Likert = Literal[1, 2, 3, 4, 5]
-Explanation = Annotated[str, Field(max_length=EXPLANATION_CHARS)]
+# Explanations carry no maxLength: llama.cpp turns one into a grammar so large that sampling
+# slows several times over. Their length is bounded by the per-turn token budget instead.
+Explanation = str
 
 
 class TurnScore(BaseModel):

@@ -41,10 +41,8 @@ def player(verbose: bool = False):
 
 
 def interrogator(request: LLMRequest) -> str:
-    asked = request.messages[-1].content.count("\nyou: ") + \
-        request.messages[-1].content.startswith("you: ")
-    return json.dumps({"next_utterance": f"Question {asked + 1}: tell me something about "
-                                         "your day?"})
+    asked = sum(m.role == "assistant" for m in request.messages)  # its own earlier lines
+    return f"Question {asked + 1}: tell me something about your day?"
 
 
 def judge(strict: bool = False):

@@ -372,8 +372,8 @@ def score_run(run: Run, options: ScoringOptions | None = None) -> STSSScore:
         target=task.target, architecture=str(run.header.config.get("performer_architecture",
                                                                    "")),
         model=run.header.models.get(task.performer, ""),
-        seed=run.header.seed, score=round(value, 4), rule=rule, expected=task.expected,
-        participants=participants, conversation_ratio=None if ratio is None else round(ratio, 4),
+        seed=run.header.seed, score=value, rule=rule, expected=task.expected,
+        participants=participants, conversation_ratio=ratio,
         talked_with=talked, window=window, options=options, evidence=evidence)
 
 

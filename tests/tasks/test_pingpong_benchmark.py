@@ -9,7 +9,7 @@ from statistics import mean
 
 import pytest
 
-from agents.roleplay import INTERROGATOR_TAG, PLAYER_TAG
+from agents.roleplay import INTERROGATOR_TAG, PLAYER_TAG, parse_user_line
 from evaluation.pingpong import (
     JUDGE_TAG,
     ModelPool,
@@ -39,10 +39,9 @@ ROLEPLAY = RoleplaySet(
 
 def interrogator(request):
     goal = re.search(r"goal for the whole chat: (.*)", request.messages[0].content).group(1)
-    asked = request.messages[-1].content.count("\nyou: ") + \
-        request.messages[-1].content.startswith("The chat so far:\nyou: ")
+    asked = sum(m.role == "assistant" for m in request.messages)
     topic = "code" if "code" in goal else "weather"
-    return json.dumps({"next_utterance": f"About {topic}, question {asked + 1}?"})
+    return f"User: About {topic}, question {asked + 1}?"  # the label is dropped by the parser
 
 
 def player(request):
@@ -96,6 +95,7 @@ def test_every_pair_is_a_standard_run_with_the_interrogator_first(tmp_path, mode
         assert len(said) == 2 * turns
         assert [e.agent for e in said] == ["Interrogator", run.header.config["player_agent"]] \
             * turns
+        assert said[0].text.startswith("About ")  # the "User:" label the model wrote is gone
         assert run.header.models == {"player": "scripted/pp-player",
                                      "interrogator": "scripted/pp-interrogator"}
         assert {j.judge for j in load_judgments(run_dir)} == {"scripted/pp-judge-a",
@@ -191,3 +191,19 @@ def test_a_judge_with_no_usable_answer_is_counted_not_fatal(tmp_path, models):
     alone = build_board([tmp_path], judges=["scripted/pp-judge-a"]).rows[0]
     assert row.judge_fallbacks == 4 and alone.judge_fallbacks == 0
     assert row.aggregate == pytest.approx(alone.aggregate)  # the fallback never enters a mean
+
+
+@pytest.mark.parametrize("answer, line", [
+    ("User: Hi there! How are you?", "Hi there! How are you?"),
+    ('"*waves* Hello."\n\nCharacter: Hello back.', "*waves* Hello."),
+    ("x" * 600, "x" * 500),
+    ("Short one. " + "y" * 600, "Short one."),
+])
+def test_the_interrogator_line_is_cleaned(answer, line):
+    assert parse_user_line(answer).utterance == line
+
+
+@pytest.mark.parametrize("answer", ["", "   \n\n ", "<what the user says next>", "You:"])
+def test_an_unusable_interrogator_line_is_refused_so_it_is_asked_again(answer):
+    with pytest.raises(ValueError):
+        parse_user_line(answer)
