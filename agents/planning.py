@@ -12,6 +12,7 @@ call. `plan.revise` rewrites the rest of the day after a conversation.
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any, Literal
@@ -72,6 +73,7 @@ class PlannerParams(BaseModel):
     max_steps: int = Field(default=8, ge=1, le=15)
     temperature: float = Field(default=0.7, ge=0, le=2)
     plan_memories: int = Field(default=10, ge=0)  # retrieved for the day's plan
+    max_places: int = Field(default=15, ge=2)  # places offered per decomposition
 
 
 _STEP_MODELS: dict[tuple[str, ...], type[BaseModel]] = {}
@@ -90,6 +92,20 @@ def steps_schema(places: tuple[str, ...], max_steps: int) -> type[BaseModel]:
         _STEP_MODELS[key] = create_model(
             "Steps", steps=(list[step], Field(min_length=1, max_length=max_steps)))
     return _STEP_MODELS[key]
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z]+", text.lower()))
+
+
+def shortlist(places: list[str], activity: str, first: list[str], limit: int) -> tuple[str, ...]:
+    """The places offered for one activity: where the agent is, home and work, then the known
+    places whose names share words with the activity, then the rest in map order -- at most
+    `limit`, so a prompt (and the enum) stays short in a town of sixty arenas."""
+    words = _words(activity)
+    by_match = sorted(places, key=lambda p: -len(words & _words(p.split(":", 1)[-1])))
+    chosen = [p for p in first if p] + by_match
+    return tuple(dict.fromkeys(chosen))[:limit]
 
 
 def is_sleep(activity: str) -> bool:
@@ -226,10 +242,10 @@ class GAPlanner:
     def decompose(self, agent, engine: Engine, block: Block, start: float,
                   end: float) -> Process:
         """Steps filling [start, end) of `block`, each at a known place."""
-        places = tuple(agent.places)
-        here = agent.location if agent.location in places else agent.persona.living_area
-        if here not in places:
-            places = (*places, here)
+        here = agent.location if agent.location in agent.places else agent.persona.living_area
+        places = shortlist(agent.places, block.activity, [
+            here, agent.persona.living_area, agent.persona.workplace or ""],
+            self.params.max_places)
         schema = steps_schema(places, self.params.max_steps)
         fallback = schema.model_validate({"steps": [{"description": block.activity[:80],
                                                      "minutes": 60, "place": here,

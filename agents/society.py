@@ -80,8 +80,10 @@ def build_society(town: WorldState, personas: Iterable[Persona | object], *,
     Architecture); `architectures` overrides it per agent name.
     """
     people = [p if isinstance(p, Persona) else Persona.from_resident(p) for p in personas]
-    people = [p.model_copy(update={"living_area": arena_of(town.world, p.living_area)})
-              for p in people]
+    people = [p.model_copy(update={
+        "living_area": arena_of(town.world, p.living_area),
+        "workplace": arena_of(town.world, p.workplace) if p.workplace else None})
+        for p in people]
     overrides = dict(architectures or {})
     unknown = sorted(set(overrides) - {p.name for p in people})
     if unknown:

@@ -51,3 +51,14 @@ def test_the_same_seed_gives_the_same_events(recorder):
     second, _ = town_day(Recorder(), until_hour=13)
     dump = [e.model_dump_json() for e in first.events]
     assert dump == [e.model_dump_json() for e in second.events]
+
+
+def test_a_decomposition_offers_a_short_list_of_known_places_led_by_the_relevant_ones():
+    from agents.planning import shortlist
+
+    places = [f"town:Sector {i}:room" for i in range(40)] + ["town:Copper Kettle Cafe:dining room"]
+    offered = shortlist(places, "lunch at the Copper Kettle Cafe",
+                        ["town:Sector 3:room", "town:Sector 7:room", ""], 5)
+    assert offered[:3] == ("town:Sector 3:room", "town:Sector 7:room",
+                           "town:Copper Kettle Cafe:dining room")
+    assert len(offered) == 5 and set(offered) <= set(places)
