@@ -129,7 +129,9 @@ def turn(request: LLMRequest) -> str:
     said = [line for line in _section(prompt, "The conversation so far:", "What does")
             .splitlines() if ": " in line]
     goal = _event(_goal_text(prompt))
-    partner = _section(prompt, " is talking with ", ".").strip()
+    # The line the prompt states it on: remembered sightings ("X is talking with Y") come first.
+    found = re.search(r"^It is [^\n]*? is talking with ([^.\n]+)\.", prompt, re.MULTILINE)
+    partner = found[1].strip() if found else _section(prompt, " is talking with ", ".").strip()
     if goal and not any("come to" in line for line in said):
         what, place, hour = goal
         text = f"{partner}, would you come to my {what} at {place} at {hour}:00 today?"
