@@ -61,6 +61,7 @@ class _Placer:
 
     def __init__(self, world: World, name_map: dict[str, str]):
         self.world = world
+        self.names = dict(name_map)
         self.map = {k.lower(): v for k, v in name_map.items()}
         self.residents = {r.name for r in world_residents(world)}
         self.used: dict[str, str] = {}  # original -> ours, for rewriting sentences
@@ -87,16 +88,15 @@ class _Placer:
                 found = str(self.world.resolve(attempt))
             except AddressError:
                 continue
-            for original, ours in zip(parts, str(found).split(":")[1:], strict=False):
-                if original.lower() != ours.lower():
-                    self.used[original] = ours
             return found
         self.unplaced.append(f"{text!r} (location)")
         return None
 
     def sentence(self, text: str) -> str:
-        for original in sorted(self.used, key=len, reverse=True):
-            text = re.sub(re.escape(original), self.used[original], text)
+        """The text with every mapped name (people and places) replaced by ours."""
+        swaps = {**self.names, **self.used}
+        for original in sorted(swaps, key=len, reverse=True):
+            text = re.sub(re.escape(original), swaps[original], text)
         return text.replace("{", "{{").replace("}", "}}")  # no placeholders in imported text
 
 

@@ -74,6 +74,17 @@ def expected_count(task_type: TaskType, background: int) -> int:
     return max(1, math.ceil(background / share)) if share else 1
 
 
+_RESIDENTS: dict[int, tuple[World, dict]] = {}
+
+
+def residents_of(world: World) -> dict:
+    """The world's residents by name, read once per world (parsing 25 files is not free)."""
+    cached = _RESIDENTS.get(id(world))
+    if cached is None or cached[0] is not world:
+        cached = _RESIDENTS[id(world)] = (world, {r.name: r for r in world_residents(world)})
+    return cached[1]
+
+
 def _pick(rng: np.random.Generator, options: list):
     return options[int(rng.integers(len(options)))]
 
@@ -85,7 +96,7 @@ def instantiate(template: TaskTemplate, seed: int, world: World, *,
     `background` overrides how many other residents take part (a short demo uses 2-3).
     """
     rng = np.random.default_rng(seed)
-    residents = {r.name: r for r in world_residents(world)}
+    residents = residents_of(world)
     pool = [template.performer] if template.performer else \
         list(template.performer_choices or residents)
     if template.performer_role:

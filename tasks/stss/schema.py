@@ -30,7 +30,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from sandbox.files import FileFormatError, validation_error
-from worlds import AddressError, World, world_residents
+from worlds import AddressError, World
 from worlds.mapfile import read_yaml_strict
 
 TEMPLATES_DIR = Path(__file__).with_name("templates")
@@ -189,8 +189,10 @@ def _placeholders(text: str) -> list[str]:
 
 def check_in_world(template: TaskTemplate, world: World) -> list[tuple[str, str]]:
     """Names and places the template uses that the world does not have, as (field, reason)."""
+    from .instantiate import residents_of
+
     problems = []
-    residents = {r.name: r for r in world_residents(world)}
+    residents = residents_of(world)
     names = [("performer", template.performer)] if template.performer else []
     names += [(f"performer_choices.{i}", n) for i, n in enumerate(template.performer_choices)]
     names += [(f"target_choices.{i}", n) for i, n in enumerate(template.target_choices)]
