@@ -83,5 +83,5 @@ class Sampling(BaseModel):
 # judge T=0.1 top_p=0.95. Token caps are ours; the judge's is per judged turn, because one judge
 # answer scores every turn of a conversation.
 PLAYER_SAMPLING = Sampling(temperature=0.6, top_p=0.9, max_tokens=256)
-INTERROGATOR_SAMPLING = Sampling(temperature=0.8, top_p=0.95, max_tokens=160)
+INTERROGATOR_SAMPLING = Sampling(temperature=0.8, top_p=0.95, max_tokens=100)
 JUDGE_SAMPLING = Sampling(temperature=0.1, top_p=0.95, max_tokens=260)
