@@ -17,7 +17,8 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/sandbox run single_room --model local/smollm2-135m --seed 0 --out runs/demo --overwrite
+	$(BIN)/sandbox run public_spring_tasting --arch ga_tdp --model local/smollm2-135m \
+		--background 2 --same-day --start 15:00 --seed 1 --out runs/demo --overwrite
 
 test: $(STAMP)
 	$(BIN)/pytest -q

@@ -1,0 +1,81 @@
+"""Benchmark of one STSS episode: wall time, LLM calls and tokens, and the engine's share of the
+wall time (everything that is not waiting for the model: simulation, memory, embeddings, log).
+
+    .venv/bin/python bench/stss.py                                   # both models, full window
+    .venv/bin/python bench/stss.py --models scripted/town            # the scripted one only
+    .venv/bin/python bench/stss.py --models local/smollm2-135m --same-day --start 16:00
+
+The episode is one built-in template (default: public_spring_tasting, seed 0) with 12 residents
+(the performer and 11 background residents) and the performer on ga_tdp; the default window is
+the full one (06:00 the day before the event until its end). LLM time is the sum of the calls'
+latencies (the embedded model runs one call at a time, so they do not overlap).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from agents import scripted  # noqa: E402,F401  (registers scripted/town)
+from evaluation.stss import run_task  # noqa: E402
+from sandbox.llm import LLMSettings, make_llm  # noqa: E402
+from sandbox.log import load_run  # noqa: E402
+from tasks.stss import EpisodeWindow, template_path  # noqa: E402
+from worlds import load_world  # noqa: E402
+
+
+def bench(model: str, args) -> None:
+    world = load_world("town")
+    window = EpisodeWindow(same_day=args.same_day, start=args.start, until=args.until)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "run"
+        t0 = time.perf_counter()
+        result, score = run_task(
+            template_path(args.template), world,
+            lambda _: make_llm(LLMSettings(model=model, cache_mode="off")),
+            architecture="ga_tdp", seed=args.seed, out=out, window=window,
+            background=args.residents - 1, embedder=args.embedder)
+        wall = time.perf_counter() - t0
+        run = load_run(out)
+    llm_s = sum(c.latency_s for c in run.calls)
+    tokens_in = sum(c.prompt_tokens for c in run.calls)
+    tokens_out = sum(c.completion_tokens for c in run.calls)
+    engine = max(0.0, wall - llm_s)
+    sim_h = result.sim_time_s / 3600
+    print(f"\n== {model}: {args.template} seed {args.seed}, {args.residents} residents, "
+          f"{run.header.start_time:%Y-%m-%d %H:%M} + {sim_h:.1f} sim hours, "
+          f"embedder {args.embedder or 'minilm'}")
+    print(f"wall {wall:.1f} s ({sim_h / (wall / 3600):.0f} sim hours per wall hour), "
+          f"{result.events} events, status {result.status}")
+    print(f"LLM calls {len(run.calls)}, tokens in {tokens_in}, out {tokens_out}, "
+          f"LLM time {llm_s:.1f} s ({llm_s / max(len(run.calls), 1):.2f} s/call)")
+    print(f"engine time {engine:.1f} s = {engine / wall:.1%} of wall time")
+    by_module = Counter(c.tag.split(".")[0] for c in run.calls)
+    print("calls by module: " + ", ".join(f"{m} {n}" for m, n in sorted(by_module.items())))
+    print(f"score {score.score:g} ({score.rule})")
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--models", default="scripted/town,local/smollm2-135m")
+    p.add_argument("--template", default="public_spring_tasting")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--residents", type=int, default=12)
+    p.add_argument("--same-day", action="store_true")
+    p.add_argument("--start", default="06:00")
+    p.add_argument("--until")
+    p.add_argument("--embedder", choices=["minilm", "hashing"])
+    args = p.parse_args()
+    for model in args.models.split(","):
+        bench(model.strip(), args)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
