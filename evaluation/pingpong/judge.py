@@ -41,16 +41,18 @@ Explanation = str
 
 
 class TurnScore(BaseModel):
-    """A judge's scores for one player turn. Explanations come first: reason, then score."""
+    """A judge's scores for one player turn. Reasons come before verdicts: each explanation
+    before its score, and the refusal flag last, once the turn has been looked at (a tiny
+    judge asked for it first answers `true` almost always)."""
 
     turn: int
-    is_refusal: bool
     in_character_explanation: Explanation
     in_character_score: Likert
     entertaining_explanation: Explanation
     entertaining_score: Likert
     fluency_explanation: Explanation
     fluency_score: Likert
+    is_refusal: bool
 
     def score(self, criterion: str) -> int:
         return getattr(self, f"{criterion}_score")

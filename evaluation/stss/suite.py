@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sandbox.events import Event
+from sandbox.llm import CacheMiss
 from sandbox.log import RESULT, RunResult, write_json_atomic
 from sandbox.runner import run_episode
 from tasks.stss import EpisodeWindow, STSSEpisode, instantiate, load_template
@@ -78,21 +79,33 @@ def finished(run_dir: Path) -> bool:
 def run_suite(episodes: list[Episode], world: World, make_llm: MakeLLM, *,
               window: EpisodeWindow | None = None, background: int | None = None,
               embedder: str | None = None,
-              on_done: Callable[[Episode, STSSScore, bool], None] | None = None
-              ) -> list[STSSScore]:
-    """Run (or skip, or only score) every episode; `on_done(episode, score, skipped)`."""
+              on_done: Callable[[Episode, STSSScore | None, bool], None] | None = None,
+              failures: list[tuple[Episode, str]] | None = None) -> list[STSSScore]:
+    """Run (or skip, or only score) every episode; `on_done(episode, score, skipped)`.
+
+    An episode that fails (its result.json says why) is left out of the scores, noted in
+    `failures`, and run again by the next call; the others go on.
+    """
     scores = []
     for episode in episodes:
         skipped = finished(episode.run_dir)
-        if skipped:
-            score = read_score(episode.run_dir) if (episode.run_dir / SCORE_FILE).exists() \
-                else write_score(episode.run_dir)
-        else:
-            _, score = run_task(episode.template, world, make_llm,
-                                architecture=episode.architecture, seed=episode.seed,
-                                out=episode.run_dir, window=window, background=background,
-                                embedder=embedder, overwrite=True)
-        scores.append(score)
+        score = None
+        try:
+            if skipped:
+                score = read_score(episode.run_dir) \
+                    if (episode.run_dir / SCORE_FILE).exists() else write_score(episode.run_dir)
+            else:
+                _, score = run_task(episode.template, world, make_llm,
+                                    architecture=episode.architecture, seed=episode.seed,
+                                    out=episode.run_dir, window=window, background=background,
+                                    embedder=embedder, overwrite=True)
+        except CacheMiss:
+            raise  # replaying a suite with a cache that lacks an answer: stop, say which
+        except Exception as exc:  # noqa: BLE001 - one broken episode must not lose the suite
+            if failures is not None:
+                failures.append((episode, f"{type(exc).__name__}: {exc}"))
+        if score is not None:
+            scores.append(score)
         if on_done is not None:
             on_done(episode, score, skipped)
     return scores
