@@ -74,7 +74,8 @@ def print_score(score, console: Console, *, evidence: int = 8) -> None:
         console.print(f"  conversation ratio {score.conversation_ratio:g} "
                       f"(talked with {len(score.talked_with)} before the activity)")
     shown = [e for e in score.evidence if e.verdict == "counted"][:evidence]
-    shown += [e for e in score.evidence if e.verdict == "rejected"][:max(0, evidence - len(shown))]
+    for verdict in ("rejected", "note"):  # then why others did not count
+        shown += [e for e in score.evidence if e.verdict == verdict][:evidence - len(shown)]
     for e in shown:
         where = f" @ {e.location}" if e.location else ""
         what = f" '{e.action}'{where} {e.start}" if e.action else ""
@@ -209,22 +210,23 @@ def main(args) -> int:
     build_llm(args, cache_default=None)  # fail on a bad model before anything runs
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn())
-    skipped = 0
+    skipped, failures = 0, []
     with Progress(*columns, console=console) as progress:
         bar = progress.add_task("episodes", total=len(episodes))
 
         def done(episode, score, was_skipped):
             nonlocal skipped
             skipped += was_skipped
+            value = "failed" if score is None else f"{score.score:g}"
             progress.update(bar, advance=1, description=f"{episode.template.stem} "
                                                         f"{episode.architecture} "
-                                                        f"s{episode.seed}: {score.score:g}")
+                                                        f"s{episode.seed}: {value}")
 
         try:
             scores = run_suite(episodes, world,
                                lambda run_dir: build_llm(args, cache_default=run_dir / CACHE),
                                window=window, background=args.background,
-                               embedder=args.embedder, on_done=done)
+                               embedder=args.embedder, on_done=done, failures=failures)
         except CacheMiss as exc:
             console.print(f"[red]stopped:[/] {exc}")
             return 1
@@ -232,4 +234,9 @@ def main(args) -> int:
     console.print(table_markdown(table), highlight=False)
     console.print(f"{len(episodes)} episodes ({skipped} already done); table: "
                   f"{args.out / 'table.md'}, {args.out / 'table.json'}")
-    return 0
+    for episode, error in failures:
+        console.print(f"[red]failed:[/] {episode.run_dir}: {error}", highlight=False)
+    if failures:
+        console.print(f"{len(failures)} episode(s) failed and are not in the table; run the "
+                      "same command again to retry them")
+    return 1 if failures else 0
