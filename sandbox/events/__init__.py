@@ -5,8 +5,10 @@ To add a kind: subclass `Event` with `kind: Literal["my_kind"] = "my_kind"` in a
 import the module below.
 """
 
-from . import agent  # noqa: F401  (registers plans, actions, memories, reflections)
-from . import stss  # noqa: F401  (registers task_assigned)
+from . import (
+    agent,  # noqa: F401  (registers plans, actions, memories, reflections)
+    stss,  # noqa: F401  (registers task_assigned)
+)
 from .base import EVENT_TYPES, Event, UnknownEvent
 from .core import AgentJoined, ConversationEnded, ConversationStarted, EpisodeEnded, Utterance
 from .world import ArenaEntry, Moved, MoveStopped, ObjectStateChanged, Placed  # noqa: F401
