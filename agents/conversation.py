@@ -18,10 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from sandbox.engine import Engine, Process
 from sandbox.events import ConversationEnded, ConversationStarted, Utterance
 from sandbox.events.agent import ReactionDecided
-from sandbox.llm import LLMRequest, Message
-from sandbox.prompts import render
 
-from .schema import Score, text
+from .schema import Score, ask, text
 
 
 class TalkDecision(BaseModel):
@@ -69,12 +67,8 @@ class GAConversation:
 
     def _ask(self, agent, engine: Engine, template: str, tag: str, schema, fallback,
              max_tokens: int, **variables) -> Process:
-        prompt = render("agents", template, persona=agent.persona, **variables)
-        completion = yield engine.ask(LLMRequest(
-            messages=[Message(role="user", content=prompt)], tag=tag, agent=agent.name,
-            schema=schema, fallback=fallback, temperature=self.params.temperature,
-            max_tokens=max_tokens))
-        return completion.parsed
+        return ask(agent, engine, template, tag=tag, schema=schema, fallback=fallback,
+                   temperature=self.params.temperature, max_tokens=max_tokens, **variables)
 
     def may_consider(self, other: str, now: float) -> bool:
         """Whether deciding about `other` now is worth a call (cooldowns)."""

@@ -21,10 +21,8 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from sandbox.engine import Engine, Process
 from sandbox.events.agent import PlanMade
-from sandbox.llm import LLMRequest, Message
-from sandbox.prompts import render
 
-from .schema import Hour, Minutes, Score, WakeHour, text
+from .schema import Hour, Minutes, Score, WakeHour, ask, text
 
 SLEEP_WORDS = ("sleep", "go to bed", "going to bed", "bedtime")
 
@@ -133,12 +131,8 @@ class GAPlanner:
     # -- helpers --------------------------------------------------------------------------------
     def _ask(self, agent, engine: Engine, template: str, tag: str, schema, fallback,
              max_tokens: int, **variables) -> Process:
-        prompt = render("agents", template, persona=agent.persona, **variables)
-        completion = yield engine.ask(LLMRequest(
-            messages=[Message(role="user", content=prompt)], tag=tag, agent=agent.name,
-            schema=schema, fallback=fallback, temperature=self.params.temperature,
-            max_tokens=max_tokens))
-        return completion.parsed
+        return ask(agent, engine, template, tag=tag, schema=schema, fallback=fallback,
+                   temperature=self.params.temperature, max_tokens=max_tokens, **variables)
 
     def schedule_lines(self, engine: Engine, since: float | None = None) -> list[str]:
         return [f"{clock(engine, b.start)}-{clock(engine, b.end)} {b.activity}"

@@ -81,13 +81,7 @@ class PlayerAgent(ChatAgent):
 
     def player_messages(self, transcript: list[Utterance]) -> list[Message]:
         messages = [Message(role="system", content=character_prompt(self.card))]
-        for said in transcript:
-            role = "assistant" if said.agent == self.name else "user"
-            if messages[-1].role == role:
-                messages[-1] = Message(role=role, content=messages[-1].content + "\n" + said.text)
-            else:
-                messages.append(Message(role=role, content=said.text))
-        return messages
+        return with_turns(messages, transcript, self.name)
 
     def speak(self, engine: Engine, transcript: list[Utterance], partners: list[str],
               place: str, situation: str, max_turns: int) -> Process:
@@ -97,6 +91,18 @@ class PlayerAgent(ChatAgent):
                              max_tokens=self.max_tokens)
         completion = yield engine.ask(request, llm=self.llm)
         return RoleplayTurn(utterance=completion.text.strip())
+
+
+def with_turns(messages: list[Message], transcript: list[Utterance], me: str) -> list[Message]:
+    """Append the transcript as chat turns: `me` speaks as the assistant, the partner as the
+    user; consecutive lines of one side are joined (chat templates expect alternation)."""
+    for said in transcript:
+        role = "assistant" if said.agent == me else "user"
+        if messages[-1].role == role:
+            messages[-1] = Message(role=role, content=messages[-1].content + "\n" + said.text)
+        else:
+            messages.append(Message(role=role, content=said.text))
+    return messages
 
 
 class InterrogatorAgent(ChatAgent):
@@ -120,13 +126,7 @@ class InterrogatorAgent(ChatAgent):
             opening = render("agents", "roleplay_interrogator_open.j2",
                              character_summary=self.character_summary)
             return messages + [Message(role="user", content=opening)]
-        for said in transcript:
-            role = "assistant" if said.agent == self.name else "user"
-            if messages[-1].role == role:
-                messages[-1] = Message(role=role, content=messages[-1].content + "\n" + said.text)
-            else:
-                messages.append(Message(role=role, content=said.text))
-        return messages
+        return with_turns(messages, transcript, self.name)
 
     def speak(self, engine: Engine, transcript: list[Utterance], partners: list[str],
               place: str, situation: str, max_turns: int) -> Process:

@@ -43,6 +43,9 @@ class TownConfig(BaseModel):
     start_time: datetime = datetime(2024, 2, 13, 6, 0)
     hours: float = Field(default=16, gt=0)
     embedder: str | None = None  # override every architecture's (e.g. "hashing" in tests)
+    # Module parameters changed in every architecture of the episode, by slot, e.g.
+    # {"reflector": {"threshold": 60}}: a small town sees fewer events than the reference's.
+    params: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
 
 class TownScenario:
@@ -77,18 +80,26 @@ class TownScenario:
     def _names(self) -> list[str]:
         return [p.name for p in self._residents()[1]]
 
-    def setup(self, engine: Engine) -> None:
+    def architecture(self, name: str):
+        """The named architecture with this episode's parameter changes applied."""
         from .architecture import load_architecture
 
+        architecture = load_architecture(name)
+        if self.cfg.embedder:
+            architecture = architecture.with_params("memory", embedder=self.cfg.embedder)
+        for slot, params in self.cfg.params.items():
+            if slot not in architecture.params:
+                raise KeyError(f"no slot {slot!r}; slots are {', '.join(architecture.params)}")
+            architecture = architecture.with_params(slot, **params)
+        return architecture
+
+    def setup(self, engine: Engine) -> None:
         world, people = self._residents()
         loaded = {}
 
         def arch(name: str):
             if name not in loaded:
-                loaded[name] = load_architecture(name)
-                if self.cfg.embedder:
-                    loaded[name] = loaded[name].with_params("memory",
-                                                            embedder=self.cfg.embedder)
+                loaded[name] = self.architecture(name)
             return loaded[name]
 
         town = WorldState(engine, world)
@@ -112,6 +123,8 @@ def main(argv: list[str] | None = None) -> int:
                                 description="Run generative agents through a day in a town.")
     p.add_argument("--world", default="town")
     p.add_argument("--residents", type=int, help="only the first N residents (by name)")
+    p.add_argument("--resident", action="append", metavar="NAME",
+                   help="a resident to include (repeatable); overrides --residents")
     p.add_argument("--architecture", default="ga", help="everyone's architecture")
     p.add_argument("--performer", help="the resident who gets --task")
     p.add_argument("--performer-architecture", default="ga_tdp")
@@ -123,7 +136,9 @@ def main(argv: list[str] | None = None) -> int:
     add_llm_options(p)
     args = p.parse_args(argv)
     names = None
-    if args.residents:
+    if args.resident:
+        names = list(dict.fromkeys(args.resident + ([args.performer] if args.performer else [])))
+    elif args.residents:
         everyone = sorted(r.name for r in world_residents(load_world(args.world)))
         names = everyone[: args.residents]
         if args.performer and args.performer not in names:

@@ -13,6 +13,10 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
+from sandbox.engine import Engine, Process
+from sandbox.llm import LLMRequest, Message
+from sandbox.prompts import render
+
 Hour = Literal[tuple(range(24))]  # type: ignore[valid-type]
 WakeHour = Literal[tuple(range(4, 12))]  # type: ignore[valid-type]
 Score = Literal[tuple(range(1, 11))]  # type: ignore[valid-type]
@@ -22,3 +26,14 @@ Minutes = Literal[5, 10, 15, 20, 30, 45, 60]
 def text(max_length: int) -> type:
     """A non-empty string of at most `max_length` characters."""
     return Annotated[str, Field(min_length=1, max_length=max_length)]
+
+
+def ask(agent, engine: Engine, template: str, *, tag: str, schema, fallback,
+        temperature: float, max_tokens: int, **variables) -> Process:
+    """Render an agents/prompts template for `agent` and ask for an answer in `schema`.
+    Returns the validated answer, or `fallback` when the model never gave one (counted)."""
+    prompt = render("agents", template, persona=agent.persona, **variables)
+    completion = yield engine.ask(LLMRequest(
+        messages=[Message(role="user", content=prompt)], tag=tag, agent=agent.name,
+        schema=schema, fallback=fallback, temperature=temperature, max_tokens=max_tokens))
+    return completion.parsed

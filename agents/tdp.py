@@ -16,10 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from sandbox.engine import Engine, Process
 from sandbox.events.agent import TaskPlanned
-from sandbox.llm import LLMRequest, Message
-from sandbox.prompts import render
 
-from .schema import text
+from .schema import ask, text
 
 
 class GeneralPlan(BaseModel):
@@ -55,13 +53,9 @@ class TargetDrivenPlanner:
 
     def _ask(self, agent, engine: Engine, template: str, tag: str, schema, fallback,
              **extra) -> Process:
-        prompt = render("agents", template, persona=agent.persona, task=self.task,
-                        general_plan=self.general_plan, **extra)
-        completion = yield engine.ask(LLMRequest(
-            messages=[Message(role="user", content=prompt)], tag=tag, agent=agent.name,
-            schema=schema, fallback=fallback, temperature=self.params.temperature,
-            max_tokens=self.params.max_tokens))
-        return completion.parsed
+        return ask(agent, engine, template, tag=tag, schema=schema, fallback=fallback,
+                   temperature=self.params.temperature, max_tokens=self.params.max_tokens,
+                   task=self.task, general_plan=self.general_plan, **extra)
 
     def assign(self, agent, engine: Engine, task: str) -> Process:
         self.task, self.general_plan, self.checklist, self.reminders = task, [], [], {}

@@ -4,8 +4,9 @@ A scripted backend with 0.2 s injected latency per call and unlimited parallelis
 a remote endpoint. The same episode runs with concurrent dispatch and with one call at a time,
 measured side by side in this run. Target: concurrent at least 8x faster (the limit is 12x).
 
-With --demo it also runs the README's demo (the single-room episode on the embedded model) in a
-child process and reports its wall time and peak memory (RSS).
+With --demo it also runs the README's demo (`make demo`: one STSS episode on the embedded model;
+the command is read from the Makefile so the two cannot drift) in a child process and reports its
+wall time and peak memory (RSS).
 
     python bench/llm_concurrency.py [--agents 12] [--rounds 5] [--latency 0.2] [--demo]
 """
@@ -14,14 +15,18 @@ from __future__ import annotations
 
 import argparse
 import resource
+import shlex
 import subprocess
 import sys
 import tempfile
 import time
 from datetime import datetime
+from pathlib import Path
 
 from sandbox.engine import Engine
 from sandbox.llm import LLMRequest, LLMSettings, Message, ScriptedBackend, make_llm
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def agent(engine: Engine, name: str, rounds: int):
@@ -44,15 +49,28 @@ def episode_wall_time(agents: int, rounds: int, latency: float, max_concurrency:
     return elapsed
 
 
+def demo_command(out: str) -> list[str]:
+    """The Makefile's `demo` recipe as an argv, writing into `out` instead of runs/demo."""
+    recipe, lines = [], (ROOT / "Makefile").read_text().splitlines()
+    start = lines.index(next(line for line in lines if line.startswith("demo:")))
+    for line in lines[start + 1:]:
+        if not line.startswith("\t"):
+            break
+        recipe.append(line.strip().rstrip("\\"))
+    argv = shlex.split(" ".join(recipe))
+    argv[argv.index("--out") + 1] = out
+    return [sys.executable, "-m", "sandbox.cli", *argv[1:], "--quiet"]
+
+
 def demo() -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        cmd = [sys.executable, "-m", "sandbox.cli", "run", "single_room", "--model",
-               "local/smollm2-135m", "--seed", "0", "--out", f"{tmp}/demo", "--quiet"]
+        cmd = demo_command(f"{tmp}/demo")
         start = time.perf_counter()
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
         wall = time.perf_counter() - start
+        calls = sum(1 for _ in open(f"{tmp}/demo/calls.jsonl"))
     peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    print(f"demo (single_room, local/smollm2-135m, 8 turns): wall {wall:.1f} s, "
+    print(f"demo ({' '.join(cmd[3:6])}...): wall {wall:.1f} s, {calls} LLM calls, "
           f"peak RSS {peak_mib:.0f} MiB")
 
 

@@ -60,7 +60,7 @@ def template_files(spec: str | Path) -> list[Path]:
 
 def plan_suite(templates: list[Path], architectures: list[str], seeds: list[int],
                out: Path) -> list[Episode]:
-    return [Episode(t, arch, seed, out / t.stem / arch / f"s{seed}")
+    return [Episode(t, arch, seed, out / t.stem / Path(arch).stem / f"s{seed}")
             for t in templates for arch in architectures for seed in seeds]
 
 

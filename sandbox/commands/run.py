@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import time
 from datetime import datetime
 from pathlib import Path
 
@@ -88,8 +89,27 @@ def register(sub) -> None:
     p.set_defaults(func=main)
 
 
+def run_directory(args, stem: str) -> Path:
+    """--out, or runs/<stem>-s<seed>-<timestamp>; an existing run needs --overwrite."""
+    out = args.out or Path("runs") / (f"{stem}-s{args.seed}-"
+                                      f"{datetime.now().strftime('%Y%m%d-%H%M%S')}")
+    if (out / "events.jsonl").exists() and not args.overwrite:
+        raise UserError(f"{out} already holds a run; choose another --out or pass --overwrite")
+    return out
+
+
 def print_event(console: Console):
+    """Print utterances as they are said, and a progress line each simulated hour (a town day
+    on the embedded model runs for minutes with long quiet stretches)."""
+    started = time.perf_counter()
+    hours_done = 0
+
     def show(event: Event) -> None:
+        nonlocal hours_done
+        if event.t >= (hours_done + 1) * 3600:
+            hours_done = int(event.t // 3600)
+            console.print(f"[dim]... {hours_done} simulated h, {time.perf_counter() - started:.0f}"
+                          f" s wall[/]", highlight=False)
         if isinstance(event, Utterance):
             end = "  [dim](ends)[/]" if event.ends else ""
             console.print(f"[bold cyan]{event.agent}[/]: {event.text}{end}", highlight=False)
@@ -113,10 +133,7 @@ def main(args) -> int:
         scenario = SCENARIOS[args.scenario](args.config, max_turns=args.turns)
     except FileFormatError as exc:
         raise UserError(str(exc)) from exc
-    out = args.out or Path("runs") / (f"{args.scenario}-s{args.seed}-"
-                                      f"{datetime.now().strftime('%Y%m%d-%H%M%S')}")
-    if (out / "events.jsonl").exists() and not args.overwrite:
-        raise UserError(f"{out} already holds a run; choose another --out or pass --overwrite")
+    out = run_directory(args, args.scenario)
     llm = build_llm(args, cache_default=out / CACHE)
     console.print(f"[dim]running {args.scenario} with {llm.model_id}, seed {args.seed}, "
                   f"into {out}[/]")

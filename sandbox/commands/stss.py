@@ -19,20 +19,33 @@ from sandbox.summary import print_summary, summarize
 
 from .run import add_llm_options, build_llm
 
-ARCHITECTURES = ("ga", "ga_tdp")
+ARCHITECTURES = ("ga", "ga_tdp")  # the paper's comparison, the default of a suite
+
+
+def architecture_ref(text: str) -> str:
+    """--arch: a built-in architecture name or the path of an architecture YAML file."""
+    from agents.architecture import load_architecture
+
+    try:
+        load_architecture(text)
+    except FileFormatError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+    return text
 
 
 def add_template_options(p: argparse.ArgumentParser, *, many_archs: bool = False) -> None:
     """Options of an STSS episode (they mirror tasks.stss.EpisodeWindow and the instantiation)."""
     g = p.add_argument_group("STSS episode (when running a task template)")
     if many_archs:
-        g.add_argument("--arch", action="append", choices=ARCHITECTURES, dest="archs",
-                       help="the performer's architecture; repeat for several "
-                            "[default: ga and ga_tdp]")
+        g.add_argument("--arch", action="append", type=architecture_ref, dest="archs",
+                       metavar="ARCH", help="the performer's architecture: a built-in name "
+                       "(ga, ga_tdp, ga_recency, ga_no_reflection) or an architecture YAML "
+                       "file; repeat for several [default: ga and ga_tdp]")
     else:
-        g.add_argument("--arch", choices=ARCHITECTURES, default="ga_tdp",
-                       help="the performer's architecture (background residents are ga) "
-                            "[default: %(default)s]")
+        g.add_argument("--arch", type=architecture_ref, default="ga_tdp", metavar="ARCH",
+                       help="the performer's architecture: a built-in name (ga, ga_tdp, "
+                       "ga_recency, ga_no_reflection) or an architecture YAML file; background "
+                       "residents are ga [default: %(default)s]")
     g.add_argument("--background", type=int, metavar="N",
                    help="background residents [default: 10-12, drawn per seed]")
     g.add_argument("--same-day", action="store_true",
@@ -84,10 +97,8 @@ def print_score(score, console: Console, *, evidence: int = 8) -> None:
 
 def run_template(args) -> int:
     """`sandbox run <template.yaml|name>`: one STSS episode, then its score."""
-    from datetime import datetime
-
     from evaluation.stss import run_task
-    from sandbox.commands.run import print_event
+    from sandbox.commands.run import print_event, run_directory
     from tasks.stss import STSSEpisode, instantiate, load_template, template_path
 
     console = Console()
@@ -102,10 +113,7 @@ def run_template(args) -> int:
         raise UserError(str(exc)) from exc
     except ValueError as exc:
         raise UserError(str(exc)) from exc
-    out = args.out or Path("runs") / (f"{path.stem}-{args.arch}-s{args.seed}-"
-                                      f"{datetime.now().strftime('%Y%m%d-%H%M%S')}")
-    if (out / "events.jsonl").exists() and not args.overwrite:
-        raise UserError(f"{out} already holds a run; choose another --out or pass --overwrite")
+    out = run_directory(args, f"{path.stem}-{Path(args.arch).stem}")
     build_llm(args, cache_default=out / CACHE)  # fail on a bad model before anything runs
     console.print(f"[bold]{task.title}[/] ({task.type.value}, template {task.template}, "
                   f"seed {args.seed})\n  performer: {task.performer} ({args.arch}); "

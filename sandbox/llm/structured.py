@@ -63,7 +63,12 @@ def parse_structured(text: str, schema: type[BaseModel]) -> tuple[BaseModel | No
         try:
             data = json.loads(candidate)
         except json.JSONDecodeError:
-            continue
+            # Small models write raw newlines and tabs inside strings; accept them as a repair.
+            try:
+                data = json.loads(candidate, strict=False)
+            except json.JSONDecodeError:
+                continue
+            needed_repair = True
         saw_json = True
         try:
             obj = schema.model_validate(data)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from .single_room import SingleRoomScenario
+from .town_day import town_day
 
 SCENARIOS = {
     "single_room": SingleRoomScenario.from_file,
+    "town_day": town_day,
 }

@@ -40,6 +40,12 @@ def test_truncated_json_is_closed():
     assert obj == Mood(mood="sleep", energy=4) and faults == ["repaired"]
 
 
+def test_raw_newline_inside_a_string_is_repaired():
+    # What the 135M judge writes: a line break typed into the explanation string.
+    obj, faults = parse_structured('{"mood": "calm\nand slow", "energy": 2}', Mood)
+    assert obj == Mood(mood="calm\nand slow", energy=2) and faults == ["repaired"]
+
+
 def test_off_schema_and_malformed_are_told_apart():
     assert parse_structured('{"mood": "x", "energy": 99}', Mood) == (None, ["off_schema"])
     assert parse_structured("no json here", Mood) == (None, ["malformed_json"])

@@ -79,3 +79,36 @@ def test_suite_writes_a_table_per_architecture_and_resumes(tmp_path, capsys):
     assert main(args) == 0  # every episode is done: nothing runs again
     assert "8 episodes (8 already done)" in capsys.readouterr().out
     assert json.loads((tmp_path / "suite" / "table.json").read_text()) == table
+
+
+def test_the_performer_can_run_any_architecture_file(tmp_path, capsys):
+    from agents.architecture import BUILT_IN
+
+    mine = yaml.safe_load((BUILT_IN / "ga_tdp.yaml").read_text())
+    mine["name"] = "tdp_short_talks"
+    mine["modules"]["conversation"]["params"] = {"max_turns": 2}
+    path = tmp_path / "tdp_short_talks.yaml"
+    path.write_text(yaml.safe_dump(mine))
+    out = tmp_path / "run"
+    assert main(["run", "public_spring_tasting", "--arch", str(path), "--seed", "1", "--out",
+                 str(out), "--quiet", *SHORT]) == 0
+    header = json.loads((out / "header.json").read_text())
+    assert header["config"]["performer_architecture"] == str(path)
+    events = [json.loads(line) for line in (out / "events.jsonl").open()]
+    hers = {e["conversation"] for e in events if e["kind"] == "conversation_started"
+            and "Maya Lindqvist" in e["participants"]}
+    turns = [e["turns"] for e in events
+             if e["kind"] == "conversation_ended" and e["conversation"] in hers]
+    assert turns and max(turns) <= 2
+
+
+def test_an_unknown_architecture_is_refused_before_anything_runs(tmp_path, capsys):
+    code = None
+    try:
+        code = main(["run", "public_spring_tasting", "--arch", "ga_nope", "--out",
+                     str(tmp_path / "run"), *SHORT])
+    except SystemExit as exc:  # argparse's own exit for a bad option value
+        code = exc.code
+    assert code == 2
+    assert "no such architecture" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()

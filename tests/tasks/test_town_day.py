@@ -1,0 +1,49 @@
+"""`sandbox run town_day`: a day in the town from a config file, checked before it runs."""
+
+import json
+
+import pytest
+import yaml
+
+from sandbox.cli import main
+from tasks.scenarios.town_day import DEFAULT_CONFIG
+
+
+def write_config(tmp_path, **changes):
+    config = yaml.safe_load(DEFAULT_CONFIG.read_text())
+    config.update(changes)
+    path = tmp_path / "day.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"residents": ["Grace Okonkwo", "Nobody Atall"]}, "no resident(s) Nobody Atall"),
+    ({"architectures": {"Kenji Mori": "ga_nope"}}, "no such architecture"),
+    ({"tasks": {"Wen Zhao": "sell books"}}, "'Wen Zhao' is not among the residents"),
+    ({"params": {"reflector": {"threshold": -3}}}, "params"),
+    ({"params": {"brain": {"size": 3}}}, "no slot 'brain'"),
+    ({"hours": 0}, "hours"),
+])
+def test_bad_town_day_file_is_one_line_before_anything_runs(tmp_path, capsys, changes, message):
+    out = tmp_path / "run"
+    args = ["run", "town_day", "--config", str(write_config(tmp_path, **changes)),
+            "--model", "scripted/default", "--out", str(out)]
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and str(tmp_path / "day.yaml") in err and len(err.splitlines()) == 1
+    assert not out.exists()
+
+
+def test_town_day_runs_and_applies_parameter_changes(tmp_path, capsys):
+    config = write_config(tmp_path, hours=3, embedder="hashing",
+                          params={"reflector": {"threshold": 7}})
+    out = tmp_path / "run"
+    assert main(["run", "town_day", "--config", str(config), "--model", "scripted/default",
+                 "--out", str(out), "--quiet"]) == 0
+    header = json.loads((out / "header.json").read_text())
+    assert header["config"]["params"] == {"reflector": {"threshold": 7}}
+    kinds = [json.loads(line)["kind"] for line in (out / "events.jsonl").open()]
+    assert {"plan_made", "move", "action_started", "task_planned"} <= set(kinds)
+    # A threshold of 7 is passed within three hours: the override reached the reflector.
+    assert "reflected" in kinds, "no reflection despite the lowered threshold"
