@@ -48,8 +48,10 @@ def turn_parser(names: list[str]):
     truncated tail back to the last full sentence, reads the end marker."""
     # Full names and first names: small models echo either as a script-style prefix.
     variants = sorted({v for n in names for v in (n, n.split()[0])}, key=len, reverse=True)
-    prefix = re.compile(r"^\s*(?:" + "|".join(re.escape(v) for v in variants) + r")\s*:\s*",
-                        re.IGNORECASE) if variants else None
+    names_re = "|".join(re.escape(v) for v in variants)
+    prefix = re.compile(r"^\s*(?:" + names_re + r")\s*:\s*", re.IGNORECASE) if variants else None
+    # A speaker label further on means the model went on to write the next line of the script.
+    next_speaker = re.compile(r"\s(?:" + names_re + r")\s*:", re.IGNORECASE) if variants else None
 
     def parse(text: str) -> ChatTurn:
         ends = END_MARK.lower() in text.lower()
@@ -58,6 +60,9 @@ def turn_parser(names: list[str]):
         text = _STAGE.sub(" ", text)  # stage directions are not speech
         if prefix is not None:
             text = prefix.sub("", text)
+            cut = next_speaker.search(text)
+            if cut:
+                text = text[: cut.start()]
         text = " ".join(text.split()).strip(' "')
         # A long answer without a closing mark was cut at max_tokens: end it at its last
         # full sentence rather than mid-word.
@@ -70,6 +75,18 @@ def turn_parser(names: list[str]):
         return ChatTurn(utterance=text[:600], end_conversation=ends)
 
     return parse
+
+
+def with_turns(messages: list[Message], transcript: list[Utterance], me: str) -> list[Message]:
+    """Append the transcript as chat turns: `me` speaks as the assistant, the partner as the
+    user; consecutive lines of one side are joined (chat templates expect alternation)."""
+    for said in transcript:
+        role = "assistant" if said.agent == me else "user"
+        if messages[-1].role == role:
+            messages[-1] = Message(role=role, content=messages[-1].content + "\n" + said.text)
+        else:
+            messages.append(Message(role=role, content=said.text))
+    return messages
 
 
 class ChatAgent:

@@ -34,14 +34,14 @@ class ReflectionParams(BaseModel):
 
 
 class InsightItem(BaseModel):
-    insight: text(200)
+    insight: text(200, min_length=15)
     evidence: list[Annotated[int, Field(ge=1, le=99)]] = Field(max_length=15)
     importance: Score
 
 
 def _questions_schema(n: int) -> type[BaseModel]:
     return create_model(f"Questions{n}", questions=(
-        list[text(150)],
+        list[text(150, min_length=12)],
         Field(min_length=1, max_length=n)))
 
 

@@ -14,7 +14,7 @@ from typing import Protocol
 
 from pydantic import BaseModel
 
-from agents.chat import ChatAgent, ChatPersona
+from agents.chat import ChatAgent, ChatPersona, with_turns
 from sandbox.engine import Engine, Process
 from sandbox.events import Utterance
 from sandbox.llm import LLMRequest, Message
@@ -91,18 +91,6 @@ class PlayerAgent(ChatAgent):
                              max_tokens=self.max_tokens)
         completion = yield engine.ask(request, llm=self.llm)
         return RoleplayTurn(utterance=completion.text.strip())
-
-
-def with_turns(messages: list[Message], transcript: list[Utterance], me: str) -> list[Message]:
-    """Append the transcript as chat turns: `me` speaks as the assistant, the partner as the
-    user; consecutive lines of one side are joined (chat templates expect alternation)."""
-    for said in transcript:
-        role = "assistant" if said.agent == me else "user"
-        if messages[-1].role == role:
-            messages[-1] = Message(role=role, content=messages[-1].content + "\n" + said.text)
-        else:
-            messages.append(Message(role=role, content=said.text))
-    return messages
 
 
 class InterrogatorAgent(ChatAgent):

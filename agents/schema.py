@@ -23,9 +23,10 @@ Score = Literal[tuple(range(1, 11))]  # type: ignore[valid-type]
 Minutes = Literal[5, 10, 15, 20, 30, 45, 60]
 
 
-def text(max_length: int) -> type:
-    """A non-empty string of at most `max_length` characters."""
-    return Annotated[str, Field(min_length=1, max_length=max_length)]
+def text(max_length: int, min_length: int = 1) -> type:
+    """A string of `min_length` to `max_length` characters (the grammar enforces both, so a
+    small model cannot answer a question with "1")."""
+    return Annotated[str, Field(min_length=min_length, max_length=max_length)]
 
 
 def ask(agent, engine: Engine, template: str, *, tag: str, schema, fallback,

@@ -125,13 +125,12 @@ def talk(request: LLMRequest) -> str:
 
 
 def turn(request: LLMRequest) -> str:
-    prompt = _prompt(request)
-    said = [line for line in _section(prompt, "The conversation so far:", "What does")
-            .splitlines() if ": " in line]
-    goal = _event(_goal_text(prompt))
-    # The line the prompt states it on: remembered sightings ("X is talking with Y") come first.
-    found = re.search(r"^It is [^\n]*? is talking with ([^.\n]+)\.", prompt, re.MULTILINE)
-    partner = found[1].strip() if found else _section(prompt, " is talking with ", ".").strip()
+    system = request.messages[0].content
+    # The transcript is the chat itself; cues in parentheses are the module's, not speech.
+    said = [m.content for m in request.messages[1:] if not m.content.startswith("(")]
+    goal = _event(_goal_text(system))
+    found = re.search(r"^It is [^\n]*?\. You are talking with ([^.\n]+)\.", system, re.MULTILINE)
+    partner = found[1].strip() if found else "friend"
     if goal and not any("come to" in line for line in said):
         what, place, hour = goal
         text = f"{partner}, would you come to my {what} at {place} at {hour}:00 today?"
@@ -140,7 +139,7 @@ def turn(request: LLMRequest) -> str:
     else:
         text = ["Good to see you!", "How has your day been?", "Same as always, busy.",
                 "Let's catch up again soon."][len(said) % 4]
-    return json.dumps({"utterance": text, "end": len(said) >= 3})
+    return text + (" [END]" if len(said) >= 3 else "")
 
 
 def summary(request: LLMRequest) -> str:

@@ -59,6 +59,7 @@ def fill_schema(schema: dict[str, Any], seed: int, name: str = "value") -> Any:
             hi = node.get("maximum", node.get("exclusiveMaximum", lo + 9))
             return int(lo + salt % (int(hi) - int(lo) + 1)) if hi >= lo else lo
         text = f"{key} {salt % 1000}"
+        text = text.ljust(node.get("minLength", 0), ".")
         return text[: node["maxLength"]] if "maxLength" in node else text
 
     return build(schema, name, seed)
