@@ -23,10 +23,20 @@ Score = Literal[tuple(range(1, 11))]  # type: ignore[valid-type]
 Minutes = Literal[5, 10, 15, 20, 30, 45, 60]
 
 
+# Plain prose: starts with a letter; no brackets, braces, quotes, markup or line breaks. Measured
+# on the embedded 135M model, free strings filled with '[1]', '{', '```' and JSON fragments.
+_PROSE = "A-Za-z0-9 ,.'():;!?&/%+-"
+
+
 def text(max_length: int, min_length: int = 1) -> type:
-    """A string of `min_length` to `max_length` characters (the grammar enforces both, so a
-    small model cannot answer a question with "1")."""
-    return Annotated[str, Field(min_length=min_length, max_length=max_length)]
+    """A string of `min_length` to `max_length` characters of plain prose.
+
+    The lengths are validated; the prose pattern goes into the JSON schema only, so a grammar
+    (llama.cpp) or a schema-following server steers the model with it, while an answer from a
+    model that ignores it (or a fallback built from user text) is still accepted."""
+    pattern = f"^[A-Za-z][{_PROSE}]{{{max(0, min_length - 1)},{max_length - 1}}}$"
+    return Annotated[str, Field(min_length=min_length, max_length=max_length,
+                                json_schema_extra={"pattern": pattern})]
 
 
 def ask(agent, engine: Engine, template: str, *, tag: str, schema, fallback,

@@ -39,7 +39,7 @@ def test_town_day_runs_and_applies_parameter_changes(tmp_path, capsys):
     config = write_config(tmp_path, hours=3, embedder="hashing",
                           params={"reflector": {"threshold": 7}})
     out = tmp_path / "run"
-    assert main(["run", "town_day", "--config", str(config), "--model", "scripted/default",
+    assert main(["run", "town_day", "--config", str(config), "--model", "scripted/town",
                  "--out", str(out), "--quiet"]) == 0
     header = json.loads((out / "header.json").read_text())
     assert header["config"]["params"] == {"reflector": {"threshold": 7}}
