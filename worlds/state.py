@@ -120,7 +120,9 @@ class WorldState:
     # -- walking --------------------------------------------------------------------------------
     def walk(self, agent: str, to: Address | str, *,
              speed: float = WALKING_SPEED) -> Generator[simpy.Event, Any, Tile]:
-        """Walk `agent` to the nearest tile of `to`; use as `tile = yield from town.walk(...)`.
+        """Walk `agent` to `to`; use as `tile = yield from town.walk(...)`. An object is
+        reached at its nearest tile; an arena or sector at the agent's own spot in it
+        (`World.spot`), through the nearest entrance.
 
         Returns the tile it arrived on. Raises AddressError (before any time passes) for an
         unknown or unreachable place.
@@ -128,6 +130,9 @@ class WorldState:
         engine, world = self.engine, self.world
         target = world.resolve(to)
         path = world.path(self.tile_of(agent), target)
+        if target.level != "object":
+            inner = world.path_inside(path[-1], world.spot(target, agent), target)
+            path = path + inner[1:]
         if len(path) == 1:
             return path[0]
         spt = world.seconds_per_tile(speed)

@@ -9,6 +9,7 @@ Live facts (who stands where now, object states) live in `WorldState`.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import re
 from collections import OrderedDict
 from pathlib import Path
@@ -360,6 +361,22 @@ class World:
         if len(self._trees) > PATH_CACHE_SIZE:
             self._trees.popitem(last=False)
         return tree
+
+    def spot(self, place: Address | str, who: str) -> Tile:
+        """Where `who` stands in a place: a tile of its own, fixed by a hash of the name and the
+        place, so people spread over a room instead of piling up on its door tile."""
+        tiles = self._tiles[self.resolve(place)]
+        digest = hashlib.sha256(f"{who}|{place}".encode()).digest()
+        return tiles[int.from_bytes(digest[:4], "big") % len(tiles)]
+
+    def path_inside(self, start: Tile, goal: Tile, place: Address | str) -> list[Tile]:
+        """The shortest walk between two tiles of one place, not leaving it (both ends
+        included); just [start] when the place splits them apart."""
+        inside = self.tile_graph.subgraph(self._tiles[self.resolve(place)])
+        try:
+            return nx.shortest_path(inside, start, goal)
+        except (nx.NetworkXNoPath, nx.NodeNotFound):
+            return [start]
 
     def seconds_per_tile(self, speed: float) -> float:
         """Seconds to cross one tile at `speed` metres per second."""
