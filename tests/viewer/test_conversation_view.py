@@ -11,7 +11,7 @@ from sandbox.events import AgentJoined, ConversationEnded, ConversationStarted, 
 from tests.viewer.runs import write_run
 from viewer import Playback, Replay
 from viewer.draw import theme
-from viewer.draw.conversation import SIDEBAR, judge_scores
+from viewer.draw.conversation import SIDEBAR, judge_scores, situation_text
 from viewer.frame import Renderer
 
 SIZE = (1280, 800)
@@ -101,3 +101,10 @@ def test_the_real_single_room_scenario_log_renders(tmp_path):
     said = len(replay.timeline.by_kind["utterance"])
     assert said >= 2
     assert bubble_count(render(replay, replay.end)) == said
+
+
+def test_a_pingpong_situation_record_shows_as_its_text():
+    assert situation_text({"situation": {"text": "Ask about the dragon.", "turns": 3}}) == \
+        "Ask about the dragon."
+    assert situation_text({"situation": "Two neighbours."}) == "Two neighbours."
+    assert situation_text({}) == ""

@@ -52,6 +52,15 @@ def judge_scores(replay: Replay) -> dict[tuple[str, int], list[str]]:
     return found
 
 
+def situation_text(config: dict[str, Any]) -> str:
+    """The situation of a single-room run as prose: a string (single_room) or a record with
+    its text (PingPong's situation: text and turn count)."""
+    situation = config.get("situation") or ""
+    if isinstance(situation, dict):
+        return str(situation.get("text") or "")
+    return str(situation)
+
+
 def _judgment_files(replay: Replay) -> list[dict[str, Any]]:
     folder = replay.dir / "judgments"
     out = []
@@ -136,7 +145,7 @@ class ConversationView:
         pygame.draw.rect(surface, theme.PANEL, rect)
         pygame.draw.line(surface, theme.PANEL_EDGE, rect.topright, rect.bottomright)
         x, y, inner = rect.left + _PAD, rect.top + _PAD + 24, rect.width - 2 * _PAD
-        situation = self.replay.header.config.get("situation")
+        situation = situation_text(self.replay.header.config)
         if situation:
             y = theme.blit_lines(surface, ["Situation"], (x, y), 13, theme.TEXT_DIM, bold=True)
             y = theme.blit_lines(surface, theme.wrap(str(situation), 13, inner, 7), (x, y), 13)
