@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter, defaultdict
 from datetime import timedelta
 from typing import Any
@@ -39,7 +40,25 @@ def summarize(run: Run) -> dict[str, Any]:
         "sim_time_s": max((e.t for e in run.events), default=0.0),
         "wall_time_s": run.result.wall_time_s if run.result else None,
         "problems": [p.model_dump() for p in run.problems],
+        "judgments": judgments(run),
     }
+
+
+def judgments(run: Run) -> list[dict[str, Any]]:
+    """The judge calls made on a run after it ended (`judgments/<judge>.json`, written by an
+    evaluation such as PingPong): judge, status, tokens, latency, cache hit, faults."""
+    out = []
+    folder = run.dir / "judgments"
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue  # cut by a kill: the evaluation judges it again
+        if isinstance(data, dict):
+            out.append({key: data.get(key) for key in (
+                "judge", "status", "prompt_tokens", "completion_tokens", "latency_s", "cached",
+                "faults")})
+    return out
 
 
 def calls_by_agent_day_module(run: Run) -> dict[str, dict[str, dict[str, dict[str, int]]]]:
@@ -108,6 +127,16 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
             f"{kind}={n}" for kind, n in sorted(summary["llm_faults"].items())))
     else:
         console.print("LLM faults: none")
+    if summary.get("judgments"):
+        judged = Table(title="judge calls (after the run)")
+        for col in ("judge", "status", "tok in", "tok out", "cached", "faults", "ms"):
+            judged.add_column(col, justify="left" if col in ("judge", "status") else "right")
+        for j in summary["judgments"]:
+            judged.add_row(str(j["judge"]), str(j["status"]), str(j["prompt_tokens"] or 0),
+                           str(j["completion_tokens"] or 0), str(bool(j["cached"])),
+                           ", ".join(j["faults"] or []) or "-",
+                           f"{(j['latency_s'] or 0) * 1000:.0f}")
+        console.print(judged)
     for problem in summary["problems"]:
         console.print(f"[yellow]log problem:[/] {problem['file']} line {problem['line']}: "
                       f"{problem['reason']}")

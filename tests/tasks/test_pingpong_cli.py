@@ -70,3 +70,16 @@ def test_bad_input_fails_in_one_line_with_exit_2(tmp_path, capsys):
     assert pingpong(tmp_path, "scripted/pingpong", tmp_path / "c",
                     "--player-top-p", "0") == 2
     assert "--player-top-p: Input should be greater than 0" in capsys.readouterr().err
+
+
+def test_sandbox_log_of_a_pingpong_conversation_lists_its_judge_calls(tmp_path, capsys):
+    assert pingpong(tmp_path, "scripted/pingpong", tmp_path / "a", "--every", "4") == 0
+    run_dir = next((tmp_path / "a" / "runs").iterdir())
+    capsys.readouterr()
+    assert main(["log", str(run_dir), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert sorted(j["judge"] for j in summary["judgments"]) == [
+        "scripted/pingpong", "scripted/pingpong-strict"]
+    assert all(j["status"] == "ok" and j["prompt_tokens"] > 0 for j in summary["judgments"])
+    assert main(["log", str(run_dir)]) == 0
+    assert "judge calls (after the run)" in capsys.readouterr().out
