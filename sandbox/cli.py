@@ -52,7 +52,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"sandbox {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"sandbox {args.command}: interrupted; what was written is kept", file=sys.stderr)
+        hint = ""
+        if args.command == "run":  # the run's cache holds every answer given so far
+            hint = ("; run the same command with --overwrite to continue: answers already "
+                    "given come from the run's cache, so it fast-forwards to where it stopped")
+        elif args.command in ("stss", "pingpong"):
+            hint = "; run the same command again to resume: finished episodes are skipped"
+        print(f"sandbox {args.command}: interrupted; what was written is kept{hint}",
+              file=sys.stderr)
         return 130
 
 

@@ -239,7 +239,7 @@ def main(args) -> int:
             console.print(f"[red]stopped:[/] {exc}")
             return 1
     table = write_table(scores, args.out)
-    console.print(table_markdown(table), highlight=False)
+    console.print(table_markdown(table), highlight=False, soft_wrap=True)  # no wrapping: markdown
     console.print(f"{len(episodes)} episodes ({skipped} already done); table: "
                   f"{args.out / 'table.md'}, {args.out / 'table.json'}")
     for episode, error in failures:
