@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from agents.scenario import TownConfig, TownScenario
 from agents.scripted import town_backend
 from sandbox.llm import LLMSettings, make_llm
@@ -52,3 +54,37 @@ def test_the_log_counts_calls_per_agent_per_day_by_module(tmp_path):
     assert header.config["architectures"] == {PERFORMER: "ga_tdp"}
     joined = {e.agent: e.architecture for e in run.of_kind("agent_joined")}
     assert joined == {PERFORMER: "ga_tdp", "Amara Mensah": "ga", "Arthur Okonkwo": "ga"}
+
+
+def test_an_interrupted_day_continues_from_its_cache_to_the_same_log(tmp_path):
+    """What the README promises: run the same command again with --overwrite and the episode
+    fast-forwards through the answers already given, then goes on, to the log it would have had."""
+    cfg = TownConfig(world="town", residents=[PERFORMER, "Amara Mensah", "Arthur Okonkwo"],
+                     architectures={PERFORMER: "ga_tdp"}, tasks={PERFORMER: TASK}, hours=12,
+                     embedder="hashing")
+
+    def llm(run_dir):
+        return make_llm(LLMSettings(model="scripted/town", cache_path=run_dir / "llm_cache.jsonl",
+                                    cache_mode="record"), backend=town_backend())
+
+    whole = tmp_path / "whole"
+    run_episode(TownScenario(cfg), llm(whole), seed=3, out_dir=whole)
+
+    cut = tmp_path / "cut"
+    seen = []
+
+    def ctrl_c_at_noon(event):
+        seen.append(event)
+        if event.t > 6 * 3600:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_episode(TownScenario(cfg), llm(cut), seed=3, out_dir=cut, on_event=ctrl_c_at_noon)
+    assert load_run(cut).result.status == "interrupted"
+    answered = sum(1 for _ in (cut / "llm_cache.jsonl").open())
+    assert answered > 10
+
+    run_episode(TownScenario(cfg), llm(cut), seed=3, out_dir=cut, overwrite=True)
+    calls = load_run(cut).calls
+    assert sum(c.cached for c in calls) >= answered - 1  # the call in flight at the cut may rerun
+    assert (cut / "events.jsonl").read_bytes() == (whole / "events.jsonl").read_bytes()
