@@ -112,7 +112,9 @@ class TownScenario:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from sandbox.commands.run import add_llm_options, build_llm
+    from rich.console import Console
+
+    from sandbox.commands.run import add_llm_options, build_llm, print_event
     from sandbox.log import CACHE, load_run
     from sandbox.runner import run_episode
     from sandbox.summary import print_summary, summarize
@@ -151,7 +153,10 @@ def main(argv: list[str] | None = None) -> int:
     from pathlib import Path
 
     llm = build_llm(args, cache_default=Path(args.out) / CACHE)
-    run_episode(TownScenario(cfg), llm, seed=args.seed, out_dir=args.out, overwrite=True)
+    # Utterances and an hourly progress line as they happen: a day on the embedded model takes
+    # minutes.
+    run_episode(TownScenario(cfg), llm, seed=args.seed, out_dir=args.out, overwrite=True,
+                on_event=print_event(Console()))
     print_summary(summarize(load_run(args.out)))
     return 0
 
