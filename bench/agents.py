@@ -125,13 +125,18 @@ def bench_embedding(count: int) -> None:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--hours", type=float, default=10)
-    p.add_argument("--architecture", default="ga")
-    p.add_argument("--embedder", default="minilm", choices=["minilm", "hashing"])
-    p.add_argument("--memories", type=int, default=100_000)
-    p.add_argument("--queries", type=int, default=200)
-    p.add_argument("--skip-embedding", action="store_true")
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--hours", type=float, default=10,
+                   help="game hours of the town day [default: 10]")
+    p.add_argument("--architecture", default="ga", help="everyone's architecture [default: ga]")
+    p.add_argument("--embedder", default="minilm", choices=["minilm", "hashing"],
+                   help="memory embedder for the town day [default: minilm]")
+    p.add_argument("--memories", type=int, default=100_000,
+                   help="memories in the retrieval benchmark [default: 100000]")
+    p.add_argument("--queries", type=int, default=200, help="retrieval queries [default: 200]")
+    p.add_argument("--skip-embedding", action="store_true",
+                   help="skip the embedding throughput part (it loads MiniLM)")
     args = p.parse_args()
     bench_calls(args.hours, args.embedder, args.architecture)
     bench_retrieval(args.memories, args.queries)

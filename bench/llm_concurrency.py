@@ -75,10 +75,12 @@ def demo() -> None:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--agents", type=int, default=12)
-    p.add_argument("--rounds", type=int, default=5)
-    p.add_argument("--latency", type=float, default=0.2)
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--agents", type=int, default=12, help="agents asking at once [default: 12]")
+    p.add_argument("--rounds", type=int, default=5, help="simulated instants [default: 5]")
+    p.add_argument("--latency", type=float, default=0.2,
+                   help="injected seconds per call [default: 0.2]")
     p.add_argument("--demo", action="store_true", help="also measure the README demo")
     args = p.parse_args()
     concurrent = episode_wall_time(args.agents, args.rounds, args.latency, args.agents)

@@ -62,15 +62,19 @@ def bench(model: str, args) -> None:
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--models", default="scripted/town,local/smollm2-135m")
-    p.add_argument("--template", default="public_spring_tasting")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--residents", type=int, default=12)
-    p.add_argument("--same-day", action="store_true")
-    p.add_argument("--start", default="06:00")
-    p.add_argument("--until")
-    p.add_argument("--embedder", choices=["minilm", "hashing"])
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--models", default="scripted/town,local/smollm2-135m",
+                   help="comma-separated backend/model list [default: both]")
+    p.add_argument("--template", default="public_spring_tasting", help="built-in template name")
+    p.add_argument("--seed", type=int, default=0, help="episode seed [default: 0]")
+    p.add_argument("--residents", type=int, default=12,
+                   help="performer + background residents [default: 12]")
+    p.add_argument("--same-day", action="store_true", help="start on the event day")
+    p.add_argument("--start", default="06:00", help="clock time the episode starts")
+    p.add_argument("--until", help="clock time it stops [default: end of the task window]")
+    p.add_argument("--embedder", choices=["minilm", "hashing"],
+                   help="memory embedder [default: the architecture's, minilm]")
     args = p.parse_args()
     for model in args.models.split(","):
         bench(model.strip(), args)

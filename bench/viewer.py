@@ -165,9 +165,11 @@ def frames_per_second(renderer, playback, surface, speed: float, frames: int,
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--agents", type=int, default=25)
-    parser.add_argument("--frames", type=int, default=600)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--agents", type=int, default=25, help="agents in the log [default: 25]")
+    parser.add_argument("--frames", type=int, default=600,
+                        help="frames drawn per speed [default: 600]")
     parser.add_argument("--keep", type=Path, help="write the log here and keep it")
     parser.add_argument("--memory-every", type=float, default=120.0,
                         help="simulated seconds between memories (smaller: a bigger log)")

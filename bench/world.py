@@ -93,9 +93,11 @@ def game_day(days: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--queries", type=int, default=300)
-    parser.add_argument("--days", type=int, default=1)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--queries", type=int, default=300,
+                        help="path queries, cold then cached [default: 300]")
+    parser.add_argument("--days", type=int, default=1, help="scripted game days [default: 1]")
     args = parser.parse_args()
     path_queries(World.load(world_path("town")), args.queries)
     print()
