@@ -49,7 +49,9 @@ def turn_parser(names: list[str]):
     # Full names and first names: small models echo either as a script-style prefix.
     variants = sorted({v for n in names for v in (n, n.split()[0])}, key=len, reverse=True)
     names_re = "|".join(re.escape(v) for v in variants)
-    prefix = re.compile(r"^\s*(?:" + names_re + r")\s*:\s*", re.IGNORECASE) if variants else None
+    # ... sometimes with a verb before the colon ("Arthur says:", "Grace Okonkwo is :").
+    prefix = re.compile(r"^\s*(?:" + names_re + r")(?:\s+(?:is|says|said|replies|asks))?\s*:\s*",
+                        re.IGNORECASE) if variants else None
     # A speaker label further on means the model went on to write the next line of the script.
     next_speaker = re.compile(r"\s(?:" + names_re + r")\s*:", re.IGNORECASE) if variants else None
 

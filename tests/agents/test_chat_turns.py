@@ -10,6 +10,8 @@ parse = turn_parser(["Grace Okonkwo", "Arthur Okonkwo"])
 @pytest.mark.parametrize("answer, utterance, ends", [
     ("Good morning, Arthur.", "Good morning, Arthur.", False),
     ("Grace: Good morning!", "Good morning!", False),
+    ("Arthur Okonkwo is : Oh, nice to meet you!", "Oh, nice to meet you!", False),
+    ("Grace says: Tea?", "Tea?", False),
     ("Bye for now, see you at ten! [END]", "Bye for now, see you at ten!", True),
     # the model went on to write the partner's line, or its own label again
     ("Hi. Arthur Okonkwo: Hello, dear. Grace: Tea?", "Hi.", False),
