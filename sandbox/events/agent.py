@@ -24,7 +24,9 @@ class PlanMade(Event):
 
 
 class ActionStarted(Event):
-    """An agent begins an action: what it does, where, and until when (sim seconds)."""
+    """An agent begins an action: what it does, where, and until when (sim seconds). An `until`
+    at or before `t` means open-ended: the action lasts until the agent's next one (a
+    conversation, whose length is not known when it starts)."""
 
     kind: Literal["action_started"] = "action_started"
     description: str

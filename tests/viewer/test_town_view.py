@@ -152,6 +152,19 @@ def test_the_panel_explains_a_decision_with_the_retrieved_memories_and_scores(tm
     assert any(line.startswith("TASK") and "PERFORMER" in line.upper() for line in text)
 
 
+def test_an_open_ended_action_is_shown_as_running_not_ended(tmp_path):
+    # A conversation's action is logged with until == its start: its length is not known yet.
+    talk = ActionStarted(t=ADA_ARRIVAL + 5, agent="Ada Stone", description="talking with Ben",
+                         location="mini:Corner Cafe:dining room", until=ADA_ARRIVAL + 5,
+                         activity="conversation")
+    replay = Replay(write_run(tmp_path / "run", sorted(town_events() + [talk],
+                                                       key=lambda e: e.t)))
+    view, _ = render(replay, ADA_ARRIVAL + 60, select="Ada Stone")
+    text = [line.text for line in view.panel.lines("Ada Stone", ADA_ARRIVAL + 60)]
+    assert "talking with Ben" in text
+    assert not any("(ended)" in line for line in text)
+
+
 def test_an_agent_under_the_mouse_is_found(town_run):
     view, _ = render(Replay(town_run), 0.0)
     ben = view.screen_points(0.0)["Ben Ortiz"]

@@ -98,6 +98,8 @@ class InspectionPanel:
         action = tl.latest("action_started", t, agent)
         if action is not None:
             until = float(get(action, "until", math.inf))
+            if until <= action.t:  # open-ended (a conversation): until the next action
+                until = math.inf
             done = " (ended)" if t > until else ""
             out.append(Line(f"{get(action, 'description', '')}{done}", 14, bold=True))
             where = str(get(action, "location", ""))
