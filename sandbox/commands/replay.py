@@ -102,7 +102,7 @@ def _export(replay, args, size, every, start, end) -> int:
         raise UserError(f"no frames: the window {args.from_ or 'start'}..{args.to or 'end'} "
                         f"lies outside the run (it spans 0..{replay.end:g} s)")
     paths = export_frames(replay, args.export, times, size=size, follow=args.follow)
-    print(f"wrote {len(paths)} frames to {args.export} "
+    print(f"wrote {len(paths)} frame{'' if len(paths) == 1 else 's'} to {args.export} "
           f"({replay.clock(times[0]):%Y-%m-%d %H:%M:%S} .. {replay.clock(times[-1]):%H:%M:%S})")
     if args.gif is not None:
         print(f"wrote {write_gif(paths, args.gif)} ({len(paths)} frames)")
