@@ -72,10 +72,11 @@ class InspectionPanel:
 
     def lines(self, agent: str, t: float) -> list[Line]:
         out: list[Line] = []
-        # What it does and why first; the background (task, plans) after.
-        for section in (self._who, self._now, self._conversation, self._retrieval,
-                        self._reaction, self._task, self._plans, self._reflection, self._score,
-                        self._other):
+        # What it does and why first (the memories behind its latest decision, above a long
+        # transcript); the background (task, plans) after.
+        for section in (self._who, self._now, self._retrieval, self._reaction,
+                        self._conversation, self._task, self._plans, self._reflection,
+                        self._score, self._other):
             out += section(agent, t)
         return out
 
