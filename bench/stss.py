@@ -14,6 +14,7 @@ latencies (the embedded model runs one call at a time, so they do not overlap).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import tempfile
 import time
@@ -33,14 +34,16 @@ from worlds import load_world  # noqa: E402
 def bench(model: str, args) -> None:
     world = load_world("town")
     window = EpisodeWindow(same_day=args.same_day, start=args.start, until=args.until)
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "run"
+    # --keep: the run directory stays (replay it, `sandbox log` it); otherwise a temporary one
+    keep = args.keep / model.replace("/", "_") if args.keep else None
+    with contextlib.nullcontext(str(keep)) if keep else tempfile.TemporaryDirectory() as tmp:
+        out = keep or Path(tmp) / "run"
         t0 = time.perf_counter()
         result, score = run_task(
             template_path(args.template), world,
             lambda _: make_llm(LLMSettings(model=model, cache_mode="off")),
             architecture="ga_tdp", seed=args.seed, out=out, window=window,
-            background=args.residents - 1, embedder=args.embedder)
+            background=args.residents - 1, embedder=args.embedder, overwrite=True)
         wall = time.perf_counter() - t0
         run = load_run(out)
     llm_s = sum(c.latency_s for c in run.calls)
@@ -59,6 +62,8 @@ def bench(model: str, args) -> None:
     by_module = Counter(c.tag.split(".")[0] for c in run.calls)
     print("calls by module: " + ", ".join(f"{m} {n}" for m, n in sorted(by_module.items())))
     print(f"score {score.score:g} ({score.rule})")
+    if keep:
+        print(f"run directory: {keep}")
 
 
 def main() -> int:
@@ -75,6 +80,9 @@ def main() -> int:
     p.add_argument("--until", help="clock time it stops [default: end of the task window]")
     p.add_argument("--embedder", choices=["minilm", "hashing"],
                    help="memory embedder [default: the architecture's, minilm]")
+    p.add_argument("--keep", type=Path, metavar="DIR",
+                   help="keep each model's run directory in DIR/<backend>_<model> "
+                        "(overwritten) instead of a temporary one")
     args = p.parse_args()
     for model in args.models.split(","):
         bench(model.strip(), args)
