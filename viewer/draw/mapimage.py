@@ -135,7 +135,11 @@ class Labels:
         clip = camera.viewport
         sector_size = 13 if s < 10 else 15
         for place in self.sectors:
-            self._place(surface, camera, place, place.name, sector_size, True, taken, clip)
+            # On the sector's top wall first (as the world's own render does), so the middle
+            # stays free for its arenas' names; in the middle when the top is taken.
+            if not self._place(surface, camera, place, place.name, sector_size, True, taken,
+                               clip, top=True):
+                self._place(surface, camera, place, place.name, sector_size, True, taken, clip)
         if s >= 5:
             for place in self.arenas:
                 sector_name = self.world.sectors[self.world.sector_of(place.address)].name
@@ -149,14 +153,21 @@ class Labels:
                             below=False)
 
     def _place(self, surface, camera, place, message, size, bold, taken, clip,
-               below: bool = False) -> None:
+               below: bool = False, top: bool = False) -> bool:
+        """Draw the label unless it would leave the view or cover another; True if drawn."""
         if not place.tiles:
-            return
-        x, y = place.anchor_tile()
-        sx, sy = camera.to_screen(x + 0.5, y + 0.5)
+            return False
+        if top:  # centred over the place's top row, on the wall line above it
+            top_row = min(y for _, y in place.tiles)
+            xs = [x for x, _ in place.tiles]
+            sx, sy = camera.to_screen((min(xs) + max(xs) + 1) / 2, top_row)
+        else:
+            x, y = place.anchor_tile()
+            sx, sy = camera.to_screen(x + 0.5, y + 0.5)
         img = self._label(message, size, bold)
         rect = img.get_rect(center=(sx, sy + (img.get_height() // 2 + 2 if below else 0)))
         if not clip.contains(rect) or rect.collidelist(taken) != -1:
-            return
+            return False
         taken.append(rect)
         surface.blit(img, rect)
+        return True
