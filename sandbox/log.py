@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -32,6 +33,9 @@ EVENTS = "events.jsonl"
 CALLS = "calls.jsonl"
 CACHE = "llm_cache.jsonl"
 RESULT = "result.json"
+# Written after the run by evaluations (STSS score.json, PingPong judgments/<judge>.json).
+SCORE = "score.json"
+JUDGMENTS = "judgments"
 
 
 def code_version() -> str:
@@ -88,9 +92,12 @@ class EpisodeLog:
             raise RunDirectoryExists(
                 f"{self.dir} already holds a run; choose another --out or pass --overwrite")
         self.dir.mkdir(parents=True, exist_ok=True)
-        for name in (EVENTS, CALLS, RESULT):
-            if overwrite and (self.dir / name).exists():
-                (self.dir / name).unlink()
+        if overwrite:
+            # The score and judgments judged the old events: left in place, a viewer or
+            # `sandbox log` would show them for the new run.
+            for name in (EVENTS, CALLS, RESULT, SCORE):
+                (self.dir / name).unlink(missing_ok=True)
+            shutil.rmtree(self.dir / JUDGMENTS, ignore_errors=True)
         self.header = header
         write_json_atomic(self.dir / HEADER, header.model_dump_json(indent=2))
         self._fh = (self.dir / EVENTS).open("a", encoding="utf-8")
@@ -137,6 +144,9 @@ class RunFormatError(Exception):
 
 
 def parse_event(obj: dict[str, Any]) -> Event:
+    """The typed event of one decoded line; TypeError or ValidationError when it is not one."""
+    if not isinstance(obj, dict):  # valid JSON such as `123` is still a bad line
+        raise TypeError(f"not a JSON object (a {type(obj).__name__})")
     cls = EVENT_TYPES.get(obj.get("kind", ""), UnknownEvent)
     return cls.model_validate(obj)
 
@@ -187,14 +197,31 @@ def read_header(run_dir: Path | str) -> RunHeader:
         raise RunFormatError(f"{path} at {where}: {first['msg']}") from exc
 
 
+def _read_result(path: Path, problems: list[LogProblem]) -> RunResult | None:
+    """result.json, or None with a problem when it is missing parts: the events still read."""
+    if not path.exists():
+        return None
+    text = path.read_text(encoding="utf-8", errors="replace")
+    try:
+        return RunResult.model_validate(json.loads(text))
+    except json.JSONDecodeError as exc:
+        problems.append(LogProblem(file=path.name, line=exc.lineno,
+                                   reason=f"unreadable, status unknown: {exc.msg}"))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "top level"
+        problems.append(LogProblem(file=path.name, line=1,
+                                   reason=f"not a run result, status unknown: {where}: "
+                                          f"{first['msg']}"))
+    return None
+
+
 def load_run(run_dir: Path | str) -> Run:
     run_dir = Path(run_dir)
     header = read_header(run_dir)
     problems: list[LogProblem] = []
     events = _read_jsonl(run_dir / EVENTS, parse_event, problems)
     calls = _read_jsonl(run_dir / CALLS, CallRecord.model_validate, problems)
-    result = None
-    if (run_dir / RESULT).exists():
-        result = RunResult.model_validate_json((run_dir / RESULT).read_text(encoding="utf-8"))
+    result = _read_result(run_dir / RESULT, problems)
     return Run(dir=run_dir, header=header, events=events, calls=calls, result=result,
                problems=problems)

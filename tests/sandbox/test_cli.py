@@ -1,6 +1,7 @@
 """The `sandbox` command as a user meets it: bad input fails in one line with exit code 2."""
 
 import socket
+import tempfile
 
 import pytest
 
@@ -76,3 +77,43 @@ def test_cache_only_replay_from_the_command_line(tmp_path, capsys):
                  "--cache-only"]) == 1
     assert "no cached answer for call tag='chat.turn'" in capsys.readouterr().out.replace(
         "\n", " ")
+
+
+@pytest.mark.parametrize("seed", ["-1", "x", "1.5"])
+def test_a_bad_seed_is_refused_at_parsing_before_any_run_directory(seed, tmp_path, capsys):
+    out = tmp_path / "run"
+    with pytest.raises(SystemExit) as exit_:
+        main(["run", "single_room", "--model", "scripted/default", "--seed", seed,
+              "--out", str(out)])
+    assert exit_.value.code == 2
+    assert "argument --seed" in capsys.readouterr().err.strip().splitlines()[-1]
+    assert not out.exists()
+
+
+def test_replay_gif_alone_writes_the_gif_without_a_window(tmp_path, capsys, monkeypatch):
+    import viewer.app
+
+    def no_window(*args, **kwargs):
+        raise AssertionError("--gif must not open a window")
+
+    monkeypatch.setattr(viewer.app, "run_window", no_window)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # where the frames go for a while
+    out = tmp_path / "r"
+    assert main(["run", "single_room", "--model", "scripted/default", "--out", str(out),
+                 "--turns", "2", "--quiet"]) == 0
+    capsys.readouterr()
+    gif = tmp_path / "r.gif"
+    assert main(["replay", str(out), "--gif", str(gif), "--size", "640x400"]) == 0
+    assert gif.read_bytes()[:6] == b"GIF89a"
+    assert "frames" in capsys.readouterr().out
+    assert list(scratch.iterdir()) == []  # the frames are cleaned up
+
+
+def test_replay_help_says_what_shift_arrow_does():
+    from sandbox.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    epilog = sub.choices["replay"].epilog
+    assert "1 minute" not in epilog and "inspected agent" in epilog

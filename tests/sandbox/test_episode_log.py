@@ -1,6 +1,7 @@
 """Runs, logs, determinism, cache record/replay, faults: through the single-room scenario."""
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -8,6 +9,7 @@ from pydantic import BaseModel
 
 from agents.chat import ChatAgent, converse
 from sandbox.events import Utterance
+from sandbox.cli import main
 from sandbox.llm import CacheMiss, LLMRequest, LLMSettings, Message, ScriptedBackend, make_llm
 from sandbox.log import RunFormatError, load_run
 from sandbox.runner import run_episode
@@ -112,7 +114,7 @@ class MoodyScenario(SingleRoomScenario):
         engine.process(moods())
 
 
-def test_faults_do_not_stop_the_episode_and_are_counted(tmp_path):
+def test_faults_do_not_stop_the_episode_and_are_counted(tmp_path, capsys):
     faults = ["malformed", "ok", "truncated", "timeout", "rate_limit", "off_schema",
               "server_error"]
     backend = ScriptedBackend(faults=faults)
@@ -128,6 +130,12 @@ def test_faults_do_not_stop_the_episode_and_are_counted(tmp_path):
     for kind in ("malformed_json", "timeout", "rate_limit", "server_error", "off_schema"):
         assert kind in counted
     assert sum(c.retries for c in loaded.calls) == 3
+    assert "truncated" in counted
+    # `sandbox log` shows each fault with its count.
+    assert main(["log", str(out)]) == 0
+    shown = capsys.readouterr().out
+    for kind, n in Counter(counted).items():
+        assert f"{kind}={n}" in shown
 
 
 def test_an_unparseable_chat_turn_falls_back_and_is_counted(tmp_path):
@@ -137,3 +145,53 @@ def test_an_unparseable_chat_turn_falls_back_and_is_counted(tmp_path):
     assert result.status == "completed"
     assert {u.text for u in loaded.of_kind("utterance")} == {"(says nothing)"}
     assert all("fallback" in c.faults for c in loaded.calls)
+
+
+def test_a_json_line_that_is_not_an_object_is_a_bad_line_not_a_crash(tmp_path, capsys):
+    out, _ = run(tmp_path, "r")
+    events = out / "events.jsonl"
+    lines = events.read_text().splitlines(keepends=True)
+    events.write_text("".join(lines[:2]) + "123\n" + "".join(lines[2:]))
+    (out / "calls.jsonl").open("a").write('["a list"]\n')
+    loaded = load_run(out)
+    assert len(loaded.events) == len(lines)
+    assert [(p.file, p.line) for p in loaded.problems] == [("events.jsonl", 3),
+                                                           ("calls.jsonl", 7)]
+    assert "not a JSON object" in loaded.problems[0].reason
+    assert main(["log", str(out)]) == 0
+    assert "events.jsonl line 3" in capsys.readouterr().out
+
+
+def test_a_cut_result_file_is_reported_and_the_log_still_reads(tmp_path, capsys):
+    out, _ = run(tmp_path, "r")
+    result = out / "result.json"
+    result.write_text(result.read_text()[:30])
+    loaded = load_run(out)
+    assert loaded.result is None and len(loaded.of_kind("utterance")) == 6
+    assert [p.file for p in loaded.problems] == ["result.json"]
+    assert main(["log", str(out)]) == 0
+    shown = capsys.readouterr().out
+    assert "log problem: result.json" in shown and "status=unknown" in shown
+
+
+def test_overwrite_removes_the_previous_runs_score_and_judgments(tmp_path):
+    out, _ = run(tmp_path, "r")
+    (out / "score.json").write_text('{"value": 1.0}')
+    (out / "judgments").mkdir()
+    (out / "judgments" / "judge.json").write_text("{}")
+    llm = make_llm(LLMSettings(model="scripted/default"), backend=ScriptedBackend())
+    run_episode(SingleRoomScenario.from_file(max_turns=2), llm, seed=0, out_dir=out,
+                overwrite=True)
+    assert not (out / "score.json").exists() and not (out / "judgments").exists()
+    assert load_run(out).result.status == "completed"
+
+
+def test_a_backend_that_stays_down_has_every_retry_and_fault_in_calls_jsonl(tmp_path):
+    backend = ScriptedBackend(faults=["timeout"] * 5)
+    llm = make_llm(LLMSettings(model="scripted/default", retry_initial_wait_s=0.001),
+                   backend=backend)
+    out = tmp_path / "down"
+    run_episode(MoodyScenario(SingleRoomScenario.from_file().cfg), llm, seed=0, out_dir=out)
+    first = load_run(out).calls[0]
+    assert first.retries == 4  # five attempts
+    assert first.faults == ["timeout"] * 5 + ["unavailable", "fallback"]

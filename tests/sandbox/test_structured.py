@@ -82,3 +82,28 @@ def test_backend_that_stays_down_gives_the_fallback_not_a_crash():
     completion = ask(llm)
     assert completion.parsed == FALLBACK
     assert completion.faults[-2:] == ["unavailable", "fallback"]
+
+
+def test_giving_up_keeps_every_transport_retry_and_fault():
+    backend = ScriptedBackend(faults=["timeout", "rate_limit", "timeout", "server_error",
+                                      "connection"])
+    llm = make_llm(LLMSettings(retry_attempts=5, retry_initial_wait_s=0.001), backend=backend)
+    completion = ask(llm)
+    assert completion.parsed == FALLBACK and backend.calls == 5
+    assert completion.retries == 4
+    assert completion.faults == ["timeout", "rate_limit", "timeout", "server_error",
+                                 "connection", "unavailable", "fallback"]
+
+
+class Line(BaseModel):
+    text: str
+
+
+def test_a_cut_off_free_text_answer_is_counted_as_truncated():
+    backend = ScriptedBackend(responders={"chat.turn": lambda r: "Good morning to you all."},
+                              faults=["truncated"])
+    completion = make_llm(LLMSettings(), backend=backend).complete(LLMRequest(
+        messages=[Message(role="user", content="Say hello.")], tag="chat.turn", seed=1,
+        parser=lambda text: Line(text=text), fallback=Line(text="...")))
+    assert completion.finish_reason == "length" and completion.parsed.text == "Good morning"
+    assert completion.faults == ["truncated"]
