@@ -8,7 +8,8 @@
       result.json    how the run ended: status, wall time, error (written last)
 
 `EpisodeLog` writes it; `load_run` reads it back into typed events. A truncated or corrupt line
-is reported in `Run.problems`, never fatal: a killed run keeps everything up to the kill.
+(or result.json) is reported in `Run.problems`, never fatal: a killed run keeps everything up to
+the kill.
 """
 
 from __future__ import annotations
@@ -146,7 +147,7 @@ class RunFormatError(Exception):
 def parse_event(obj: dict[str, Any]) -> Event:
     """The typed event of one decoded line; TypeError or ValidationError when it is not one."""
     if not isinstance(obj, dict):  # valid JSON such as `123` is still a bad line
-        raise TypeError(f"not a JSON object (a {type(obj).__name__})")
+        raise TypeError(f"not a JSON object (got {type(obj).__name__})")
     cls = EVENT_TYPES.get(obj.get("kind", ""), UnknownEvent)
     return cls.model_validate(obj)
 

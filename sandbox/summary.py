@@ -10,7 +10,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from .log import Run
+from .log import JUDGMENTS, RESULT, Run
 
 
 def summarize(run: Run) -> dict[str, Any]:
@@ -32,7 +32,7 @@ def summarize(run: Run) -> dict[str, Any]:
         "scenario": run.header.scenario,
         "seed": run.header.seed,
         "models": run.header.models,
-        "status": run.result.status if run.result else "unfinished (no result.json)",
+        "status": _status(run),
         "error": run.result.error if run.result else None,
         "events_by_kind": dict(Counter(e.kind for e in run.events)),
         "llm_calls_by_purpose": {tag: dict(c) for tag, c in sorted(by_tag.items())},
@@ -44,11 +44,19 @@ def summarize(run: Run) -> dict[str, Any]:
     }
 
 
+def _status(run: Run) -> str:
+    if run.result is not None:
+        return run.result.status
+    if any(p.file == RESULT for p in run.problems):
+        return "unknown (result.json unreadable)"  # there, so the run did end somehow
+    return "unfinished (no result.json)"
+
+
 def judgments(run: Run) -> list[dict[str, Any]]:
     """The judge calls made on a run after it ended (`judgments/<judge>.json`, written by an
     evaluation such as PingPong): judge, status, tokens, latency, cache hit, faults."""
     out = []
-    folder = run.dir / "judgments"
+    folder = run.dir / JUDGMENTS
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 from sandbox.errors import UserError
@@ -12,13 +13,13 @@ def register(sub) -> None:
         "replay", help="watch a run in the viewer, or export frames",
         description="Open a run directory in the replay viewer: the town with its agents, "
                     "speech bubbles and clock (or, for single-room runs, the conversation). "
-                    "A run still being written is followed live. With --export, write PNG "
-                    "frames instead, without a screen.",
+                    "A run still being written is followed live. With --export (PNG frames) "
+                    "or --gif (an animated GIF), write files instead, without a screen.",
         epilog="keys in the window: space play/pause, +/- speed, left/right step to the "
-               "previous/next event (shift: 1 minute), click the timeline to jump, click an "
-               "agent to inspect it, f follow it, wheel or [ ] zoom, drag to pan, h help, "
-               "q quit.  example: sandbox replay runs/demo --export frames --every 10m "
-               "--from 08:00 --to 12:00")
+               "previous/next event (shift: the inspected agent's), page up/down 10 minutes, "
+               "click the timeline to jump, click an agent to inspect it, f follow it, wheel "
+               "or [ ] zoom, drag to pan, h help, q quit.  example: sandbox replay runs/demo "
+               "--export frames --every 10m --from 08:00 --to 12:00")
     p.add_argument("run_dir", type=Path, help="a run directory written by `sandbox run`")
     p.add_argument("--world", type=Path,
                    help="the world map file (YAML) [default: the one the run names]")
@@ -36,7 +37,8 @@ def register(sub) -> None:
     g.add_argument("--every", help="time between frames, e.g. 30s, 10m, 1h [default: one frame "
                                    "per event for a conversation, 10m for the town]")
     g.add_argument("--gif", type=Path, metavar="FILE",
-                   help="also assemble the exported frames into an animated GIF")
+                   help="write an animated GIF of the frames (with --export, the PNGs are "
+                        "kept in DIR too)")
     g.add_argument("--from", dest="from_", metavar="T", help="first frame time")
     g.add_argument("--to", metavar="T", help="last frame time")
     p.set_defaults(func=main)
@@ -57,7 +59,8 @@ def main(args) -> int:
     from viewer.timespec import TimeSpecError, parse_duration, parse_time
 
     size = _size(args.size)
-    live = args.export is None and not (args.run_dir / "result.json").exists()
+    headless = args.export is not None or args.gif is not None
+    live = not headless and not (args.run_dir / "result.json").exists()
     try:
         replay = Replay(args.run_dir, world_file=args.world, view=args.view, follow=live)
     except ReplayError as exc:
@@ -83,7 +86,7 @@ def main(args) -> int:
         print(f"sandbox replay: warning: {first.file} line {first.line}: {first.reason}"
               + (f" (and {len(replay.problems) - 1} more bad lines)" if len(replay.problems) > 1
                  else "") + "; showing the valid events")
-    if args.export is not None:
+    if headless:
         return _export(replay, args, size, every, start, end)
     from viewer.app import run_window
 
@@ -101,9 +104,15 @@ def _export(replay, args, size, every, start, end) -> int:
     if not times:
         raise UserError(f"no frames: the window {args.from_ or 'start'}..{args.to or 'end'} "
                         f"lies outside the run (it spans 0..{replay.end:g} s)")
+    span = f"{replay.clock(times[0]):%Y-%m-%d %H:%M:%S} .. {replay.clock(times[-1]):%H:%M:%S}"
+    if args.export is None:
+        # --gif alone: the GIF is assembled from PNG frames, which need not outlive it.
+        with tempfile.TemporaryDirectory(prefix="sandbox-frames-") as scratch:
+            paths = export_frames(replay, scratch, times, size=size, follow=args.follow)
+            print(f"wrote {write_gif(paths, args.gif)} ({len(paths)} frames, {span})")
+        return 0
     paths = export_frames(replay, args.export, times, size=size, follow=args.follow)
-    print(f"wrote {len(paths)} frame{'' if len(paths) == 1 else 's'} to {args.export} "
-          f"({replay.clock(times[0]):%Y-%m-%d %H:%M:%S} .. {replay.clock(times[-1]):%H:%M:%S})")
+    print(f"wrote {len(paths)} frame{'' if len(paths) == 1 else 's'} to {args.export} ({span})")
     if args.gif is not None:
         print(f"wrote {write_gif(paths, args.gif)} ({len(paths)} frames)")
     return 0

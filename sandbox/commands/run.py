@@ -19,6 +19,18 @@ from sandbox.runner import run_episode
 from sandbox.summary import print_summary, summarize
 
 
+def non_negative_int(text: str) -> int:
+    """argparse type for seeds: numpy's generators refuse negative seeds, and that must fail
+    at parsing (exit code 2), not after the run directory exists."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text}: must be 0 or more")
+    return value
+
+
 def add_llm_options(p: argparse.ArgumentParser, default_model: str = "local/smollm2-135m"):
     """Options every command that calls a model shares (they mirror LLMSettings)."""
     g = p.add_argument_group("model")
@@ -76,7 +88,8 @@ def register(sub) -> None:
                                     "STSS task template: a .yaml file or a built-in template "
                                     "name (tasks/stss/templates); a template run ends with "
                                     "its score")
-    p.add_argument("--seed", type=int, default=0, help="episode seed [default: %(default)s]")
+    p.add_argument("--seed", type=non_negative_int, default=0,
+                   help="episode seed, 0 or more [default: %(default)s]")
     p.add_argument("--out", type=Path, help="run directory [default: runs/<scenario>-s<seed>-"
                                             "<timestamp>]")
     p.add_argument("--overwrite", action="store_true",

@@ -102,7 +102,17 @@ class TransientLLMError(LLMError):
 
 
 class LLMUnavailable(LLMError):
-    """Retries are exhausted; the caller falls back (and counts it) or stops."""
+    """Retries are exhausted; the caller falls back (and counts it) or stops.
+
+    Carries the transport retries made and the faults seen before giving up, so the call's
+    record counts them like those of a call that got through.
+    """
+
+    def __init__(self, message: str = "", *, retries: int = 0,
+                 faults: list[str] | None = None):
+        super().__init__(message)
+        self.retries = retries
+        self.faults = list(faults or [])
 
 
 class CacheMiss(LLMError):

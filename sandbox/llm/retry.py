@@ -48,10 +48,18 @@ class RetryingLLM:
         try:
             completion = retrying(self.inner.complete, request)
         except RetryError as exc:
+            # `note` runs before each sleep, so the last attempt's fault is not in `faults` yet.
             last = exc.last_attempt.exception()
             raise LLMUnavailable(
-                f"{request.tag}: gave up after {self.max_attempts} attempts ({last})") from last
+                f"{request.tag}: gave up after {self.max_attempts} attempts ({last})",
+                retries=len(faults), faults=faults + [getattr(last, "kind", "error")]) from last
+        except LLMUnavailable as exc:
+            # Not worth retrying (a rejected request), maybe after transient faults: keep those.
+            exc.retries += len(faults)
+            exc.faults = faults + exc.faults
+            raise
         except TransientLLMError as exc:  # pragma: no cover - reraise=False wraps these
-            raise LLMUnavailable(str(exc)) from exc
+            raise LLMUnavailable(str(exc), retries=len(faults),
+                                 faults=faults + [exc.kind]) from exc
         return completion.model_copy(update={"retries": completion.retries + len(faults),
                                              "faults": faults + completion.faults})

@@ -109,15 +109,18 @@ class StructuredLLM:
             except CacheMiss:
                 raise
             except LLMUnavailable as exc:
+                retries += exc.retries
+                faults.extend(exc.faults)
                 faults.append("unavailable")
                 return self._fallback(request, faults, retries, str(exc))
             retries += last.retries
             faults.extend(last.faults)
             if not shaped:
                 return last.model_copy(update={"faults": faults, "retries": retries})
+            # Cut off at max_tokens: counted whether or not the rest still parses.
+            if last.finish_reason == "length":
+                faults.append("truncated")
             if schema is not None:
-                if last.finish_reason == "length":
-                    faults.append("truncated")
                 parsed, parse_faults = parse_structured(last.text, schema)
                 faults.extend(parse_faults)
             else:

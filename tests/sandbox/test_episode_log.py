@@ -8,8 +8,8 @@ import pytest
 from pydantic import BaseModel
 
 from agents.chat import ChatAgent, converse
-from sandbox.events import Utterance
 from sandbox.cli import main
+from sandbox.events import Utterance
 from sandbox.llm import CacheMiss, LLMRequest, LLMSettings, Message, ScriptedBackend, make_llm
 from sandbox.log import RunFormatError, load_run
 from sandbox.runner import run_episode
