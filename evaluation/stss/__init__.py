@@ -19,13 +19,27 @@ from .scoring import (
     task_of,
     write_score,
 )
-from .suite import Episode, finished, plan_suite, run_suite, run_task, template_files, write_table
+from .suite import (
+    SUITE_FILE,
+    Episode,
+    SuiteError,
+    SuiteOptions,
+    check_options,
+    finished,
+    plan_suite,
+    record_options,
+    run_suite,
+    run_task,
+    template_files,
+    write_table,
+)
 from .table import SuiteTable, TableRow, suite_table, table_markdown
 from .timeline import Activity, activities, conversation_partners, episode_end
 
 __all__ = [
-    "SCORE_FILE", "Activity", "Episode", "Evidence", "STSSScore", "ScoreError", "ScoringOptions",
-    "SuiteTable", "TableRow", "activities", "conversation_partners", "episode_end", "finished",
-    "plan_suite", "read_score", "run_suite", "run_task", "score_run", "suite_table",
-    "table_markdown", "task_of", "template_files", "write_score", "write_table",
+    "SCORE_FILE", "SUITE_FILE", "Activity", "Episode", "Evidence", "STSSScore", "ScoreError",
+    "ScoringOptions", "SuiteError", "SuiteOptions", "SuiteTable", "TableRow", "activities",
+    "check_options", "conversation_partners", "episode_end", "finished", "plan_suite", "read_score",
+    "record_options", "run_suite", "run_task", "score_run", "suite_table", "table_markdown",
+    "task_of", "template_files", "write_score", "write_table",
 ]

@@ -15,13 +15,14 @@ The task comes from the run header (`config.stss_task`); what agents did comes f
 - place: the activity's arena lies within the step's location (a sector or an arena).
 - public / online activity: participants = non-performers with one counted activity (online: at
   any place); score = min(participants / expected, 1), expected = ceil(background / 2).
-- inviting companions: the performer must do it at the place; at the moment most others do it
-  there together with the performer, score = min(others / expected, 1), expected =
-  ceil(background / 3).
+- inviting companions: the performer must do it at the place on the event day ("on {date}"; the
+  day before does not count); at the moment most others do it there together with the
+  performer, score = min(others / expected, 1), expected = ceil(background / 3).
 - appointment: 1 if performer and target do it at the same time in the same arena, 0.5 at the
   same time in different arenas, else 0.
 - asking for help: per helper (not the performer), 1 if they did every step in order, 0.5 if at
-  least one step, else 0; the best helper's score.
+  least one step, else 0; the best helper's score. Per helper because the steps hand one thing
+  on: the books one person borrows are the ones that person delivers.
 - conversation ratio: distinct people the performer talked with before the activity (the window
   start; without a fixed time, the moment that scored, else the end) / expected; appointment:
   1 if the target was talked with, else 0; asking for help: none.
@@ -30,7 +31,7 @@ The task comes from the run header (`config.stss_task`); what agents did comes f
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import datetime, time, timedelta
 from pathlib import Path
 from typing import Literal
 
@@ -62,7 +63,7 @@ class Evidence(BaseModel):
     """One activity (or fact) a rule looked at, and what the rule decided."""
 
     agent: str
-    rule: str  # keyword, window, place, performer, together, appointment, order, talked
+    rule: str  # keyword, window, day, place, performer, together, appointment, order, talked
     verdict: Literal["counted", "rejected", "note"]
     reason: str
     event: int | None = None  # index of the event in events.jsonl (0-based, in file order)
@@ -105,6 +106,10 @@ class _Context:
         self.window = None
         if task.start is not None and task.end is not None:
             self.window = (self.seconds(task.start), self.seconds(task.end))
+        self.day = None  # inviting companions: "on {date}", no time, so only the event day
+        if task.type is TaskType.inviting_companions:
+            midnight = self.seconds(datetime.combine(task.date, time()))
+            self.day = (midnight, midnight + 24 * 3600)
         joined = [e.agent for e in run.events if isinstance(e, AgentJoined) and e.agent]
         self.others = [a for a in dict.fromkeys([*task.background, *joined, *self.acts])
                        if a != task.performer]
@@ -155,6 +160,15 @@ class _Context:
                     f"{self.hhmm(start)}")
         return None
 
+    def day_problem(self, activity: Activity) -> str | None:
+        if self.day is None:
+            return None
+        midnight, next_midnight = self.day
+        if activity.start < next_midnight and (activity.start >= midnight
+                                               or activity.end > midnight):
+            return None
+        return f"at {self.hhmm(activity.start)}, not on the event day {self.task.date}"
+
     def place_problem(self, activity: Activity, step: TaskStep) -> str | None:
         if step.location is None or within(step.location, activity.location):
             return None
@@ -175,8 +189,9 @@ class _Context:
                               f"at the place in the window, but the action matches none of "
                               f"{', '.join(step.keywords)}")
                 continue
-            problem = self.window_problem(activity)
-            rule = "window"
+            problem, rule = self.window_problem(activity), "window"
+            if problem is None:
+                problem, rule = self.day_problem(activity), "day"
             if problem is None:
                 problem, rule = self.place_problem(activity, step), "place"
             if problem is not None:
@@ -221,13 +236,14 @@ def _companions(ctx: _Context) -> Outcome:
     expected = ctx.task.expected
     if not own:
         ctx.note(None, "performer", "rejected",
-                 f"the performer never did '{step.keyword}' at {step.location}: the initiator "
-                 "must attend, so nobody counts", performer)
+                 f"the performer never did '{step.keyword}' at {step.location} on the event "
+                 "day: the initiator must attend, so nobody counts", performer)
         return 0.0, f"performer absent: 0/{expected}", [], None
     best: tuple[int, float, list[str]] = (-1, own[0].start, [])
     for mine in own:
-        moments = {mine.start} | {a.start for acts in theirs.values() for a in acts
-                                  if mine.start <= a.start < mine.end}
+        first = max(mine.start, ctx.day[0])  # from midnight, for one begun the day before
+        moments = {first} | {a.start for acts in theirs.values() for a in acts
+                             if first <= a.start < mine.end}
         for moment in sorted(moments):
             there = sorted(agent for agent, acts in theirs.items()
                            if any(a.at(moment) for a in acts))

@@ -2,8 +2,11 @@
 
 A suite directory holds one run directory per episode, `<out>/<template>/<arch>/s<seed>`; an
 episode whose result.json says completed and whose score.json exists is skipped, a completed
-one without a score is only scored, anything else is run again from the start. The table goes
-to `<out>/table.json` and `<out>/table.md`.
+one without a score (or scored by another window rule) is only scored, anything else is run
+again from the start. `<out>/suite.json` records the options that shape an episode (model,
+background, window, embedder, prompts, which file each architecture directory stands for): a
+resumed suite must ask for the same, or its old episodes would be reused under new labels.
+The table goes to `<out>/table.json` and `<out>/table.md`.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from sandbox.events import Event
 from sandbox.llm import CacheMiss
 from sandbox.log import RESULT, RunResult, write_json_atomic
@@ -20,10 +25,82 @@ from sandbox.runner import run_episode
 from tasks.stss import EpisodeWindow, STSSEpisode, instantiate, load_template
 from worlds import World
 
-from .scoring import SCORE_FILE, STSSScore, read_score, write_score
+from .scoring import SCORE_FILE, ScoringOptions, STSSScore, read_score, write_score
 from .table import SuiteTable, suite_table, table_markdown
 
 MakeLLM = Callable[[Path], object]  # run directory -> the model stack for that run
+SUITE_FILE = "suite.json"
+
+
+class SuiteError(ValueError):
+    """A suite that cannot run as asked (options that differ from the recorded ones, two
+    architectures or templates that would share a directory)."""
+
+
+class SuiteOptions(BaseModel):
+    """What shapes every episode of a suite, recorded in OUT/suite.json."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str
+    background: int | None = None
+    window: EpisodeWindow = Field(default_factory=EpisodeWindow)
+    embedder: str | None = None
+    prompts: str | None = None
+    # Directory name -> the --arch it stands for. New architectures may join a suite later;
+    # a directory may not change what it holds.
+    architectures: dict[str, str] = Field(default_factory=dict)
+
+
+OPTION_NAMES = {"model": "--model", "background": "--background", "same_day": "--same-day",
+                "start": "--start", "until": "--until", "embedder": "--embedder",
+                "prompts": "--prompts", "architectures": "--arch"}
+
+
+def _differences(old: SuiteOptions, new: SuiteOptions) -> list[tuple[str, object, object]]:
+    """(option, recorded, asked) for each option that differs."""
+    was, now = old.model_dump(mode="json"), new.model_dump(mode="json")
+    for key in ("same_day", "start", "until"):
+        was[key], now[key] = was["window"][key], now["window"][key]
+    diffs = [(k, was[k], now[k]) for k in OPTION_NAMES
+             if k != "architectures" and was[k] != now[k]]
+    for name, ref in now["architectures"].items():
+        if was["architectures"].get(name, ref) != ref:
+            diffs.append(("architectures", f"{name} = {was['architectures'][name]}",
+                          f"{name} = {ref}"))
+    return diffs
+
+
+def _show(value: object) -> str:
+    if value is None:
+        return "the default"
+    if isinstance(value, bool):  # --same-day
+        return "on" if value else "off"
+    return str(value)
+
+
+def check_options(out: Path, options: SuiteOptions) -> SuiteOptions:
+    """What OUT/suite.json will say once this run starts; SuiteError naming the first option
+    that differs from those a suite already in `out` was run with. A suite from before
+    suite.json existed is trusted."""
+    path = out / SUITE_FILE
+    if not path.exists():
+        return options
+    recorded = SuiteOptions.model_validate_json(path.read_text(encoding="utf-8"))
+    diffs = _differences(recorded, options)
+    if diffs:
+        key, was, now = diffs[0]
+        more = f" (and {len(diffs) - 1} more option(s) differ)" if len(diffs) > 1 else ""
+        raise SuiteError(f"{OPTION_NAMES[key]}: asked for {_show(now)}, but the suite in {out} "
+                         f"was run with {_show(was)}{more}; use a new --out for these options")
+    return options.model_copy(update={
+        "architectures": {**recorded.architectures, **options.architectures}})
+
+
+def record_options(out: Path, options: SuiteOptions) -> None:
+    """Write OUT/suite.json (after `check_options`, once the model is known to work)."""
+    out.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(out / SUITE_FILE, options.model_dump_json(indent=2))
 
 
 @dataclass(frozen=True)
@@ -40,13 +117,14 @@ def run_task(template: Path, world: World, make_llm: MakeLLM, *, architecture: s
              out: Path, window: EpisodeWindow | None = None, background: int | None = None,
              embedder: str | None = None, overwrite: bool = False,
              on_event: Callable[[Event], None] | None = None,
-             max_concurrency: int | None = None) -> tuple[RunResult, STSSScore]:
+             max_concurrency: int | None = None,
+             scoring: ScoringOptions | None = None) -> tuple[RunResult, STSSScore]:
     """Instantiate `template` with `seed`, run the episode into `out`, score it."""
     task = instantiate(load_template(template, world), seed, world, background=background)
     episode = STSSEpisode(task, architecture, window=window, embedder=embedder)
     result = run_episode(episode, make_llm(out), seed=seed, out_dir=out, overwrite=overwrite,
                          on_event=on_event, max_concurrency=max_concurrency)
-    return result, write_score(out)
+    return result, write_score(out, scoring)
 
 
 def template_files(spec: str | Path) -> list[Path]:
@@ -58,9 +136,24 @@ def template_files(spec: str | Path) -> list[Path]:
         else [path]
 
 
+def arch_dir(architecture: str) -> str:
+    """The directory an architecture's episodes go to: a built-in name, or the file's stem."""
+    return Path(architecture).stem
+
+
 def plan_suite(templates: list[Path], architectures: list[str], seeds: list[int],
                out: Path) -> list[Episode]:
-    return [Episode(t, arch, seed, out / t.stem / Path(arch).stem / f"s{seed}")
+    """Every episode and its run directory; SuiteError when two different templates or
+    architectures would share a directory (one's episodes would pass for the other's)."""
+    for kind, refs, name in (("template", templates, lambda t: Path(t).stem),
+                             ("architecture", architectures, arch_dir)):
+        seen: dict[str, object] = {}
+        for ref in refs:
+            other = seen.setdefault(name(ref), ref)
+            if other != ref:
+                raise SuiteError(f"{kind}s {other} and {ref} would share the directory "
+                                 f"{name(ref)}/: rename one of the files")
+    return [Episode(t, arch, seed, out / t.stem / arch_dir(arch) / f"s{seed}")
             for t in templates for arch in architectures for seed in seeds]
 
 
@@ -78,7 +171,7 @@ def finished(run_dir: Path) -> bool:
 
 def run_suite(episodes: list[Episode], world: World, make_llm: MakeLLM, *,
               window: EpisodeWindow | None = None, background: int | None = None,
-              embedder: str | None = None,
+              embedder: str | None = None, scoring: ScoringOptions | None = None,
               on_done: Callable[[Episode, STSSScore | None, bool], None] | None = None,
               failures: list[tuple[Episode, str]] | None = None) -> list[STSSScore]:
     """Run (or skip, or only score) every episode; `on_done(episode, score, skipped)`.
@@ -86,6 +179,7 @@ def run_suite(episodes: list[Episode], world: World, make_llm: MakeLLM, *,
     An episode that fails (its result.json says why) is left out of the scores, noted in
     `failures`, and run again by the next call; the others go on.
     """
+    scoring = scoring or ScoringOptions()
     scores = []
     for episode in episodes:
         skipped = finished(episode.run_dir)
@@ -93,12 +187,14 @@ def run_suite(episodes: list[Episode], world: World, make_llm: MakeLLM, *,
         try:
             if skipped:
                 score = read_score(episode.run_dir) \
-                    if (episode.run_dir / SCORE_FILE).exists() else write_score(episode.run_dir)
+                    if (episode.run_dir / SCORE_FILE).exists() else None
+                if score is None or score.options != scoring:  # re-scoring is offline, exact
+                    score = write_score(episode.run_dir, scoring)
             else:
                 _, score = run_task(episode.template, world, make_llm,
                                     architecture=episode.architecture, seed=episode.seed,
                                     out=episode.run_dir, window=window, background=background,
-                                    embedder=embedder, overwrite=True)
+                                    embedder=embedder, overwrite=True, scoring=scoring)
         except CacheMiss:
             raise  # replaying a suite with a cache that lacks an answer: stop, say which
         except Exception as exc:  # noqa: BLE001 - one broken episode must not lose the suite

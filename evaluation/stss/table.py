@@ -28,6 +28,13 @@ class TableRow(BaseModel):
 
 class SuiteTable(BaseModel):
     rows: list[TableRow]
+    window_rule: str = "overlap"  # how public and online activity windows were scored
+
+
+WINDOW_RULES = {
+    "overlap": "an activity counts if it is going on at some moment of the time window",
+    "start": "an activity counts only if it starts inside the time window, as in the paper's code",
+}
 
 
 def suite_table(scores: list[STSSScore]) -> SuiteTable:
@@ -46,7 +53,9 @@ def suite_table(scores: list[STSSScore]) -> SuiteTable:
             model=model, architecture=arch, by_type=by_type, episodes=counts,
             overall=round(mean(s.score for s in group), 3) if group else None,
             conversation_ratio=round(mean(ratios), 3) if ratios else None))
-    return SuiteTable(rows=rows)
+    # Read from the scores themselves, so the table cannot claim a rule they were not scored by.
+    rules = sorted({s.options.window for s in scores}) or ["overlap"]
+    return SuiteTable(rows=rows, window_rule=" and ".join(rules))
 
 
 def _cell(value: float | None) -> str:
@@ -64,4 +73,6 @@ def table_markdown(table: SuiteTable) -> str:
     if table.rows:
         counts = ", ".join(f"{k.label} {table.rows[0].episodes[k.value]}" for k in TaskType)
         lines.append(f"\nEpisodes per row: {counts}.")
+    why = WINDOW_RULES.get(table.window_rule, "mixed: re-score the runs with one rule")
+    lines.append(f"\nWindow rule: {table.window_rule} ({why}).")
     return "\n".join(lines) + "\n"

@@ -113,8 +113,13 @@ def run_template(args) -> int:
         raise UserError(str(exc)) from exc
     except ValueError as exc:
         raise UserError(str(exc)) from exc
+    warning = window.cut_short(task)
+    if warning:
+        console.print(f"[yellow]warning:[/] {warning}", highlight=False)
     out = run_directory(args, f"{path.stem}-{Path(args.arch).stem}")
-    build_llm(args, cache_default=out / CACHE)  # fail on a bad model before anything runs
+    # Built once, before anything runs (a bad model fails here) and used for the run: building
+    # it again would load the local model file twice.
+    llm = build_llm(args, cache_default=out / CACHE)
     console.print(f"[bold]{task.title}[/] ({task.type.value}, template {task.template}, "
                   f"seed {args.seed})\n  performer: {task.performer} ({args.arch}); "
                   f"{len(task.background)} background residents: {', '.join(task.background)}"
@@ -122,10 +127,9 @@ def run_template(args) -> int:
     show = None if args.quiet else print_event(console)
     try:
         result, score = run_task(
-            path, world, lambda run_dir: build_llm(args, cache_default=run_dir / CACHE),
-            architecture=args.arch, seed=args.seed, out=out, window=window,
-            background=args.background, embedder=args.embedder, overwrite=args.overwrite,
-            on_event=show, max_concurrency=args.max_concurrency)
+            path, world, lambda _run_dir: llm, architecture=args.arch, seed=args.seed, out=out,
+            window=window, background=args.background, embedder=args.embedder,
+            overwrite=args.overwrite, on_event=show, max_concurrency=args.max_concurrency)
     except RunDirectoryExists as exc:
         raise UserError(str(exc)) from exc
     except CacheMiss as exc:
@@ -170,7 +174,13 @@ def register(sub) -> None:
                    help="YAML/JSON mapping of a public file's characters and places to ours")
     p.add_argument("--seeds", type=parse_seeds, default=[0], help="N, A..B or A,B,C "
                                                                   "[default: 0]")
-    p.add_argument("--out", type=Path, required=True, help="suite directory")
+    p.add_argument("--out", type=Path, required=True,
+                   help="suite directory; rerun the same command to resume it (other episode "
+                        "options need a new one)")
+    p.add_argument("--window-rule", choices=["overlap", "start"], default="overlap",
+                   help="overlap: an activity going on at any moment of the time window counts; "
+                        "start: it must start inside the window, as in the paper's code "
+                        "[default: %(default)s]")
     add_template_options(p, many_archs=True)
     add_llm_options(p)
     p.set_defaults(func=main)
@@ -184,8 +194,11 @@ def _templates(args, console: Console) -> list[Path]:
 
     spec = args.templates or str(TEMPLATES_DIR)
     if str(spec).endswith(".json"):
-        names = {str(k): str(v) for k, v in (read_data(args.name_map) or {}).items()} \
-            if args.name_map else {}
+        names = read_data(args.name_map) if args.name_map else {}
+        if not isinstance(names, dict | None):
+            raise UserError(f"--name-map {args.name_map}: expected a mapping of their names to "
+                            f"ours (Their Name: Our Name), not a {type(names).__name__}")
+        names = {str(k): str(v) for k, v in (names or {}).items()}
         imported = import_public_tasks(spec, _world(), names)
         paths = write_templates(imported, args.out / "templates")
         console.print(f"imported {len(paths)} public task(s) into {args.out / 'templates'}")
@@ -196,9 +209,59 @@ def _templates(args, console: Console) -> list[Path]:
     return paths
 
 
-def main(args) -> int:
-    from evaluation.stss import plan_suite, run_suite, table_markdown, write_table
+def _model_per_run(args):
+    """run directory -> the model stack with that run's cache, around one backend built now (a
+    bad model fails here, before anything runs). Built once: every episode loading the local
+    model file again costs seconds and memory each."""
+    from sandbox.llm import LLMConfigError, make_backend, make_llm
+    from sandbox.prompts import set_prompt_dir
+
+    from .run import llm_settings
+
+    if args.prompts is not None:  # as build_llm does
+        if not args.prompts.is_dir():
+            raise UserError(f"--prompts {args.prompts}: not a directory")
+        set_prompt_dir(args.prompts)
+    try:
+        backend = make_backend(llm_settings(args, None))
+    except LLMConfigError as exc:
+        raise UserError(str(exc)) from exc
+    return lambda run_dir: make_llm(llm_settings(args, run_dir / CACHE), backend=backend)
+
+
+def _check_templates(templates, archs, args, window, world, console) -> None:
+    """Every file and every seed's window, before the first episode runs; a window that stops
+    inside an activity's time window is only warned about."""
     from tasks.stss import STSSEpisode, instantiate, load_template
+
+    for path in templates:
+        try:
+            template = load_template(path, world)
+            for seed in args.seeds:  # the time is drawn per seed
+                task = instantiate(template, seed, world, background=args.background)
+                STSSEpisode(task, archs[0], window=window)
+                warning = window.cut_short(task)
+                if warning:
+                    console.print(f"[yellow]warning:[/] {path.stem} s{seed}: {warning}",
+                                  highlight=False)
+        except FileFormatError as exc:
+            raise UserError(str(exc)) from exc
+        except ValueError as exc:
+            raise UserError(f"{path}: {exc}") from exc
+
+
+def main(args) -> int:
+    from evaluation.stss import (
+        ScoringOptions,
+        SuiteOptions,
+        check_options,
+        plan_suite,
+        record_options,
+        run_suite,
+        table_markdown,
+        write_table,
+    )
+    from evaluation.stss.suite import arch_dir
 
     console = Console()
     world = _world()
@@ -206,16 +269,20 @@ def main(args) -> int:
     archs = list(dict.fromkeys(args.archs or ARCHITECTURES))
     try:
         templates = _templates(args, console)
-        for path in templates:  # every file and window checked before the first episode runs
-            task = instantiate(load_template(path, world), args.seeds[0], world,
-                               background=args.background)
-            STSSEpisode(task, archs[0], window=window)
-    except FileFormatError as exc:
+    except (FileFormatError, ValueError) as exc:
         raise UserError(str(exc)) from exc
+    _check_templates(templates, archs, args, window, world, console)
+    try:
+        episodes = plan_suite(templates, archs, args.seeds, args.out)
+        options = check_options(args.out, SuiteOptions(
+            model=args.model, background=args.background, window=window,
+            embedder=args.embedder, prompts=str(args.prompts) if args.prompts else None,
+            architectures={arch_dir(a): a for a in archs}))
     except ValueError as exc:
-        raise UserError(f"{path}: {exc}") from exc
-    episodes = plan_suite(templates, archs, args.seeds, args.out)
-    build_llm(args, cache_default=None)  # fail on a bad model before anything runs
+        raise UserError(str(exc)) from exc
+    make_llm = _model_per_run(args)
+    record_options(args.out, options)  # only now: a model that fails to build records nothing
+    scoring = ScoringOptions(window=args.window_rule)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn())
     skipped, failures = 0, []
@@ -231,10 +298,9 @@ def main(args) -> int:
                                                         f"s{episode.seed}: {value}")
 
         try:
-            scores = run_suite(episodes, world,
-                               lambda run_dir: build_llm(args, cache_default=run_dir / CACHE),
-                               window=window, background=args.background,
-                               embedder=args.embedder, on_done=done, failures=failures)
+            scores = run_suite(episodes, world, make_llm, window=window,
+                               background=args.background, embedder=args.embedder,
+                               scoring=scoring, on_done=done, failures=failures)
         except CacheMiss as exc:
             console.print(f"[red]stopped:[/] {exc}")
             return 1

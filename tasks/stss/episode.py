@@ -52,7 +52,20 @@ class EpisodeWindow(BaseModel):
         if task.start is not None and start > task.start:
             raise ValueError(f"the episode would start ({start:%H:%M}) after the activity "
                              f"({task.start:%Y-%m-%d %H:%M})")
+        if task.start is not None and end <= task.start:  # nothing could ever be scored
+            raise ValueError(f"the episode would end ({end:%Y-%m-%d %H:%M}) before the "
+                             f"activity's time window opens ({task.start:%Y-%m-%d %H:%M}), so "
+                             "nothing could count: give a later --until")
         return start, end
+
+    def cut_short(self, task: STSSTask) -> str | None:
+        """A warning when the episode stops inside the activity's time window (who comes later
+        is not seen), else None."""
+        _, end = self.times(task)
+        if task.end is None or end >= task.end:
+            return None
+        return (f"the episode ends at {end:%H:%M}, before the activity's time window closes "
+                f"({task.start:%H:%M}-{task.end:%H:%M}): whoever comes later is not seen")
 
 
 class STSSEpisode:

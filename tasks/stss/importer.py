@@ -10,6 +10,13 @@ Its characters and places belong to another town. A name that is also a resident
 our world is kept; `name_map` maps the others (`{"Isabella Rodriguez": "Maya Lindqvist",
 "Hobbs Cafe": "Copper Kettle Cafe"}`), in the sentences too. A task with a name that neither
 resolves nor is mapped fails with the list of every name that could not be placed.
+
+Not read: `all_chars` and `n_characters` (the background is drawn per seed from our residents,
+10-12, as for our own templates), `target_num` (the expected count follows from the background,
+as in the paper's scorer), `required_character` (an appointment's target comes from
+`task.target`). `duration_in_minutes` is the window of a task with a fixed start time and must
+be > 0 there (0 or missing is an error, not a guessed default); without a start time ("N/A")
+it is not read.
 """
 
 from __future__ import annotations
@@ -53,6 +60,8 @@ def read_public_tasks(path: Path | str) -> list[dict[str, Any]]:
         data = lists[0] if len(lists) == 1 else data
     if not isinstance(data, list) or not all(isinstance(t, dict) for t in data):
         raise FileFormatError(path, "expected a JSON list of STSS tasks (objects)")
+    if not data:  # a suite of nothing would "succeed" with an empty table
+        raise FileFormatError(path, "no tasks in the file")
     return data
 
 
@@ -154,7 +163,7 @@ def import_task(raw: dict[str, Any], world: World, name_map: dict[str, str] | No
         data["date"] = start.date().isoformat()
         data["time_choices"] = [start.strftime("%H:%M")] + [
             t for t in (raw.get("time_choices") or []) if t != start.strftime("%H:%M")]
-        data["duration_minutes"] = int(first.get("duration_in_minutes") or 60)
+        data["duration_minutes"] = int(first.get("duration_in_minutes") or 0)
     elif start is not None:
         data["date"] = start.date().isoformat()
     if targets:
@@ -164,6 +173,13 @@ def import_task(raw: dict[str, Any], world: World, name_map: dict[str, str] | No
         raise ImportProblem(path, "cannot place these names in world "
                                   f"'{world.name}': {', '.join(names)}; map them with a name map",
                             where, unplaced=names)
+    if data.get("duration_minutes", 1) <= 0:
+        # No made-up default: the duration is the scoring window, and an invented one would
+        # change who counts without anyone noticing.
+        raise ImportProblem(path, f"duration_in_minutes {data['duration_minutes']}: a "
+                                  f"{kind.value} task starts at a fixed time and needs how long "
+                                  "it lasts (> 0) for its scoring window",
+                            f"{where}.task.goal.0.duration_in_minutes")
     data["goal"] = placer.sentence(str(raw.get("FPG") or raw.get("goal") or ""))
     data["target"] = placer.sentence(str(raw.get("Description") or raw.get("goal") or ""))
     template = parse_template(data, path)
@@ -185,6 +201,9 @@ def import_public_tasks(path: Path | str, world: World,
         except ImportProblem as exc:
             unplaced += exc.unplaced
             first_error = first_error or exc
+        except (KeyError, TypeError, ValueError) as exc:  # a missing or malformed field
+            what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
+            first_error = first_error or ImportProblem(path, f"malformed task: {what}", f"[{i}]")
     if first_error is not None:
         if unplaced:
             names = sorted(set(unplaced))

@@ -128,6 +128,9 @@ class TaskTemplate(BaseModel):
             if self.keyword:
                 problems.append(("keyword", "asking_for_help scores its steps; put each keyword "
                                             "in a step"))
+            if self.alternatives:  # the scorer would ignore them
+                problems.append(("alternatives", "asking_for_help scores its steps; put the "
+                                                 "alternatives in the step they belong to"))
             for i, step in enumerate(self.steps):
                 if not step.location:
                     problems.append((f"steps.{i}.location", "each step needs the place where "
@@ -155,6 +158,9 @@ class TaskTemplate(BaseModel):
                                                      "for its time window"))
         elif self.time_choices:
             problems.append(("time_choices", f"a {t.value} task has no fixed time"))
+        if not fixed_time and self.duration_minutes is not None:  # it would be ignored
+            problems.append(("duration_minutes", f"a {t.value} task has no time window: only "
+                                                 "public and online activity take a duration"))
         if self.duration_minutes is not None and self.duration_minutes <= 0:
             problems.append(("duration_minutes", f"the window ends before it starts "
                                                  f"(duration_minutes {self.duration_minutes}; "

@@ -10,12 +10,14 @@ from sandbox.events.agent import ActionStarted
 from sandbox.log import EpisodeLog, RunHeader, RunResult
 from tasks.stss import STSSTask, TaskStep, TaskType
 
-START = datetime(2024, 2, 14, 6, 0)  # t = 0
+START = datetime(2024, 2, 13, 6, 0)  # t = 0: 06:00 the day before, as an episode starts
 DAY = date(2024, 2, 14)
 
 
 def at(clock: str) -> float:
-    """Sim seconds of an HH:MM on the event day."""
+    """Sim seconds of an HH:MM on the event day, or of a "YYYY-MM-DD HH:MM" on another."""
+    if " " in clock:
+        return (datetime.strptime(clock, "%Y-%m-%d %H:%M") - START).total_seconds()
     h, m = (int(p) for p in clock.split(":"))
     return (datetime(2024, 2, 14, h, m) - START).total_seconds()
 

@@ -118,6 +118,35 @@ def test_inviting_companions_scores_zero_when_the_performer_is_not_there(tmp_pat
     assert any(e.rule == "performer" and e.verdict == "rejected" for e in score.evidence)
 
 
+def test_inviting_companions_counts_only_the_event_day(tmp_path):
+    # The templates say "at {place} at the same time on {date}": a jog the day before is not it.
+    t = task(TaskType.inviting_companions, [JOG], expected=2, background=["Ann", "Bob", "Cat"])
+    run_dir = (Log(tmp_path / "eve", t)
+               .act("Perry", "2024-02-13 07:00", "2024-02-13 08:00", "jogging", PARK)
+               .act("Ann", "2024-02-13 07:10", "2024-02-13 07:50", "jogging", PARK)
+               .act("Bob", "2024-02-13 07:20", "2024-02-13 07:40", "jogging", PARK)
+               .act("Perry", "10:00", "11:00", "jogging in the park", PARK)
+               .act("Cat", "10:15", "10:45", "jogging", PARK)
+               .close("12:00"))
+    score = score_run(load_run(run_dir))
+    assert score.participants == ["Cat"] and score.score == 0.5
+    assert "2024-02-14 10:15" in score.rule
+    for agent in ("Ann", "Bob"):
+        assert [(e.rule, e.verdict) for e in by(score, agent)] == [("day", "rejected")]
+        assert "not on the event day 2024-02-14" in by(score, agent)[0].reason
+
+
+def test_inviting_companions_the_day_before_alone_scores_zero(tmp_path):
+    t = task(TaskType.inviting_companions, [JOG], expected=1, background=["Ann"])
+    run_dir = (Log(tmp_path / "eve_only", t)
+               .act("Perry", "2024-02-13 07:00", "2024-02-13 08:00", "jogging", PARK)
+               .act("Ann", "2024-02-13 07:10", "2024-02-13 07:50", "jogging", PARK)
+               .close("12:00"))
+    score = score_run(load_run(run_dir))
+    assert score.score == 0.0 and score.participants == []
+    assert any(e.rule == "performer" and e.verdict == "rejected" for e in score.evidence)
+
+
 LESSON = TaskStep(keyword="piano lesson", alternatives=["lesson"])
 
 

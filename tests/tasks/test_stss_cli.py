@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 
+import pytest
 import yaml
 
 from sandbox.cli import main
@@ -112,3 +113,165 @@ def test_an_unknown_architecture_is_refused_before_anything_runs(tmp_path, capsy
     assert code == 2
     assert "no such architecture" in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
+
+
+def one_template(tmp_path, name="help_light_bulbs"):
+    chosen = tmp_path / "templates"
+    chosen.mkdir(exist_ok=True)
+    shutil.copy(TEMPLATES_DIR / f"{name}.yaml", chosen)
+    return chosen
+
+
+@pytest.fixture(scope="module")
+def small_suite(tmp_path_factory):
+    """A finished one-episode suite and the arguments it was run with."""
+    tmp = tmp_path_factory.mktemp("small")
+    args = ["stss", "--templates", str(one_template(tmp)), "--arch", "ga", "--seeds", "0",
+            "--out", str(tmp / "suite"), *SHORT, "--until", "13:00"]
+    assert main(args) == 0
+    return tmp / "suite", args
+
+
+@pytest.mark.parametrize("change, option", [
+    (["--model", "scripted/default"], "--model"),
+    (["--background", "1"], "--background"),
+    (["--start", "10:00"], "--start"),
+    (["--until", "14:00"], "--until"),
+    (["--embedder", "minilm"], "--embedder"),
+])
+def test_resuming_a_suite_with_other_episode_options_is_refused(small_suite, capsys, change,
+                                                                option):
+    out, args = small_suite
+    recorded = (out / "suite.json").read_text()
+    capsys.readouterr()
+    assert main([*args, *change]) == 2  # argparse: the last of a repeated option wins
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"{option}:" in err and "use a new --out" in err
+    assert (out / "suite.json").read_text() == recorded
+
+
+def test_resuming_a_suite_without_same_day_is_refused(small_suite, capsys):
+    out, args = small_suite
+    capsys.readouterr()
+    assert main([a for a in args if a != "--same-day"]) == 2
+    assert "--same-day: asked for off" in capsys.readouterr().err
+
+
+def test_resuming_a_suite_with_the_same_options_skips_its_episodes(small_suite, capsys):
+    out, args = small_suite
+    capsys.readouterr()
+    assert main(args) == 0
+    assert "1 episodes (1 already done)" in capsys.readouterr().out
+
+
+def test_two_architecture_files_with_one_name_do_not_share_a_directory(tmp_path, capsys):
+    from agents.architecture import BUILT_IN
+
+    for folder, arch in (("a", "ga"), ("b", "ga_tdp")):
+        (tmp_path / folder).mkdir()
+        shutil.copy(BUILT_IN / f"{arch}.yaml", tmp_path / folder / "mine.yaml")
+    args = ["stss", "--templates", str(one_template(tmp_path)), "--out", str(tmp_path / "suite"),
+            *SHORT]
+    assert main([*args, "--arch", str(tmp_path / "a" / "mine.yaml"),
+                 "--arch", str(tmp_path / "b" / "mine.yaml")]) == 2
+    assert "would share the directory mine/" in capsys.readouterr().err
+    assert not (tmp_path / "suite").exists()
+
+
+def test_an_architecture_file_cannot_take_over_a_suite_directory(tmp_path, capsys):
+    from agents.architecture import BUILT_IN
+
+    (tmp_path / "a").mkdir()
+    mine = tmp_path / "a" / "ga.yaml"  # named like the built-in
+    shutil.copy(BUILT_IN / "ga_tdp.yaml", mine)
+    args = ["stss", "--templates", str(one_template(tmp_path)), "--out", str(tmp_path / "suite"),
+            *SHORT, "--until", "12:00"]
+    assert main([*args, "--arch", "ga"]) == 0
+    capsys.readouterr()
+    assert main([*args, "--arch", str(mine)]) == 2
+    assert f"--arch: asked for ga = {mine}" in capsys.readouterr().err
+
+
+def test_the_suite_window_rule_is_applied_and_recorded_in_the_table(tmp_path, capsys):
+    args = ["stss", "--templates", str(one_template(tmp_path, "public_spring_tasting")),
+            "--arch", "ga", "--seeds", "1", "--out", str(tmp_path / "suite"), *SHORT]
+    assert main(args) == 0
+    table = json.loads((tmp_path / "suite" / "table.json").read_text())
+    assert table["window_rule"] == "overlap"
+    assert "Window rule: overlap" in (tmp_path / "suite" / "table.md").read_text()
+    capsys.readouterr()
+
+    assert main([*args, "--window-rule", "start"]) == 0  # re-scored from the logs, not re-run
+    assert "1 episodes (1 already done)" in capsys.readouterr().out
+    assert json.loads((tmp_path / "suite" / "table.json").read_text())["window_rule"] == "start"
+    assert "Window rule: start" in (tmp_path / "suite" / "table.md").read_text()
+    score = json.loads((tmp_path / "suite" / "public_spring_tasting" / "ga" / "s1" /
+                        "score.json").read_text())
+    assert score["options"]["window"] == "start"
+
+
+def test_a_name_map_that_is_a_list_is_refused_in_one_line(tmp_path, capsys):
+    from tests.tasks.test_stss_templates import PUBLIC
+
+    (tmp_path / "tasks.json").write_text(json.dumps(PUBLIC))
+    (tmp_path / "map.yaml").write_text("- Isabella Rodriguez\n- Maya Lindqvist\n")
+    assert main(["stss", "--templates", str(tmp_path / "tasks.json"), "--name-map",
+                 str(tmp_path / "map.yaml"), "--out", str(tmp_path / "suite"), *SHORT]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "expected a mapping" in err and "not a list" in err
+
+
+def test_a_public_task_file_without_tasks_is_an_error(tmp_path, capsys):
+    (tmp_path / "tasks.json").write_text("[]")
+    assert main(["stss", "--templates", str(tmp_path / "tasks.json"), "--out",
+                 str(tmp_path / "suite"), *SHORT]) == 2
+    assert "no tasks in the file" in capsys.readouterr().err
+
+
+def test_a_malformed_public_task_is_an_error_not_a_traceback(tmp_path, capsys):
+    from tests.tasks.test_stss_templates import NAMES, PUBLIC
+
+    broken = json.loads(json.dumps(PUBLIC))
+    broken[0]["task"]["goal"][0]["start_time"] = "tomorrow evening"
+    (tmp_path / "tasks.json").write_text(json.dumps(broken))
+    (tmp_path / "map.json").write_text(json.dumps(NAMES))
+    assert main(["stss", "--templates", str(tmp_path / "tasks.json"), "--name-map",
+                 str(tmp_path / "map.json"), "--out", str(tmp_path / "suite"), *SHORT]) == 2
+    assert "[0]: malformed task" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["run", "stss"])
+def test_an_until_before_the_activity_is_refused_before_any_model_loads(tmp_path, capsys,
+                                                                        command):
+    # A model that cannot load: had it been built first, its error would come instead.
+    args = [*SHORT, "--model", "scripted/no-such-script", "--until", "12:00"]
+    target = ["public_spring_tasting"] if command == "run" else \
+        ["--templates", str(one_template(tmp_path, "public_spring_tasting"))]
+    assert main([command, *target, "--out", str(tmp_path / "out"), *args]) == 2
+    assert "before the activity's time window opens" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_until_inside_the_activity_window_is_warned_about(tmp_path, capsys):
+    assert main(["run", "public_spring_tasting", "--seed", "1", "--out", str(tmp_path / "run"),
+                 "--quiet", *SHORT, "--until", "17:30"]) == 0  # seed 1: 17:00-19:00
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "warning: the episode ends at 17:30, before the activity's time window closes " \
+        "(17:00-19:00)" in printed
+
+
+def test_a_template_run_and_a_suite_load_the_model_once(tmp_path, monkeypatch):
+    import sandbox.llm
+
+    built = []
+    make_backend = sandbox.llm.make_backend
+    monkeypatch.setattr(sandbox.llm, "make_backend",
+                        lambda *a, **k: built.append(1) or make_backend(*a, **k))
+    assert main(["run", "help_light_bulbs", "--out", str(tmp_path / "run"), "--quiet",
+                 *SHORT, "--until", "12:00"]) == 0
+    assert len(built) == 1
+    built.clear()
+    assert main(["stss", "--templates", str(one_template(tmp_path)), "--arch", "ga", "--seeds",
+                 "0..1", "--out", str(tmp_path / "suite"), *SHORT, "--until", "12:00"]) == 0
+    assert len(built) == 1  # one backend for both episodes, each with its own cache
+    assert (tmp_path / "suite" / "help_light_bulbs" / "ga" / "s1" / "llm_cache.jsonl").exists()

@@ -17,7 +17,7 @@ import yaml
 from evaluation.stss import run_task, score_run
 from sandbox.llm import LLMSettings, make_llm
 from sandbox.log import load_run
-from tasks.stss import EpisodeWindow
+from tasks.stss import EpisodeWindow, instantiate, load_template, template_path
 from worlds import load_world
 
 
@@ -100,3 +100,19 @@ def test_asking_for_help_one_step_of_two_is_half(tmp_path, town):
     # The scripted helpers go to the dinner (step 1) but know nothing of a second step.
     assert score.score == 0.5 and score.conversation_ratio is None
     assert any("step(s) 2 'deliver' never done" in e.reason for e in score.evidence)
+
+
+def test_an_episode_that_ends_before_the_activity_window_opens_is_refused(town):
+    task = instantiate(load_template(template_path("public_spring_tasting"), town), 0, town)
+    assert (task.start.hour, task.end.hour) == (18, 20)  # seed 0
+    for until in ("10:00", "18:00"):  # before, or exactly when it opens: nothing could count
+        with pytest.raises(ValueError, match="before the activity's time window opens"):
+            EpisodeWindow(same_day=True, until=until).times(task)
+
+
+def test_an_episode_that_ends_inside_the_activity_window_is_warned_about(town):
+    task = instantiate(load_template(template_path("public_spring_tasting"), town), 0, town)
+    warning = EpisodeWindow(until="19:00").cut_short(task)
+    assert warning and "ends at 19:00" in warning and "18:00-20:00" in warning
+    assert EpisodeWindow().cut_short(task) is None
+    assert EpisodeWindow(until="20:30").cut_short(task) is None

@@ -93,6 +93,39 @@ def test_a_bad_template_names_file_field_and_reason(tmp_path, town, change, fiel
     assert str(path) in message and field in caught.value.where and reason in message
 
 
+INVITING = {"type": "inviting_companions", "title": "t", "performer": "Daniel Kowalski",
+            "goal": "{performer} jogs at {place} on {date}.", "target": "{expected} jog.",
+            "keyword": "jog", "location_choices": ["town:Harrow Park"]}
+APPOINTMENT = {"type": "appointment", "title": "t", "performer": "Kenji Mori",
+               "target_choices": ["Arthur Okonkwo"], "goal": "{performer} meets {target}.",
+               "target": "They meet.", "keyword": "meeting"}
+HELP = {"type": "asking_for_help", "title": "t", "performer": "Maya Lindqvist",
+        "goal": "{performer} needs help.", "target": "Someone helps.",
+        "steps": [{"keyword": "borrow", "location": "town:Ashford College Library"}]}
+
+
+@pytest.mark.parametrize("base, change, field, reason", [
+    (INVITING, {"duration_minutes": 45}, "duration_minutes", "has no time window"),
+    (APPOINTMENT, {"duration_minutes": 30}, "duration_minutes", "has no time window"),
+    (HELP, {"duration_minutes": 30}, "duration_minutes", "has no time window"),
+    (HELP, {"keyword": "borrow"}, "keyword", "put each keyword in a step"),
+    (HELP, {"alternatives": ["fetch"]}, "alternatives", "in the step they belong to"),
+    (INVITING, {"steps": HELP["steps"]}, "steps", "only asking_for_help has steps"),
+    (INVITING, {"target_choices": ["Arthur Okonkwo"]}, "target_choices", "only an appointment"),
+], ids=["inviting-duration", "appointment-duration", "help-duration", "help-keyword",
+        "help-alternatives", "inviting-steps", "inviting-target"])
+def test_a_field_the_type_does_not_take_is_an_error(tmp_path, town, base, change, field,
+                                                     reason):
+    path = tmp_path / "extra.yaml"
+    path.write_text(yaml.safe_dump(base))
+    load_template(path, town)  # sound without the extra field
+    path.write_text(yaml.safe_dump({**base, **change}))
+    with pytest.raises(FileFormatError) as caught:
+        load_template(path, town)
+    assert str(path) in str(caught.value) and caught.value.where == field
+    assert reason in str(caught.value)
+
+
 def test_a_help_step_with_an_unknown_place_is_named(tmp_path, town):
     data = {**GOOD, "type": "asking_for_help", "keyword": None, "location_choices": [],
             "time_choices": [], "duration_minutes": None,
@@ -156,3 +189,32 @@ def test_importing_with_a_name_map_gives_templates_of_our_town(tmp_path, town):
     assert again == [party, books]
     task = instantiate(again[0], 0, town)
     assert task.start.isoformat() == "2023-02-14T19:00:00"
+
+
+def test_importing_a_fixed_time_task_of_zero_minutes_is_an_error(tmp_path, town):
+    # No guessed default: the duration is the scoring window.
+    party = json.loads(json.dumps(PUBLIC[0]))
+    party["task"]["goal"][0]["duration_in_minutes"] = 0
+    path = tmp_path / "tasks.json"
+    path.write_text(json.dumps([party]))
+    with pytest.raises(ImportProblem) as caught:
+        import_public_tasks(path, town, NAMES)
+    assert caught.value.where == "[0].task.goal.0.duration_in_minutes"
+    assert "needs how long it lasts" in str(caught.value)
+
+
+def test_importing_a_task_without_a_keyword_names_the_task(tmp_path, town):
+    books = json.loads(json.dumps(PUBLIC[1]))
+    del books["task"]["goal"][0]["keyword"]
+    path = tmp_path / "tasks.json"
+    path.write_text(json.dumps([PUBLIC[0], books]))
+    with pytest.raises(ImportProblem) as caught:
+        import_public_tasks(path, town, NAMES)
+    assert caught.value.where == "[1]" and "missing field 'keyword'" in str(caught.value)
+
+
+def test_a_public_file_without_tasks_is_an_error(tmp_path, town):
+    path = tmp_path / "tasks.json"
+    path.write_text("[]")
+    with pytest.raises(FileFormatError, match="no tasks in the file"):
+        import_public_tasks(path, town)
