@@ -38,6 +38,22 @@ def embedded_model_path(name: str) -> Path:
     return path
 
 
+def llm_threads() -> int:
+    """CPU threads for llama.cpp: $SANDBOX_LLM_THREADS, else every core.
+
+    Two runs side by side must share the cores, not each take all of them: llama.cpp threads
+    spin while they wait, and two 2-thread runs on 2 cores were measured 7-20x slower per call
+    than one (17-50 s instead of 2.3 s); SANDBOX_LLM_THREADS=1 for each keeps them apart.
+    """
+    value = os.environ.get("SANDBOX_LLM_THREADS", "").strip()
+    if value:
+        if not value.isdigit() or int(value) < 1:
+            raise LLMConfigError(f"SANDBOX_LLM_THREADS must be a positive whole number, "
+                                 f"not '{value}'")
+        return int(value)
+    return os.cpu_count() or 2
+
+
 class LocalBackend:
     """llama.cpp in this process. One call at a time: a llama context is not thread-safe."""
 
@@ -55,7 +71,7 @@ class LocalBackend:
         self.path = embedded_model_path(name)
         self._lock = threading.Lock()
         self._llm = Llama(model_path=str(self.path), n_ctx=n_ctx,
-                          n_threads=n_threads or os.cpu_count() or 2, verbose=False)
+                          n_threads=n_threads or llm_threads(), verbose=False)
 
     def complete(self, request: LLMRequest) -> Completion:
         kwargs = dict(messages=[m.model_dump() for m in request.messages],
