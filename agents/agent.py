@@ -64,7 +64,9 @@ class GenerativeAgent:
         self.seen: dict[str, str] = {}  # last thing noticed about each other agent
         self.process: simpy.Process | None = None
         self._engine: Engine | None = None
-        self.memory.on_added.append(self._log_memory)
+        on_added = getattr(self.memory, "on_added", None)  # optional hook (agents/protocols.py)
+        if on_added is not None:
+            on_added.append(self._log_memory)
 
     # -- what others see ------------------------------------------------------------------------
     @property
@@ -99,7 +101,7 @@ class GenerativeAgent:
             if self.task and not self._task_taken:
                 self._task_taken = True
                 yield from self.task_planner.assign(self, engine, self.task)
-                if not self.planner.needs_plan(engine):
+                if self._day_planned(engine):
                     yield from self.planner.revise(self, engine, f"new goal: {self.task}")
             action = yield from self.planner.next_action(self, engine)
             yield from self._go(engine, society, action)
@@ -114,6 +116,15 @@ class GenerativeAgent:
                 talk = self.talking
                 yield talk.done
                 yield from self._after_conversation(engine, talk.initiator, talk.transcript)
+
+    def _day_planned(self, engine: Engine) -> bool:
+        needs_plan = getattr(self.planner, "needs_plan", None)  # optional hook
+        # A planner that cannot tell is asked to revise anyway; the protocol lets it do nothing.
+        return needs_plan is None or not needs_plan(engine)
+
+    def _may_consider(self, other: GenerativeAgent, engine: Engine) -> bool:
+        may_consider = getattr(self.conversation, "may_consider", None)  # optional hook
+        return may_consider is None or may_consider(other.name, engine.now)
 
     def _go(self, engine: Engine, society, action: Action) -> Process:
         town = society.town
@@ -152,8 +163,7 @@ class GenerativeAgent:
                 self.seen[other.name] = seen
                 self.memory.add("event", seen, engine.now, subject=other.name)
         for other in others:
-            if not self._can_talk_with(other, society) or \
-                    not self.conversation.may_consider(other.name, engine.now):
+            if not self._can_talk_with(other, society) or not self._may_consider(other, engine):
                 continue
             wants = yield from self.conversation.decide(self, other, engine)
             if wants and self._can_talk_with(other, society):  # still free after we thought

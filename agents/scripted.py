@@ -18,6 +18,8 @@ import re
 
 from sandbox.llm import SCRIPTS, LLMRequest, ScriptedBackend
 
+from .tdp import clip  # an STSS task (300+ characters) is longer than a TDP schema string
+
 _EVENT = re.compile(r"(?P<what>party|gathering|picnic|meeting|concert|dinner|celebration)"
                     r"[^.\n]*? at (?P<place>[A-Z][\w' ]+?)(?: at | on |,|\.|\n)"
                     r"[^\n]*?(?P<hour>\d{1,2}):(?P<minute>\d{2})", re.IGNORECASE)
@@ -167,14 +169,18 @@ def _task(request: LLMRequest) -> str:
 
 def general_plan(request: LLMRequest) -> str:
     task = _task(request)
-    return json.dumps({"items": [f"Decide the details: {task}", "Tell people the time and place",
+    event = _event(task)
+    first = (f"Decide the details of the {event[0]} at {event[1]} at {event[2]}:00" if event
+             else f"Decide the details: {clip(task, 120)}")
+    return json.dumps({"items": [first,
+                                 "Tell people the time and place",
                                  "Be there on time and welcome everyone"]})
 
 
 def plan_reminder(request: LLMRequest) -> str:
     event = _event(_task(request))
     text = (f"Keep time for the {event[0]} at {event[1]} at {event[2]}:00." if event
-            else f"Make room for the task: {_task(request)}")
+            else f"Make room for the task: {clip(_task(request), 220)}")
     return json.dumps({"reminder": text})
 
 

@@ -32,6 +32,22 @@ class ConversationReminder(BaseModel):
     checklist: list[text(120)] = Field(min_length=1, max_length=5)
 
 
+def clip(text: str, limit: int) -> str:
+    """`text` cut at a word boundary to fit a schema string of `limit` characters."""
+    if len(text) <= limit:
+        return text
+    return text[: limit - 3].rsplit(" ", 1)[0].rstrip(" ,.;:") + "..."
+
+
+def fallback_plan(task: str) -> GeneralPlan:
+    """The general plan when the model gave none: the three steps every social task shares
+    (prepare, tell the people it needs, be there), so the performer's conversation prompts
+    still get distinct sub-goals instead of the task repeated."""
+    return GeneralPlan(items=[f"Work out what is needed: {clip(task, 120)}",
+                              "Tell the people it concerns what, when and where",
+                              "Be at the right place on time and see it through"])
+
+
 class TDPParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -60,11 +76,11 @@ class TargetDrivenPlanner:
     def assign(self, agent, engine: Engine, task: str) -> Process:
         self.task, self.general_plan, self.checklist, self.reminders = task, [], [], {}
         plan = yield from self._ask(agent, engine, "tdp_general_plan.j2", "tdp.general_plan",
-                                    GeneralPlan, GeneralPlan(items=[task[:150]] * 3))
+                                    GeneralPlan, fallback_plan(task))
         self.general_plan = [s.strip() for s in plan.items if s.strip()] or [task]
         checklist = yield from self._ask(
             agent, engine, "tdp_conversation_reminder.j2", "tdp.conversation_reminder",
-            ConversationReminder, ConversationReminder(checklist=[task[:120]]))
+            ConversationReminder, ConversationReminder(checklist=[clip(task, 120)]))
         self.checklist = [s.strip() for s in checklist.checklist if s.strip()]
         engine.emit(TaskPlanned(t=engine.now, agent=agent.name, task=task,
                                 general_plan=self.general_plan,
@@ -77,7 +93,7 @@ class TargetDrivenPlanner:
         if date not in self.reminders:  # once per day, not once per prompt
             answer = yield from self._ask(agent, engine, "tdp_plan_reminder.j2",
                                           "tdp.plan_reminder", PlanReminder,
-                                          PlanReminder(reminder=self.task[:250]), date=date)
+                                          PlanReminder(reminder=clip(self.task, 250)), date=date)
             self.reminders[date] = answer.reminder.strip()
             engine.emit(TaskPlanned(t=engine.now, agent=agent.name, task=self.task,
                                     plan_reminder=self.reminders[date], day=date))

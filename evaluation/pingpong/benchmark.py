@@ -5,6 +5,9 @@ conversation run directory, judged by every judge, with everything finished kept
     DIR/runs/<pair>/         a standard run directory (header.json, events.jsonl, calls.jsonl,
                              llm_cache.jsonl, result.json) plus judgments/<judge>.json
 
+A directory holds one configuration: a second run into it must select and play the same pairs
+the same way (`open_manifest`), or it stops before running anything; judges may be added.
+
 Resuming: a pair whose run finished is not run again, and a judge whose judgment is saved is not
 asked again; a pair whose run was cut off is run again from the start, its answers coming from
 the run's cache. Adding a judge later judges the saved conversations and calls no player.
@@ -13,6 +16,7 @@ the run's cache. Adding a judge later judges the saved conversations and calls n
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 import time
 from collections.abc import Callable, Sequence
@@ -49,8 +53,10 @@ class Manifest(BaseModel):
     judges: list[str]
     sampling: dict[str, Sampling]
     settings: str
+    settings_digest: str = ""  # of the characters and situations; "" in older manifests
     language: str
     every: int = 1
+    pairs: list[str] = Field(default_factory=list)  # the pair ids selected; [] in older ones
     seed: int = 0
     created_at: str = Field(default_factory=lambda: datetime.now().isoformat(timespec="seconds"))
 
@@ -116,27 +122,46 @@ def finished(run_dir: Path) -> bool:
         return False
 
 
+def settings_digest(roleplay: RoleplaySet) -> str:
+    """A fingerprint of what is played (characters and situations), whatever the file's path."""
+    played = roleplay.model_dump(mode="json", include={"characters", "situations"})
+    return hashlib.sha256(json.dumps(played, sort_keys=True).encode()).hexdigest()[:16]
+
+
 def open_manifest(out: Path, wanted: Manifest) -> Manifest:
-    """The directory's manifest, created or checked against what this run wants."""
+    """The directory's manifest, created or checked against what this run wants.
+
+    What selects or plays the conversations (player, interrogator, settings, language, every,
+    sampling) must match: the pair directories are keyed by character and situation only, so
+    a second configuration would silently mix with the first. Judges may be added."""
     path = out / MANIFEST
     if not path.is_file():
         out.mkdir(parents=True, exist_ok=True)
         write_json_atomic(path, wanted.model_dump_json(indent=2))
         return wanted
     have = Manifest.model_validate_json(path.read_text(encoding="utf-8"))
-    for key in ("player", "interrogator", "language"):
+    for key in ("player", "interrogator", "language", "every"):
         if getattr(have, key) != getattr(wanted, key):
             raise BenchmarkMismatch(
                 f"{out} holds a benchmark with {key} {getattr(have, key)!r}, not "
                 f"{getattr(wanted, key)!r}; use another --out for another configuration")
+    # An older manifest has no digest: then the settings file's path is all there is to compare.
+    same_settings = have.settings_digest == wanted.settings_digest if have.settings_digest \
+        else have.settings == wanted.settings
+    if not same_settings:
+        what = (f"settings {have.settings!r} as they were (the characters or situations have "
+                f"changed since)" if have.settings == wanted.settings
+                else f"settings {have.settings!r}, not {wanted.settings!r}")
+        raise BenchmarkMismatch(f"{out} holds a benchmark with {what}; use another --out for "
+                                "another configuration")
     for role in ("player", "interrogator"):
         if have.sampling.get(role) != wanted.sampling[role]:
             raise BenchmarkMismatch(f"{out} holds a benchmark with other {role} sampling "
                                     f"({have.sampling.get(role)}); use another --out")
     merged = have.model_copy(update={
         "judges": have.judges + [j for j in wanted.judges if j not in have.judges],
-        "every": wanted.every, "label": wanted.label,
-        "sampling": {**have.sampling, "judge": wanted.sampling["judge"]}})
+        "label": wanted.label, "settings_digest": wanted.settings_digest,
+        "pairs": wanted.pairs, "sampling": {**have.sampling, "judge": wanted.sampling["judge"]}})
     write_json_atomic(path, merged.model_dump_json(indent=2))
     return merged
 
@@ -151,15 +176,17 @@ def run_benchmark(out: Path | str, roleplay: RoleplaySet, pool: ModelPool, *, pl
     """Run and judge every selected pair that is not done yet."""
     out = Path(out)
     started = time.perf_counter()
+    selected = [(roleplay.characters[c], roleplay.situations[s]) for c, s in roleplay.pairs(every)]
     open_manifest(out, Manifest(
         label=label or player, player=player, interrogator=interrogator, judges=list(judges),
         sampling={"player": player_sampling, "interrogator": interrogator_sampling,
                   "judge": judge_sampling},
-        settings=roleplay.source, language=roleplay.language, every=every, seed=seed))
+        settings=roleplay.source, settings_digest=settings_digest(roleplay),
+        language=roleplay.language, every=every, seed=seed,
+        pairs=[pair_id(character, situation) for character, situation in selected]))
     report = BenchmarkReport()
     note = on_progress or (lambda pair, what: None)
-    for c, s in roleplay.pairs(every):
-        character, situation = roleplay.characters[c], roleplay.situations[s]
+    for character, situation in selected:
         pair = pair_id(character, situation)
         run_dir = out / RUNS / pair
         cache = run_dir / CACHE

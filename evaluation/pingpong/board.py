@@ -34,9 +34,14 @@ class Board(BaseModel):
     warnings: list[str] = Field(default_factory=list)
 
 
-def run_dirs(bench_dir: Path) -> list[Path]:
+def run_dirs(bench_dir: Path, selected: Sequence[str] | None = None) -> list[Path]:
+    """The pair directories under `runs/`; only the `selected` pair ids when given."""
     runs = bench_dir / RUNS
-    return sorted(p for p in runs.iterdir() if p.is_dir()) if runs.is_dir() else []
+    found = sorted(p for p in runs.iterdir() if p.is_dir()) if runs.is_dir() else []
+    if selected is None:
+        return found
+    wanted = set(selected)
+    return [p for p in found if p.name in wanted]
 
 
 def read_player(bench_dir: Path | str, judges: Sequence[str] | None = None) -> PlayerData:
@@ -51,7 +56,11 @@ def read_player(bench_dir: Path | str, judges: Sequence[str] | None = None) -> P
     except json.JSONDecodeError as exc:
         raise BoardError(f"{manifest_path}: not JSON ({exc.msg})") from exc
     conversations, lengths, used = [], [], set()
-    for run_dir in run_dirs(bench_dir):
+    # Only the pairs the manifest selects count: a directory left by an earlier, different
+    # configuration must not enter this player's means. (Older manifests list no pairs.)
+    chosen = run_dirs(bench_dir, manifest.get("pairs") or None)
+    left_out = len(run_dirs(bench_dir)) - len(chosen)
+    for run_dir in chosen:
         try:
             conversation = read_conversation(run_dir)
         except (RunFormatError, NotAPingPongRun, KeyError):
@@ -65,7 +74,7 @@ def read_player(bench_dir: Path | str, judges: Sequence[str] | None = None) -> P
     label = manifest.get("label") or manifest.get("player") or bench_dir.name
     meta = {"dir": str(bench_dir), "player": manifest.get("player"),
             "interrogator": manifest.get("interrogator"), "judges": sorted(used),
-            "sampling": manifest.get("sampling", {}).get("player")}
+            "sampling": manifest.get("sampling", {}).get("player"), "left_out": left_out}
     return PlayerData(label=label, conversations=conversations, reply_lengths=lengths, meta=meta)
 
 
@@ -79,6 +88,10 @@ def build_board(bench_dirs: Sequence[Path | str], judges: Sequence[str] | None =
             player.label = f"{player.label} ({Path(player.meta['dir']).name})"
         if not player.conversations:
             warnings.append(f"{player.meta['dir']}: no finished conversation")
+        if player.meta["left_out"]:
+            warnings.append(f"{player.meta['dir']}: {player.meta['left_out']} run "
+                            f"director{'y' if player.meta['left_out'] == 1 else 'ies'} not "
+                            f"selected by its {MANIFEST} left out")
     judge_sets = {p.label: p.meta["judges"] for p in players}
     if len({tuple(v) for v in judge_sets.values()}) > 1:
         warnings.append("players were judged by different judges; pass --judge to compare "

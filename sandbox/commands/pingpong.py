@@ -81,7 +81,7 @@ def register(sub) -> None:
         "pingpong-board", help="leaderboard of PingPong benchmark directories",
         description="Score every player from its saved conversations and judgments (no model "
                     "is called): per-criterion means, refusal ratio, the v2 length penalty "
-                    "and a bootstrap 95%% CI. Prints Markdown; --json writes the numbers.")
+                    "and a bootstrap 95% CI. Prints Markdown; --json writes the numbers.")
     b.add_argument("dirs", nargs="+", type=Path, metavar="DIR",
                    help="directories written by `sandbox pingpong --out`")
     b.add_argument("--judge", action="append", dest="judges", metavar="MODEL",

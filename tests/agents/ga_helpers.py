@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
-from agents.architecture import load_architecture
+from agents.architecture import Architecture, load_architecture
 from agents.persona import Persona
 from agents.scripted import RESPONDERS
 from agents.society import build_society
@@ -62,12 +62,16 @@ def make_engine(recorder: Recorder, start=datetime(2024, 2, 14, 6, 0), seed=0) -
     return engine
 
 
-def town_day(recorder: Recorder, *, performer_arch="ga_tdp", until_hour=19.0,
+def town_day(recorder: Recorder, *, performer_arch="ga_tdp", others_arch="ga", until_hour=19.0,
              people=(ISABELLA, KLAUS, MARIA), task=PARTY):
+    """A day in the mini town from 06:00; an architecture is a built-in name or loaded."""
+    def arch(choice):
+        return choice if isinstance(choice, Architecture) else architecture(choice)
+
     engine = make_engine(recorder)
     town = WorldState(engine, World.load(MINI_TOWN))
-    society = build_society(town, people, architecture=architecture("ga"),
-                            architectures={ISABELLA.name: architecture(performer_arch)})
+    society = build_society(town, people, architecture=arch(others_arch),
+                            architectures={ISABELLA.name: arch(performer_arch)})
     if task:
         society.agent(ISABELLA.name).give_task(task)
     society.start(engine)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from statistics import mean
 
 import pytest
@@ -12,6 +13,7 @@ import pytest
 from agents.roleplay import INTERROGATOR_TAG, PLAYER_TAG, parse_user_line
 from evaluation.pingpong import (
     JUDGE_TAG,
+    BenchmarkMismatch,
     ModelPool,
     build_board,
     load_judgments,
@@ -171,6 +173,33 @@ def test_resuming_skips_finished_pairs_and_a_new_judge_calls_no_player(tmp_path,
 
     redo = bench(tmp_path, ["pp-judge-a"], rejudge=True)
     assert redo.judgments_made == 4 and len(models["pp-player"]) == before["pp-player"]
+
+
+def test_other_characters_in_the_same_directory_are_refused(tmp_path, models):
+    bench(tmp_path, ["pp-judge-a"], every=2)
+    recast = ROLEPLAY.model_copy(update={"characters": [
+        ROLEPLAY.characters[0].model_copy(update={"system_prompt": "A gruff old sailor."}),
+        ROLEPLAY.characters[1]]})
+    with pytest.raises(BenchmarkMismatch, match="settings"):
+        run_benchmark(tmp_path, recast, ModelPool(LLMSettings()), player="scripted/pp-player",
+                      interrogator="scripted/pp-interrogator", judges=["scripted/pp-judge-a"],
+                      every=2)
+    with pytest.raises(BenchmarkMismatch, match="every 2, not 1"):
+        bench(tmp_path, ["pp-judge-a"])
+
+
+def test_the_board_counts_only_the_pairs_its_manifest_selects(tmp_path, models):
+    bench(tmp_path / "all", ["pp-judge-a"])
+    bench(tmp_path / "half", ["pp-judge-a"], every=2)
+    manifest = json.loads((tmp_path / "half" / "pingpong.json").read_text())
+    assert len(manifest["pairs"]) == 2
+    for run_dir in (tmp_path / "all" / "runs").iterdir():  # left by an earlier configuration
+        if run_dir.name not in manifest["pairs"]:
+            shutil.copytree(run_dir, tmp_path / "half" / "runs" / run_dir.name)
+    board = build_board([tmp_path / "half"])
+    assert board.rows[0].conversations == 2
+    assert any("2 run directories not selected by its pingpong.json left out" in w
+               for w in board.warnings)
 
 
 def test_a_conversation_cut_off_is_run_again_and_its_old_judgments_go(tmp_path, models):

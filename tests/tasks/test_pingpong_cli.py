@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from sandbox.cli import main
 
 SETTINGS = {"en": {
@@ -47,8 +49,41 @@ def test_two_players_side_by_side_with_intervals(tmp_path, capsys):
 def test_a_second_run_resumes_and_quick_runs_subsample(tmp_path, capsys):
     assert pingpong(tmp_path, "scripted/pingpong", tmp_path / "a", "--every", "2") == 0
     assert "conversations run 2" in capsys.readouterr().out
-    assert pingpong(tmp_path, "scripted/pingpong", tmp_path / "a") == 0
-    assert "conversations run 2, skipped 2; judgments made 4" in capsys.readouterr().out
+    assert pingpong(tmp_path, "scripted/pingpong", tmp_path / "a", "--every", "2") == 0
+    assert "conversations run 0, skipped 2; judgments made 0" in capsys.readouterr().out
+
+
+def test_another_selection_into_the_same_directory_is_refused_in_one_line(tmp_path, capsys):
+    """Pair directories are keyed by character and situation only: another settings file,
+    language or --every in the same --out would mix two configurations on the board."""
+    out = tmp_path / "a"
+    assert pingpong(tmp_path, "scripted/pingpong", out, "--every", "2") == 0
+    capsys.readouterr()
+    before = json.loads((out / "pingpong.json").read_text())
+
+    assert pingpong(tmp_path, "scripted/pingpong", out) == 2
+    err = capsys.readouterr().err.strip()
+    assert "holds a benchmark with every 2, not 1" in err and len(err.splitlines()) == 1
+
+    other = tmp_path / "other.json"  # the same names, other cards: the same pair directories
+    changed = json.loads(json.dumps(SETTINGS))
+    changed["en"]["characters"][0]["system_prompt"] = "A gruff old sailor."
+    other.write_text(json.dumps(changed), encoding="utf-8")
+    assert main(["pingpong", "--player", "scripted/pingpong", "--interrogator",
+                 "scripted/pingpong", "--judge", "scripted/pingpong", "--settings", str(other),
+                 "--every", "2", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert f"holds a benchmark with settings {str(tmp_path / 'settings.json')!r}, not " \
+        f"{str(other)!r}" in err and len(err.splitlines()) == 1
+
+    other.replace(tmp_path / "settings.json")  # the same path, edited
+    assert main(["pingpong", "--player", "scripted/pingpong", "--interrogator",
+                 "scripted/pingpong", "--judge", "scripted/pingpong", "--settings",
+                 str(tmp_path / "settings.json"), "--every", "2", "--out", str(out)]) == 2
+    assert "changed since" in capsys.readouterr().err
+
+    assert json.loads((out / "pingpong.json").read_text()) == before  # nothing was touched
+    assert len(list((out / "runs").iterdir())) == 2
 
 
 def test_bad_input_fails_in_one_line_with_exit_2(tmp_path, capsys):
@@ -83,3 +118,15 @@ def test_sandbox_log_of_a_pingpong_conversation_lists_its_judge_calls(tmp_path, 
     assert all(j["status"] == "ok" and j["prompt_tokens"] > 0 for j in summary["judgments"])
     assert main(["log", str(run_dir)]) == 0
     assert "judge calls (after the run)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", ["pingpong", "pingpong-board"])
+def test_help_shows_plain_percent_signs(command, capsys):
+    # argparse %-formats help strings but prints descriptions as written: '%%' there shows.
+    with pytest.raises(SystemExit) as done:
+        main([command, "--help"])
+    assert done.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "%%" not in text and "%(" not in text
+    if command == "pingpong-board":
+        assert "bootstrap 95% CI" in text
