@@ -131,16 +131,18 @@ def settings_digest(roleplay: RoleplaySet) -> str:
 def open_manifest(out: Path, wanted: Manifest) -> Manifest:
     """The directory's manifest, created or checked against what this run wants.
 
-    What selects or plays the conversations (player, interrogator, settings, language, every,
-    sampling) must match: the pair directories are keyed by character and situation only, so
-    a second configuration would silently mix with the first. Judges may be added."""
+    What plays the conversations (player, interrogator, settings, language, sampling) must
+    match: the pair directories are keyed by character and situation only, so a second
+    configuration would silently mix with the first. Judges may be added, and --every may
+    change: a quick run grows into a full one (finished pairs are kept) and the board counts
+    the pairs the latest run selected."""
     path = out / MANIFEST
     if not path.is_file():
         out.mkdir(parents=True, exist_ok=True)
         write_json_atomic(path, wanted.model_dump_json(indent=2))
         return wanted
     have = Manifest.model_validate_json(path.read_text(encoding="utf-8"))
-    for key in ("player", "interrogator", "language", "every"):
+    for key in ("player", "interrogator", "language"):
         if getattr(have, key) != getattr(wanted, key):
             raise BenchmarkMismatch(
                 f"{out} holds a benchmark with {key} {getattr(have, key)!r}, not "
@@ -161,7 +163,8 @@ def open_manifest(out: Path, wanted: Manifest) -> Manifest:
     merged = have.model_copy(update={
         "judges": have.judges + [j for j in wanted.judges if j not in have.judges],
         "label": wanted.label, "settings_digest": wanted.settings_digest,
-        "pairs": wanted.pairs, "sampling": {**have.sampling, "judge": wanted.sampling["judge"]}})
+        "every": wanted.every, "pairs": wanted.pairs,
+        "sampling": {**have.sampling, "judge": wanted.sampling["judge"]}})
     write_json_atomic(path, merged.model_dump_json(indent=2))
     return merged
 

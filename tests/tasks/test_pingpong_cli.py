@@ -53,17 +53,30 @@ def test_a_second_run_resumes_and_quick_runs_subsample(tmp_path, capsys):
     assert "conversations run 0, skipped 2; judgments made 0" in capsys.readouterr().out
 
 
+def test_a_quick_run_grows_into_a_full_one_in_the_same_directory(tmp_path, capsys):
+    out = tmp_path / "a"
+    assert pingpong(tmp_path, "scripted/pingpong", out, "--every", "2") == 0
+    capsys.readouterr()
+    assert pingpong(tmp_path, "scripted/pingpong", out) == 0
+    assert "conversations run 2, skipped 2" in capsys.readouterr().out
+    manifest = json.loads((out / "pingpong.json").read_text())
+    assert manifest["every"] == 1 and len(manifest["pairs"]) == 4
+
+
 def test_another_selection_into_the_same_directory_is_refused_in_one_line(tmp_path, capsys):
     """Pair directories are keyed by character and situation only: another settings file,
-    language or --every in the same --out would mix two configurations on the board."""
+    language or player in the same --out would mix two configurations on the board."""
     out = tmp_path / "a"
     assert pingpong(tmp_path, "scripted/pingpong", out, "--every", "2") == 0
     capsys.readouterr()
     before = json.loads((out / "pingpong.json").read_text())
 
-    assert pingpong(tmp_path, "scripted/pingpong", out) == 2
+    assert main(["pingpong", "--player", "scripted/pingpong-verbose", "--interrogator",
+                 "scripted/pingpong", "--judge", "scripted/pingpong", "--settings",
+                 str(tmp_path / "settings.json"), "--every", "2", "--out", str(out)]) == 2
     err = capsys.readouterr().err.strip()
-    assert "holds a benchmark with every 2, not 1" in err and len(err.splitlines()) == 1
+    assert "holds a benchmark with player 'scripted/pingpong'" in err
+    assert len(err.splitlines()) == 1
 
     other = tmp_path / "other.json"  # the same names, other cards: the same pair directories
     changed = json.loads(json.dumps(SETTINGS))
