@@ -26,6 +26,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sandbox.commands.run import non_negative_int
 from sandbox.engine import Engine
 from worlds import WorldState, load_world, world_residents
 
@@ -132,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--performer-architecture", default="ga_tdp")
     p.add_argument("--task", help="the social task injected into the performer")
     p.add_argument("--hours", type=float, default=16)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=non_negative_int, default=0)
     p.add_argument("--out", required=True)
     p.add_argument("--embedder", choices=["minilm", "hashing"])
     add_llm_options(p)

@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents import scripted  # noqa: E402,F401  (registers scripted/town)
 from evaluation.stss import run_task  # noqa: E402
+from sandbox.commands.run import non_negative_int  # noqa: E402
 from sandbox.llm import LLMSettings, make_llm  # noqa: E402
 from sandbox.log import load_run  # noqa: E402
 from tasks.stss import EpisodeWindow, template_path  # noqa: E402
@@ -72,7 +73,7 @@ def main() -> int:
     p.add_argument("--models", default="scripted/town,local/smollm2-135m",
                    help="comma-separated backend/model list [default: both]")
     p.add_argument("--template", default="public_spring_tasting", help="built-in template name")
-    p.add_argument("--seed", type=int, default=0, help="episode seed [default: 0]")
+    p.add_argument("--seed", type=non_negative_int, default=0, help="episode seed [default: 0]")
     p.add_argument("--residents", type=int, default=12,
                    help="performer + background residents [default: 12]")
     p.add_argument("--same-day", action="store_true", help="start on the event day")

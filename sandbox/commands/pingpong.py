@@ -10,6 +10,7 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from sandbox.commands.run import non_negative_int
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError
 from sandbox.llm import CacheMiss, LLMConfigError, LLMSettings
@@ -56,7 +57,8 @@ def register(sub) -> None:
     p.add_argument("--every", type=int, default=1, metavar="K",
                    help="keep about one pair in K, spread over characters and situations "
                         "(a quick run) [default: %(default)s]")
-    p.add_argument("--seed", type=int, default=0, help="base seed [default: %(default)s]")
+    p.add_argument("--seed", type=non_negative_int, default=0,
+                   help="base seed [default: %(default)s]")
     p.add_argument("--rejudge", action="store_true",
                    help="ask the judges again even where a judgment is saved")
     _sampling_options(p, "player", PLAYER_SAMPLING, "per reply")
@@ -86,7 +88,8 @@ def register(sub) -> None:
                    help="directories written by `sandbox pingpong --out`")
     b.add_argument("--judge", action="append", dest="judges", metavar="MODEL",
                    help="use only these judges' scores [default: every judge found]")
-    b.add_argument("--seed", type=int, default=0, help="bootstrap seed [default: %(default)s]")
+    b.add_argument("--seed", type=non_negative_int, default=0,
+                   help="bootstrap seed [default: %(default)s]")
     b.add_argument("--resamples", type=int, default=1000,
                    help="bootstrap resamples [default: %(default)s]")
     b.add_argument("--markdown", type=Path, help="also write the table to this file")

@@ -154,6 +154,8 @@ def parse_seeds(text: str) -> list[int]:
         raise argparse.ArgumentTypeError(f"{text!r}: seeds are N, A..B or A,B,C") from exc
     if not seeds:
         raise argparse.ArgumentTypeError(f"{text!r}: no seeds")
+    if min(seeds) < 0:  # numpy's generators refuse them, after the suite directory exists
+        raise argparse.ArgumentTypeError(f"{text!r}: seeds must be 0 or more")
     return seeds
 
 

@@ -90,6 +90,17 @@ def test_a_bad_seed_is_refused_at_parsing_before_any_run_directory(seed, tmp_pat
     assert not out.exists()
 
 
+@pytest.mark.parametrize("argv", [
+    ["stss", "--seeds=-1..2"], ["pingpong", "--seed", "-3"], ["pingpong-board", "--seed", "-1"]])
+def test_every_command_refuses_negative_seeds_at_parsing(argv, tmp_path, capsys):
+    out = tmp_path / "out"
+    with pytest.raises(SystemExit) as exit_:
+        main([*argv, *(["--out", str(out)] if argv[0] != "pingpong-board" else [str(out)])])
+    assert exit_.value.code == 2
+    assert "0 or more" in capsys.readouterr().err.strip().splitlines()[-1]
+    assert not out.exists()
+
+
 def test_replay_gif_alone_writes_the_gif_without_a_window(tmp_path, capsys, monkeypatch):
     import viewer.app
 
