@@ -10,6 +10,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from . import terminal
 from .log import JUDGMENTS, RESULT, Run
 
 
@@ -101,7 +102,7 @@ def print_agent_calls(table: dict, console: Console) -> None:
 
 
 def print_summary(summary: dict[str, Any], console: Console | None = None) -> None:
-    console = console or Console()
+    console = console or terminal.console()
     hours, rest = divmod(int(summary["sim_time_s"]), 3600)
     wall = summary["wall_time_s"]
     console.print(f"[bold]{summary['run']}[/]  scenario={summary['scenario']} "

@@ -7,9 +7,9 @@ import argparse
 from pathlib import Path
 
 from pydantic import ValidationError
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from sandbox import terminal
 from sandbox.commands.run import non_negative_int
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError
@@ -120,7 +120,7 @@ def main(args) -> int:
     )
     from tasks.pingpong import load_settings
 
-    console = Console()
+    console = terminal.console()
     judges = args.judges or [EMBEDDED]
     if len(set(judges)) != len(judges):
         raise UserError("the same --judge is given twice; each judge model counts once")

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from sandbox import terminal
 from sandbox.errors import UserError
 from sandbox.events import Event, Utterance
 from sandbox.files import FileFormatError
@@ -133,7 +134,7 @@ def print_event(console: Console):
 def main(args) -> int:
     from tasks.scenarios import SCENARIOS
 
-    console = Console()
+    console = terminal.console()
     if args.scenario not in SCENARIOS:
         from sandbox.commands.stss import run_template
         from tasks.stss import is_template_ref

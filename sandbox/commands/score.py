@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rich.console import Console
-
+from sandbox import terminal
 from sandbox.errors import UserError
 
 
@@ -32,7 +31,7 @@ def main(args) -> int:
     from sandbox.commands.stss import print_score
     from sandbox.log import RunFormatError
 
-    console = Console()
+    console = terminal.console()
     options = ScoringOptions(window=args.window_rule)
     for run_dir in args.runs:
         try:

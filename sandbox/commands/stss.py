@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from agents import scripted as _town_model  # noqa: F401  (registers --model scripted/town)
+from sandbox import terminal
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError
 from sandbox.llm import CacheMiss
@@ -101,7 +102,7 @@ def run_template(args) -> int:
     from sandbox.commands.run import print_event, run_directory
     from tasks.stss import STSSEpisode, instantiate, load_template, template_path
 
-    console = Console()
+    console = terminal.console()
     world = _world()
     window = _window(args)
     try:
@@ -265,7 +266,7 @@ def main(args) -> int:
     )
     from evaluation.stss.suite import arch_dir
 
-    console = Console()
+    console = terminal.console()
     world = _world()
     window = _window(args)
     archs = list(dict.fromkeys(args.archs or ARCHITECTURES))

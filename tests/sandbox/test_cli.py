@@ -128,3 +128,14 @@ def test_replay_help_says_what_shift_arrow_does():
     sub = next(a for a in build_parser()._actions if a.dest == "command")
     epilog = sub.choices["replay"].epilog
     assert "1 minute" not in epilog and "inspected agent" in epilog
+
+
+def test_piped_output_is_wide_enough_for_the_summary_tables(monkeypatch):
+    """Piped into a log, rich would assume 80 columns and cut agent names ('Okonk…')."""
+    from sandbox import terminal
+
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.setattr("sys.stdout.isatty", lambda: False, raising=False)
+    assert terminal.console().width == terminal.PIPED_WIDTH
+    monkeypatch.setenv("COLUMNS", "90")
+    assert terminal.console().width == 90

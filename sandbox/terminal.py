@@ -1,0 +1,20 @@
+"""The console every command prints through."""
+from __future__ import annotations
+
+import os
+import sys
+
+from rich.console import Console
+
+PIPED_WIDTH = 120
+
+
+def console() -> Console:
+    """A rich console for command output.
+
+    Piped into a file (a long run's log), rich assumes 80 columns and cuts names in tables
+    ('Okonk…'); there it gets 120 columns unless $COLUMNS says otherwise. A terminal keeps
+    its own width."""
+    if sys.stdout.isatty() or os.environ.get("COLUMNS"):
+        return Console()
+    return Console(width=PIPED_WIDTH)
