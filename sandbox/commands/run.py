@@ -63,14 +63,32 @@ def llm_settings(args, cache_default: Path | None) -> LLMSettings:
                        cache_path=args.cache or cache_default)
 
 
-def build_llm(args, cache_default: Path | None):
-    """The model stack for the command's options; a UserError when it cannot work."""
+def _use_prompts(args) -> None:
     if args.prompts is not None:
         if not args.prompts.is_dir():
             raise UserError(f"--prompts {args.prompts}: not a directory")
         set_prompt_dir(args.prompts)
+
+
+def build_backend(args):
+    """The bare backend for the command's options (a UserError when it cannot work), for
+    commands that wrap one backend in a stack per run: loading it is the slow part."""
+    from sandbox.llm import make_backend  # looked up when called (tests count the loads)
+
+    _use_prompts(args)
     try:
-        return make_llm(llm_settings(args, cache_default))
+        return make_backend(llm_settings(args, None))
+    except LLMConfigError as exc:
+        raise UserError(str(exc)) from exc
+
+
+def build_llm(args, cache_default: Path | None, backend=None):
+    """The model stack for the command's options (around `backend` when given, from
+    `build_backend`); a UserError when it cannot work."""
+    if backend is None:
+        _use_prompts(args)
+    try:
+        return make_llm(llm_settings(args, cache_default), backend=backend)
     except (LLMConfigError, CacheMiss) as exc:
         raise UserError(str(exc)) from exc
 

@@ -216,20 +216,10 @@ def _model_per_run(args):
     """run directory -> the model stack with that run's cache, around one backend built now (a
     bad model fails here, before anything runs). Built once: every episode loading the local
     model file again costs seconds and memory each."""
-    from sandbox.llm import LLMConfigError, make_backend, make_llm
-    from sandbox.prompts import set_prompt_dir
+    from .run import build_backend, build_llm
 
-    from .run import llm_settings
-
-    if args.prompts is not None:  # as build_llm does
-        if not args.prompts.is_dir():
-            raise UserError(f"--prompts {args.prompts}: not a directory")
-        set_prompt_dir(args.prompts)
-    try:
-        backend = make_backend(llm_settings(args, None))
-    except LLMConfigError as exc:
-        raise UserError(str(exc)) from exc
-    return lambda run_dir: make_llm(llm_settings(args, run_dir / CACHE), backend=backend)
+    backend = build_backend(args)
+    return lambda run_dir: build_llm(args, cache_default=run_dir / CACHE, backend=backend)
 
 
 def _check_templates(templates, archs, args, window, world, console) -> None:
