@@ -7,12 +7,10 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sandbox.log import LogProblem
+from sandbox.log import SCORE, LogProblem
 
 from .source import ReplayError, RunSource
 from .timeline import Timeline
-
-SCORE = "score.json"
 
 
 class Replay:

@@ -24,12 +24,11 @@ from pydantic import BaseModel, Field, create_model
 
 from sandbox.events import Utterance
 from sandbox.llm import LLMRequest, Message, timed_complete
-from sandbox.log import load_run, write_json_atomic
+from sandbox.log import JUDGMENTS, load_run, write_json_atomic
 from sandbox.prompts import render
 from tasks.pingpong import JUDGE_SAMPLING, Character, Sampling, Situation
 
 JUDGE_TAG = "pingpong.judge"
-JUDGMENTS = "judgments"
 CRITERIA = ("in_character", "entertaining", "fluency")
 SYSTEM_TEMPLATE = "pingpong_judge_system.j2"
 USER_TEMPLATE = "pingpong_judge_user.j2"

@@ -38,14 +38,14 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from sandbox.events import AgentJoined
-from sandbox.log import Run, load_run, write_json_atomic
+from sandbox.log import SCORE, Run, load_run, write_json_atomic
 from tasks.stss.instantiate import STSSTask, TaskStep
 from tasks.stss.schema import TaskType
 from worlds.address import within
 
 from .timeline import Activity, activities, conversation_partners, episode_end
 
-SCORE_FILE = "score.json"
+SCORE_FILE = SCORE  # the kernel names it: `--overwrite` removes a stale one
 KEEP_REJECTED = 3  # per agent and rule; the rest are counted in one note
 
 

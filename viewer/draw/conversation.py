@@ -12,6 +12,8 @@ from typing import Any
 
 import pygame
 
+from sandbox.log import JUDGMENTS
+
 from ..replay import Replay
 from ..timeline import Conversation, fields, get
 from . import theme
@@ -62,7 +64,7 @@ def situation_text(config: dict[str, Any]) -> str:
 
 
 def _judgment_files(replay: Replay) -> list[dict[str, Any]]:
-    folder = replay.dir / "judgments"
+    folder = replay.dir / JUDGMENTS
     out = []
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         try:
