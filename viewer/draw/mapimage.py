@@ -119,6 +119,15 @@ class Labels:
         self.sectors = sorted(world.sectors.values(), key=lambda p: -len(p.tiles))
         self.arenas = sorted(world.arenas.values(), key=lambda p: -len(p.tiles))
         self.objects = list(world.objects.values())
+        self._tops: dict[str, tuple[float, float]] = {}  # the map never changes: once per place
+
+    def _top_of(self, place) -> tuple[float, float]:
+        """Map point centred over the place's top row, on the wall line above it."""
+        if place.address not in self._tops:
+            xs = [x for x, _ in place.tiles]
+            self._tops[place.address] = ((min(xs) + max(xs) + 1) / 2,
+                                         min(y for _, y in place.tiles))
+        return self._tops[place.address]
 
     def _label(self, message: str, size: int, bold: bool) -> pygame.Surface:
         key = (message, size, bold)
@@ -158,9 +167,7 @@ class Labels:
         if not place.tiles:
             return False
         if top:  # centred over the place's top row, on the wall line above it
-            top_row = min(y for _, y in place.tiles)
-            xs = [x for x, _ in place.tiles]
-            sx, sy = camera.to_screen((min(xs) + max(xs) + 1) / 2, top_row)
+            sx, sy = camera.to_screen(*self._top_of(place))
         else:
             x, y = place.anchor_tile()
             sx, sy = camera.to_screen(x + 0.5, y + 0.5)
