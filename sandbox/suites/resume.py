@@ -1,0 +1,27 @@
+"""What every resumable suite shares: is a run finished, which seed an episode gets, and the
+record of the options a directory was run with (a second run with other options is refused)."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from sandbox.log import RESULT, RunResult
+
+
+def finished(run_dir: Path | str) -> bool:
+    """A run whose result.json says it completed (a killed or failed run is run again)."""
+    path = Path(run_dir) / RESULT
+    if not path.is_file():
+        return False
+    try:
+        return RunResult.model_validate_json(path.read_text(encoding="utf-8")).status \
+            == "completed"
+    except ValueError:
+        return False
+
+
+def episode_seed(base: int, key: str) -> int:
+    """The seed of one episode of a suite: fixed by the base seed and the episode's stable key
+    (an item id), not by its position, so a reordered or subsampled set keeps its seeds."""
+    return int(hashlib.sha256(f"{base}|{key}".encode()).hexdigest()[:8], 16) % (2**31 - 1)
