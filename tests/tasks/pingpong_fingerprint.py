@@ -1,0 +1,28 @@
+"""What must not change when PingPong moves onto the kit: per run directory, the events, the
+header (minus when and by which code it ran), the answer cache and the result status."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+HEADER_KEYS = ("scenario", "seed", "start_time", "models", "world", "config")
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def fingerprint(bench_dir: Path) -> dict[str, dict[str, str]]:
+    runs = {}
+    for run_dir in sorted((Path(bench_dir) / "runs").iterdir()):
+        header = json.loads((run_dir / "header.json").read_text(encoding="utf-8"))
+        kept = {k: header[k] for k in HEADER_KEYS}
+        runs[run_dir.name] = {
+            "events": _sha((run_dir / "events.jsonl").read_bytes()),
+            "header": _sha(json.dumps(kept, sort_keys=True).encode()),
+            "cache": _sha((run_dir / "llm_cache.jsonl").read_bytes()),
+            "status": json.loads((run_dir / "result.json").read_text())["status"],
+        }
+    return runs
