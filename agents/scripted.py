@@ -16,7 +16,7 @@ import hashlib
 import json
 import re
 
-from sandbox.llm import SCRIPTS, LLMRequest, ScriptedBackend
+from sandbox.llm import LLMRequest, ScriptedBackend
 
 from .tdp import clip  # an STSS task (300+ characters) is longer than a TDP schema string
 
@@ -199,8 +199,6 @@ RESPONDERS = {
 
 
 def town_backend() -> ScriptedBackend:
-    """The scripted model of generative agents (other tags: schema-filled answers)."""
+    """The scripted model of generative agents (other tags: schema-filled answers); registered
+    as `scripted/town` in pyproject.toml (entry point group sandbox.scripted)."""
     return ScriptedBackend(RESPONDERS, model_id="scripted/town")
-
-
-SCRIPTS.setdefault("town", town_backend)

@@ -25,7 +25,6 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents import scripted  # noqa: E402,F401  (registers scripted/town)
 from agents.embedding import CachedEmbedder, minilm_embedder  # noqa: E402
 from agents.memory import MemoryParams, MemoryStream  # noqa: E402
 from agents.retrieval import WeightedRetriever  # noqa: E402

@@ -23,7 +23,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents import scripted  # noqa: E402,F401  (registers scripted/town)
 from evaluation.stss import run_task  # noqa: E402
 from sandbox.commands.run import non_negative_int  # noqa: E402
 from sandbox.llm import LLMSettings, make_llm  # noqa: E402

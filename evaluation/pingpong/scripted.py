@@ -16,7 +16,7 @@ import json
 import re
 
 from agents.roleplay import INTERROGATOR_TAG, PLAYER_TAG
-from sandbox.llm import SCRIPTS, LLMRequest, ScriptedBackend
+from sandbox.llm import LLMRequest, ScriptedBackend
 
 from .judge import CRITERIA, JUDGE_TAG
 
@@ -69,6 +69,13 @@ def backend(name: str, *, verbose: bool = False, strict: bool = False) -> Script
                             JUDGE_TAG: judge(strict)}, model_id=f"scripted/{name}")
 
 
-SCRIPTS["pingpong"] = lambda: backend("pingpong")
-SCRIPTS["pingpong-verbose"] = lambda: backend("pingpong-verbose", verbose=True)
-SCRIPTS["pingpong-strict"] = lambda: backend("pingpong-strict", strict=True)
+def pingpong() -> ScriptedBackend:
+    return backend("pingpong")
+
+
+def pingpong_verbose() -> ScriptedBackend:
+    return backend("pingpong-verbose", verbose=True)
+
+
+def pingpong_strict() -> ScriptedBackend:
+    return backend("pingpong-strict", strict=True)

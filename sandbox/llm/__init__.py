@@ -12,6 +12,7 @@ Accounting of each call is done by whoever dispatches it (the engine, or Account
 from __future__ import annotations
 
 from collections.abc import Callable
+from importlib.metadata import entry_points
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -37,16 +38,20 @@ from .structured import StructuredLLM, parse_structured
 __all__ = [
     "LLM", "AccountingLLM", "CacheMiss", "CachedLLM", "CacheMode", "CallLog", "CallRecord",
     "Completion", "LLMConfigError", "LLMError", "LLMRequest", "LLMSettings", "LLMUnavailable",
-    "Message", "RetryingLLM", "SCRIPTS", "ScriptedBackend", "StructuredLLM", "TransientLLMError",
-    "Usage", "make_backend", "make_llm", "parse_structured", "timed_complete",
+    "Message", "RetryingLLM", "SCRIPTS", "SCRIPTS_ENTRY_POINT_GROUP", "ScriptedBackend",
+    "StructuredLLM", "TransientLLMError", "Usage", "make_backend", "make_llm", "parse_structured",
+    "scripted_names", "timed_complete",
 ]
 
 BACKENDS = ("local", "openai", "scripted")
 
-# Named scripted backends for `--model scripted/<name>`; packages add their own test scripts.
-SCRIPTS: dict[str, Callable[[], ScriptedBackend]] = {
-    "default": lambda: ScriptedBackend(model_id="scripted/default"),
-}
+# Named scripted backends for `--model scripted/<name>`. A package declares its own in its
+# pyproject.toml, name -> a factory returning a ScriptedBackend:
+#     [project.entry-points."sandbox.scripted"]
+#     town = "agents.scripted:town_backend"
+# SCRIPTS holds the factories loaded so far; a test sets a name in it to override (or add) one.
+SCRIPTS_ENTRY_POINT_GROUP = "sandbox.scripted"
+SCRIPTS: dict[str, Callable[[], ScriptedBackend]] = {}
 
 
 class LLMSettings(BaseModel):
@@ -75,13 +80,26 @@ def split_model(model: str) -> tuple[str, str]:
     return backend, name
 
 
+def scripted_names() -> list[str]:
+    """Every `scripted/<name>` there is: the entry points' and the in-process ones."""
+    return sorted(set(SCRIPTS) | {ep.name for ep in entry_points(group=SCRIPTS_ENTRY_POINT_GROUP)})
+
+
+def _scripted_backend(name: str) -> ScriptedBackend:
+    if name not in SCRIPTS:
+        for ep in entry_points(group=SCRIPTS_ENTRY_POINT_GROUP, name=name):
+            SCRIPTS[name] = ep.load()
+    if name not in SCRIPTS:
+        raise LLMConfigError(f"unknown scripted backend {name!r}: known are "
+                             f"{', '.join(scripted_names())} (a package declares more under the "
+                             f"entry point group {SCRIPTS_ENTRY_POINT_GROUP!r})")
+    return SCRIPTS[name]()
+
+
 def make_backend(settings: LLMSettings, check: bool = True):
     backend, name = split_model(settings.model)
     if backend == "scripted":
-        if name not in SCRIPTS:
-            raise LLMConfigError(f"unknown scripted backend {name!r}: known are "
-                                 f"{', '.join(sorted(SCRIPTS))}")
-        llm = SCRIPTS[name]()
+        llm = _scripted_backend(name)
     elif backend == "openai":
         from .openai_compat import OpenAIBackend
 

@@ -112,3 +112,8 @@ class ScriptedBackend:
         return Completion(text=text, usage=Usage(prompt_tokens=prompt_tokens,
                                                  completion_tokens=len(text.split())),
                           finish_reason=finish, model=self.model_id)
+
+
+def default_backend() -> ScriptedBackend:
+    """`scripted/default`: no responders, so every answer is the generic one above."""
+    return ScriptedBackend(model_id="scripted/default")

@@ -73,8 +73,6 @@ def test_a_task_given_during_the_day_revises_the_plan_with_the_reminder(recorder
 def test_a_scripted_stss_episode_with_tdp_has_no_fallback(tmp_path, template):
     """STSS tasks run to 300+ characters: the scripted answers must still fit the TDP schemas
     (a fallback here would make every scripted ga_tdp episode test the fallback plan)."""
-    from agents import scripted  # noqa: F401  (registers scripted/town)
-
     result, _ = run_task(TEMPLATES_DIR / f"{template}.yaml", load_world("town"),
                          lambda _: make_llm(LLMSettings(model="scripted/town",
                                                         cache_mode="off")),

@@ -23,8 +23,6 @@ from worlds import load_world
 
 @pytest.fixture(scope="module")
 def town():
-    from agents import scripted  # noqa: F401  (registers scripted/town)
-
     return load_world("town")
 
 
