@@ -53,7 +53,6 @@ class Engine:
         self.max_concurrency = max(1, max_concurrency or llm.max_concurrency)
         self._pending: list[tuple[LLMRequest, Any, simpy.Event]] = []
         self._subscribers: list[Callable[[Event], None]] = []
-        self.events_emitted = 0
 
     # -- time ---------------------------------------------------------------------------------
     @property
@@ -78,7 +77,6 @@ class Engine:
     def emit(self, event: Event) -> Event:
         if self.log is not None:
             self.log.emit(event)
-        self.events_emitted += 1
         for callback in self._subscribers:
             callback(event)
         return event

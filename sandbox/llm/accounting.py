@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -56,9 +55,6 @@ class CallLog:
                 self._fh.write(rec.model_dump_json() + "\n")
                 self._fh.flush()
             return rec
-
-    def fault_counts(self) -> Counter:
-        return Counter(f for r in self.records for f in r.faults)
 
     def close(self) -> None:
         if self._fh:
