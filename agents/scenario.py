@@ -26,7 +26,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sandbox.commands.run import non_negative_int
+from sandbox.commands.common import non_negative_int
 from sandbox.engine import Engine
 from worlds import WorldState, load_world, world_residents
 
@@ -115,7 +115,7 @@ class TownScenario:
 def main(argv: list[str] | None = None) -> int:
     from rich.console import Console
 
-    from sandbox.commands.run import add_llm_options, build_llm, print_event
+    from sandbox.commands.common import add_llm_options, build_llm, print_event
     from sandbox.log import CACHE, load_run
     from sandbox.runner import run_episode
     from sandbox.summary import print_summary, summarize

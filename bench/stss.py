@@ -24,7 +24,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from evaluation.stss import run_task  # noqa: E402
-from sandbox.commands.run import non_negative_int  # noqa: E402
 from sandbox.llm import LLMSettings, make_llm  # noqa: E402
 from sandbox.log import load_run  # noqa: E402
 from tasks.stss import EpisodeWindow, template_path  # noqa: E402
@@ -72,7 +71,7 @@ def main() -> int:
     p.add_argument("--models", default="scripted/town,local/smollm2-135m",
                    help="comma-separated backend/model list [default: both]")
     p.add_argument("--template", default="public_spring_tasting", help="built-in template name")
-    p.add_argument("--seed", type=non_negative_int, default=0, help="episode seed [default: 0]")
+    p.add_argument("--seed", type=int, default=0, help="episode seed, 0 or more [default: 0]")
     p.add_argument("--residents", type=int, default=12,
                    help="performer + background residents [default: 12]")
     p.add_argument("--same-day", action="store_true", help="start on the event day")
@@ -84,6 +83,8 @@ def main() -> int:
                    help="keep each model's run directory in DIR/<backend>_<model> "
                         "(overwritten) instead of a temporary one")
     args = p.parse_args()
+    if args.seed < 0:  # numpy's generators refuse it, after the world has loaded
+        p.error(f"--seed {args.seed}: must be 0 or more")
     for model in args.models.split(","):
         bench(model.strip(), args)
     return 0

@@ -2,95 +2,17 @@
 
 from __future__ import annotations
 
-import argparse
-import time
-from datetime import datetime
 from pathlib import Path
-
-from rich.console import Console
 
 from sandbox import terminal
 from sandbox.errors import UserError
-from sandbox.events import Event, Utterance
 from sandbox.files import FileFormatError
-from sandbox.llm import CacheMiss, LLMConfigError, LLMSettings, make_llm
+from sandbox.llm import CacheMiss
 from sandbox.log import CACHE, RunDirectoryExists, load_run
-from sandbox.prompts import set_prompt_dir
 from sandbox.runner import run_episode
 from sandbox.summary import print_summary, summarize
 
-
-def non_negative_int(text: str) -> int:
-    """argparse type for seeds: numpy's generators refuse negative seeds, and that must fail
-    at parsing (exit code 2), not after the run directory exists."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text}: must be 0 or more")
-    return value
-
-
-def add_llm_options(p: argparse.ArgumentParser, default_model: str = "local/smollm2-135m"):
-    """Options every command that calls a model shares (they mirror LLMSettings)."""
-    g = p.add_argument_group("model")
-    g.add_argument("--model", default=default_model,
-                   help="backend/model: local/smollm2-135m (embedded, offline), "
-                        "openai/<model> (any OpenAI-compatible endpoint), scripted/default "
-                        "(deterministic test double) [default: %(default)s]")
-    g.add_argument("--base-url", help="OpenAI-compatible endpoint [default: $OPENAI_BASE_URL "
-                                      "or OpenAI]; the key is read from $OPENAI_API_KEY")
-    g.add_argument("--json-dialect", choices=["json_schema", "json_object"],
-                   help="how the endpoint takes a JSON schema: json_schema (OpenAI, vLLM; the "
-                        "default) or json_object (llama.cpp server)")
-    g.add_argument("--max-concurrency", type=int,
-                   help="LLM calls in flight at once [default: what the backend allows]")
-    g.add_argument("--cache", type=Path,
-                   help="LLM answer cache file [default: llm_cache.jsonl in the run directory]")
-    mode = g.add_mutually_exclusive_group()
-    mode.add_argument("--cache-only", action="store_true",
-                      help="replay from the cache; a call not in it stops the run")
-    mode.add_argument("--no-cache", action="store_true", help="do not read or write a cache")
-    g.add_argument("--prompts", type=Path,
-                   help="directory of prompt templates that override the built-in ones")
-
-
-def llm_settings(args, cache_default: Path | None) -> LLMSettings:
-    mode = "replay" if args.cache_only else "off" if args.no_cache else "record"
-    return LLMSettings(model=args.model, base_url=args.base_url, json_dialect=args.json_dialect,
-                       max_concurrency=args.max_concurrency, cache_mode=mode,
-                       cache_path=args.cache or cache_default)
-
-
-def _use_prompts(args) -> None:
-    if args.prompts is not None:
-        if not args.prompts.is_dir():
-            raise UserError(f"--prompts {args.prompts}: not a directory")
-        set_prompt_dir(args.prompts)
-
-
-def build_backend(args):
-    """The bare backend for the command's options (a UserError when it cannot work), for
-    commands that wrap one backend in a stack per run: loading it is the slow part."""
-    from sandbox.llm import make_backend  # looked up when called (tests count the loads)
-
-    _use_prompts(args)
-    try:
-        return make_backend(llm_settings(args, None))
-    except LLMConfigError as exc:
-        raise UserError(str(exc)) from exc
-
-
-def build_llm(args, cache_default: Path | None, backend=None):
-    """The model stack for the command's options (around `backend` when given, from
-    `build_backend`); a UserError when it cannot work."""
-    if backend is None:
-        _use_prompts(args)
-    try:
-        return make_llm(llm_settings(args, cache_default), backend=backend)
-    except (LLMConfigError, CacheMiss) as exc:
-        raise UserError(str(exc)) from exc
+from .common import add_llm_options, build_llm, non_negative_int, print_event, run_directory
 
 
 def register(sub) -> None:
@@ -119,34 +41,6 @@ def register(sub) -> None:
     add_template_options(p)
     add_llm_options(p)
     p.set_defaults(func=main)
-
-
-def run_directory(args, stem: str) -> Path:
-    """--out, or runs/<stem>-s<seed>-<timestamp>; an existing run needs --overwrite."""
-    out = args.out or Path("runs") / (f"{stem}-s{args.seed}-"
-                                      f"{datetime.now().strftime('%Y%m%d-%H%M%S')}")
-    if (out / "events.jsonl").exists() and not args.overwrite:
-        raise UserError(f"{out} already holds a run; choose another --out or pass --overwrite")
-    return out
-
-
-def print_event(console: Console):
-    """Print utterances as they are said, and a progress line each simulated hour (a town day
-    on the embedded model runs for minutes with long quiet stretches)."""
-    started = time.perf_counter()
-    hours_done = 0
-
-    def show(event: Event) -> None:
-        nonlocal hours_done
-        if event.t >= (hours_done + 1) * 3600:
-            hours_done = int(event.t // 3600)
-            console.print(f"[dim]... {hours_done} simulated h, {time.perf_counter() - started:.0f}"
-                          f" s wall[/]", highlight=False)
-        if isinstance(event, Utterance):
-            end = "  [dim](ends)[/]" if event.ends else ""
-            console.print(f"[bold cyan]{event.agent}[/]: {event.text}{end}", highlight=False)
-
-    return show
 
 
 def main(args) -> int:

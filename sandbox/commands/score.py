@@ -7,6 +7,8 @@ from pathlib import Path
 from sandbox import terminal
 from sandbox.errors import UserError
 
+from .common import print_score
+
 
 def register(sub) -> None:
     p = sub.add_parser(
@@ -28,7 +30,6 @@ def register(sub) -> None:
 
 def main(args) -> int:
     from evaluation.stss import ScoreError, ScoringOptions, write_score
-    from sandbox.commands.stss import print_score
     from sandbox.log import RunFormatError
 
     console = terminal.console()

@@ -18,7 +18,14 @@ from sandbox.llm import CacheMiss
 from sandbox.log import CACHE, RunDirectoryExists, load_run
 from sandbox.summary import print_summary, summarize
 
-from .run import add_llm_options, build_llm
+from .common import (
+    add_llm_options,
+    build_backend,
+    build_llm,
+    print_event,
+    print_score,
+    run_directory,
+)
 
 ARCHITECTURES = ("ga", "ga_tdp")  # the paper's comparison, the default of a suite
 
@@ -79,27 +86,9 @@ def _world():
     return load_world("town")
 
 
-def print_score(score, console: Console, *, evidence: int = 8) -> None:
-    """The score, its rule and the evidence that counted."""
-    console.print(f"[bold]score {score.score:g}[/]  ({score.type.value}: {score.rule})")
-    if score.participants:
-        console.print(f"  counted: {', '.join(score.participants)}")
-    if score.conversation_ratio is not None:
-        console.print(f"  conversation ratio {score.conversation_ratio:g} "
-                      f"(talked with {len(score.talked_with)} before the activity)")
-    shown = [e for e in score.evidence if e.verdict == "counted"][:evidence]
-    for verdict in ("rejected", "note"):  # then why others did not count
-        shown += [e for e in score.evidence if e.verdict == verdict][:evidence - len(shown)]
-    for e in shown:
-        where = f" @ {e.location}" if e.location else ""
-        what = f" '{e.action}'{where} {e.start}" if e.action else ""
-        console.print(f"  [dim]{e.verdict:8}[/] {e.agent}:{what} -- {e.reason}", highlight=False)
-
-
 def run_template(args) -> int:
     """`sandbox run <template.yaml|name>`: one STSS episode, then its score."""
     from evaluation.stss import run_task
-    from sandbox.commands.run import print_event, run_directory
     from tasks.stss import STSSEpisode, instantiate, load_template, template_path
 
     console = terminal.console()
@@ -216,8 +205,6 @@ def _model_per_run(args):
     """run directory -> the model stack with that run's cache, around one backend built now (a
     bad model fails here, before anything runs). Built once: every episode loading the local
     model file again costs seconds and memory each."""
-    from .run import build_backend, build_llm
-
     backend = build_backend(args)
     return lambda run_dir: build_llm(args, cache_default=run_dir / CACHE, backend=backend)
 
