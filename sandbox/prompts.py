@@ -22,19 +22,22 @@ def set_prompt_dir(path: Path | str | None) -> None:
 
 
 @cache
-def _environment(package: str) -> jinja2.Environment:
+def _environment(package: str | Path) -> jinja2.Environment:
     loaders: list[jinja2.BaseLoader] = []
     user = _user_dir or (Path(os.environ["SANDBOX_PROMPTS"]) if os.environ.get("SANDBOX_PROMPTS")
                          else None)
     if user is not None:
         loaders.append(jinja2.FileSystemLoader(str(user)))
-    loaders.append(jinja2.PackageLoader(package, "prompts"))
+    # A package's prompts/ folder, or a folder of its own (a benchmark outside the packages).
+    loaders.append(jinja2.FileSystemLoader(str(package)) if isinstance(package, Path)
+                   else jinja2.PackageLoader(package, "prompts"))
     return jinja2.Environment(loader=jinja2.ChoiceLoader(loaders),
                               undefined=jinja2.StrictUndefined, trim_blocks=True,
                               lstrip_blocks=True, keep_trailing_newline=False,
                               autoescape=False)
 
 
-def render(package: str, name: str, **variables) -> str:
-    """Render `<package>/prompts/<name>` (or the user's override) with `variables`."""
+def render(package: str | Path, name: str, **variables) -> str:
+    """Render `<package>/prompts/<name>` (or the user's override) with `variables`; `package`
+    may also be a folder (a Path) holding the templates."""
     return _environment(package).get_template(name).render(**variables).strip()

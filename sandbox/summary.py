@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter, defaultdict
 from datetime import timedelta
 from typing import Any
@@ -11,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from . import terminal
-from .log import JUDGMENTS, RESULT, Run
+from .log import RESULT, Run
 
 
 def summarize(run: Run) -> dict[str, Any]:
@@ -54,20 +53,14 @@ def _status(run: Run) -> str:
 
 
 def judgments(run: Run) -> list[dict[str, Any]]:
-    """The judge calls made on a run after it ended (`judgments/<judge>.json`, written by an
-    evaluation such as PingPong): judge, status, tokens, latency, cache hit, faults."""
-    out = []
-    folder = run.dir / JUDGMENTS
-    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue  # cut by a kill: the evaluation judges it again
-        if isinstance(data, dict):
-            out.append({key: data.get(key) for key in (
-                "judge", "status", "prompt_tokens", "completion_tokens", "latency_s", "cached",
-                "faults")})
-    return out
+    """What each judge said of a run after it ended (`judgments/`, written by a benchmark such
+    as PingPong): judge, model, status, tokens, latency, cache hit, faults. (Their calls are in
+    calls.jsonl too, with every other call.)"""
+    from .judgments import load_judgments
+
+    return [judgment.model_dump(include={"judge", "model", "status", "prompt_tokens",
+                                         "completion_tokens", "latency_s", "cached", "faults"})
+            for judgment in load_judgments(run.dir)]
 
 
 def calls_by_agent_day_module(run: Run) -> dict[str, dict[str, dict[str, dict[str, int]]]]:
@@ -138,11 +131,13 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
         console.print("LLM faults: none")
     if summary.get("judgments"):
         judged = Table(title="judge calls (after the run)")
-        for col in ("judge", "status", "tok in", "tok out", "cached", "faults", "ms"):
-            judged.add_column(col, justify="left" if col in ("judge", "status") else "right")
+        for col in ("judge", "model", "status", "tok in", "tok out", "cached", "faults", "ms"):
+            judged.add_column(col, justify="left" if col in ("judge", "model", "status")
+                              else "right")
         for j in summary["judgments"]:
-            judged.add_row(str(j["judge"]), str(j["status"]), str(j["prompt_tokens"] or 0),
-                           str(j["completion_tokens"] or 0), str(bool(j["cached"])),
+            judged.add_row(str(j["judge"]), str(j["model"]), str(j["status"]),
+                           str(j["prompt_tokens"] or 0), str(j["completion_tokens"] or 0),
+                           str(bool(j["cached"])),
                            ", ".join(j["faults"] or []) or "-",
                            f"{(j['latency_s'] or 0) * 1000:.0f}")
         console.print(judged)

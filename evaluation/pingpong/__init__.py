@@ -1,40 +1,42 @@
-"""PingPong judging, aggregation and leaderboard; the benchmark loop that runs and judges.
+"""PingPong judging, aggregation and leaderboard, on the single-room kit (evaluation.kit).
 
-Public names: `judge_conversation`, `read_conversation`, `Judgment`, `score_conversation`,
-`length_factor`, `bootstrap_ci`, `leaderboard`, `build_board`, `board_markdown`, `board_json`,
-`run_benchmark`, `ModelPool`. Importing this package registers the `scripted/pingpong*` test
-backends.
+Public names: `PINGPONG_JUDGE` (the kit's JudgeSpec), `conversation_of`, `score_conversation`,
+`length_factor`, `leaderboard`, `build_board`, `board_markdown`, `board_json`, `board_plot`.
+Running the benchmark is `sandbox.suites.pingpong`; nothing here calls a player.
 """
 
-from . import scripted  # noqa: F401  (registers scripted/pingpong*)
 from .aggregate import (
+    Arithmetic,
     ConversationScore,
     PlayerData,
     PlayerScore,
-    bootstrap_ci,
     leaderboard,
     length_factor,
     player_score,
+    ranks,
     score_conversation,
 )
-from .benchmark import BenchmarkMismatch, BenchmarkReport, Manifest, ModelPool, run_benchmark
-from .board import Board, BoardError, board_json, board_markdown, build_board, read_player
+from .board import MANIFEST, Board, board_json, board_markdown, board_plot, build_board, read_player
 from .judge import (
     CRITERIA,
+    JUDGE,
     JUDGE_TAG,
+    PINGPONG_JUDGE,
     Conversation,
-    Judgment,
+    Exchange,
     TurnScore,
-    judge_conversation,
-    load_judgments,
+    conversation_of,
+    criterion_means,
     read_conversation,
-    save_judgment,
+    refused,
+    verdict_schema,
 )
 
 __all__ = [
-    "CRITERIA", "JUDGE_TAG", "BenchmarkMismatch", "BenchmarkReport", "Board", "BoardError",
-    "Conversation", "ConversationScore", "Judgment", "Manifest", "ModelPool", "PlayerData",
-    "PlayerScore", "TurnScore", "board_json", "board_markdown", "bootstrap_ci", "build_board",
-    "judge_conversation", "leaderboard", "length_factor", "load_judgments", "player_score",
-    "read_conversation", "read_player", "run_benchmark", "save_judgment", "score_conversation",
+    "CRITERIA", "JUDGE", "JUDGE_TAG", "MANIFEST", "PINGPONG_JUDGE", "Arithmetic", "Board",
+    "Conversation", "ConversationScore", "Exchange", "PlayerData", "PlayerScore", "TurnScore",
+    "board_json", "board_markdown", "board_plot", "build_board", "conversation_of",
+    "criterion_means", "leaderboard", "length_factor", "player_score", "ranks",
+    "read_conversation", "read_player",
+    "refused", "score_conversation", "verdict_schema",
 ]

@@ -9,7 +9,16 @@ refused conversations / judged conversations.
 Per player: the mean over conversations; the v2 length penalty (median over players of the mean
 reply length, divided by this player's, pulled towards 1 by a factor 0.07 and clamped to
 [0.93, 1]) multiplies the score; a bootstrap of the mean over conversations (1000 resamples,
-seeded) gives the 95% interval.
+seeded) gives the 95% interval. Reply lengths count only conversations some judge could judge.
+
+Two arithmetics (`--arithmetic`):
+  paper      (default) the paper's: the final is the plain mean of the three criteria, the
+             mean reply length is a float, every player has its own rank.
+  reference  the public leaderboard code's: the final is sum(0.333 x criterion) (0.999 x the
+             mean), the mean reply length is truncated to an integer before the median and the
+             length factor, and a player within 0.06 of its group's first (scores rounded to two
+             decimals, as that code compares them) shares that player's rank. Point estimates
+             stay exact means (that code reports the mean of its bootstrap means).
 """
 
 from __future__ import annotations
@@ -17,15 +26,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import mean, median
+from typing import Literal
 
-import numpy as np
 from pydantic import BaseModel, Field
 
-from .judge import CRITERIA, Judgment
+from evaluation.kit import RESAMPLES, bootstrap_ci
+from sandbox.judgments import Judgment
+
+from .judge import CRITERIA, criterion_means, refused
 
 LENGTH_STRENGTH = 0.07
 LENGTH_CLAMP = (0.93, 1.0)
-RESAMPLES = 1000
+REFERENCE_WEIGHT = 0.333  # per criterion, in the public leaderboard code
+REFERENCE_RANK_GAP = 0.06
+Arithmetic = Literal["paper", "reference"]
 
 
 class ConversationScore(BaseModel):
@@ -44,16 +58,25 @@ class ConversationScore(BaseModel):
         return self.judges_used > 0 or self.refused
 
 
-def score_conversation(pair: str, judgments: Sequence[Judgment]) -> ConversationScore:
+def final_of(criteria: dict[str, float], arithmetic: Arithmetic = "paper") -> float:
+    if arithmetic == "reference":
+        return sum(REFERENCE_WEIGHT * criteria[c] for c in CRITERIA)
+    return mean(criteria.values())
+
+
+def score_conversation(pair: str, judgments: Sequence[Judgment],
+                       arithmetic: Arithmetic = "paper") -> ConversationScore:
     usable = [j for j in judgments if j.usable]
-    kept = [j for j in usable if not j.refused]
+    kept = [j for j in usable if not refused(j)]
     score = ConversationScore(pair=pair, judges_used=len(kept),
-                              refused=any(j.refused for j in usable),
+                              refused=any(refused(j) for j in usable),
                               fallbacks=len(judgments) - len(usable))
     if kept:
-        per_judge = [j.criterion_means() for j in kept]
+        per_judge = [criterion_means(j) for j in kept]
         score.criteria = {c: mean(m[c] for m in per_judge) for c in CRITERIA}
-        score.final = mean(score.criteria.values())
+        # Per judge, then over judges: the same as the final of the mean criteria, for both
+        # arithmetics (each is linear in the criteria).
+        score.final = final_of(score.criteria, arithmetic)
     return score
 
 
@@ -70,26 +93,13 @@ def length_factor(player_length: float, all_lengths: Sequence[float],
     return min(max(1 + (ratio - 1) * strength, clamp[0]), clamp[1])
 
 
-def bootstrap_ci(values: Sequence[float], seed: int = 0, resamples: int = RESAMPLES,
-                 level: float = 0.95) -> tuple[float, float]:
-    """Percentile bootstrap interval of the mean. The same seed gives the same interval."""
-    if not values:
-        return (float("nan"), float("nan"))
-    data = np.asarray(values, dtype=float)
-    rng = np.random.default_rng(seed)
-    means = data[rng.integers(0, len(data), size=(resamples, len(data)))].mean(axis=1)
-    tail = (1 - level) / 2 * 100
-    lo, hi = np.percentile(means, [tail, 100 - tail])
-    return (float(lo), float(hi))
-
-
 @dataclass
 class PlayerData:
     """Everything the board needs of one player: its conversation scores and reply lengths."""
 
     label: str
     conversations: list[ConversationScore]
-    reply_lengths: list[int]  # characters, every player reply of every conversation
+    reply_lengths: list[int]  # characters, every player reply of every judged conversation
     meta: dict | None = None
 
 
@@ -97,9 +107,10 @@ class PlayerScore(BaseModel):
     """One leaderboard row."""
 
     label: str
+    rank: int = 0
     score: float | None  # length-normalised aggregate
     ci: tuple[float, float] | None  # 95% bootstrap interval of `score`
-    aggregate: float | None  # mean over conversations of the mean of the three criteria
+    aggregate: float | None  # mean over conversations of the final of the three criteria
     criteria: dict[str, float | None]
     refusal_ratio: float | None
     length_factor: float
@@ -112,11 +123,18 @@ class PlayerScore(BaseModel):
     meta: dict = Field(default_factory=dict)
 
 
+def mean_length(player: PlayerData, arithmetic: Arithmetic = "paper") -> float:
+    if not player.reply_lengths:
+        return 0.0
+    value = mean(player.reply_lengths)
+    return float(int(value)) if arithmetic == "reference" else value
+
+
 def player_score(player: PlayerData, factor: float, seed: int = 0,
-                 resamples: int = RESAMPLES) -> PlayerScore:
+                 resamples: int = RESAMPLES, arithmetic: Arithmetic = "paper") -> PlayerScore:
     judged = [c for c in player.conversations if c.judged]
     scored = [c for c in judged if c.final is not None]
-    refused = sum(c.refused for c in judged)
+    n_refused = sum(c.refused for c in judged)
     finals = [c.final for c in scored]
     aggregate = mean(finals) if finals else None
     ci = None
@@ -128,20 +146,37 @@ def player_score(player: PlayerData, factor: float, seed: int = 0,
         score=aggregate * factor if aggregate is not None else None, ci=ci,
         aggregate=aggregate,
         criteria={c: mean(s.criteria[c] for s in scored) if scored else None for c in CRITERIA},
-        refusal_ratio=refused / len(judged) if judged else None,
-        length_factor=factor,
-        mean_length=mean(player.reply_lengths) if player.reply_lengths else 0.0,
-        conversations=len(judged), scored=len(scored), refused=refused,
+        refusal_ratio=n_refused / len(judged) if judged else None,
+        length_factor=factor, mean_length=mean_length(player, arithmetic),
+        conversations=len(judged), scored=len(scored), refused=n_refused,
         unjudged=len(player.conversations) - len(judged),
         judge_fallbacks=sum(c.fallbacks for c in player.conversations),
         meta=player.meta or {})
 
 
-def leaderboard(players: Sequence[PlayerData], seed: int = 0,
-                resamples: int = RESAMPLES) -> list[PlayerScore]:
+def ranks(rows: Sequence[PlayerScore], arithmetic: Arithmetic = "paper") -> list[int]:
+    """1, 2, 3, ... (paper); or shared ranks within 0.06 of the group's first (reference)."""
+    if arithmetic == "paper":
+        return list(range(1, len(rows) + 1))
+    out: list[int] = []
+    first: float | None = None
+    rank = 0
+    for i, row in enumerate(rows):
+        shown = round(row.score, 2) if row.score is not None else None
+        if first is None or shown is None or abs(shown - first) > REFERENCE_RANK_GAP:
+            rank, first = i + 1, shown
+        out.append(rank)
+    return out
+
+
+def leaderboard(players: Sequence[PlayerData], seed: int = 0, resamples: int = RESAMPLES,
+                arithmetic: Arithmetic = "paper") -> list[PlayerScore]:
     """Rows for every player, best length-normalised score first."""
-    lengths = [mean(p.reply_lengths) for p in players if p.reply_lengths]
-    rows = [player_score(p, length_factor(mean(p.reply_lengths) if p.reply_lengths else 0.0,
-                                          lengths), seed=seed, resamples=resamples)
+    lengths = [mean_length(p, arithmetic) for p in players if p.reply_lengths]
+    rows = [player_score(p, length_factor(mean_length(p, arithmetic), lengths), seed=seed,
+                         resamples=resamples, arithmetic=arithmetic)
             for p in players]
-    return sorted(rows, key=lambda r: (r.score is None, -(r.score or 0.0), r.label))
+    rows.sort(key=lambda r: (r.score is None, -(r.score or 0.0), r.label))
+    for row, rank in zip(rows, ranks(rows, arithmetic), strict=True):
+        row.rank = rank
+    return rows

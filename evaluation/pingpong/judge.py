@@ -1,35 +1,31 @@
-"""PingPong judges: read a finished conversation from its run directory, score every player turn.
+"""The PingPong judge: one answer scores every player turn of a conversation.
 
-A judge never talks to live agents: it reads the run's header (character card, situation) and
-its utterance events, asks its model once for per-turn scores, and saves the judgment beside the
-run in `judgments/<judge>.json`. Re-judging needs no player or interrogator call.
-
-The answer is schema-bound (exactly one entry per player turn, scores 1-5). When the model gives
-no usable answer after repair and re-asks, the structured LLM layer returns a fallback; the
-judgment is then saved with status "fallback" and left out of every mean (see README).
+A judge reads the run's header (character card, situation) and its utterances, and answers
+with a schema-bound verdict: exactly one entry per player turn, a 1-5 score and its reason for
+each criterion, and a refusal flag. It is the kit's `JudgeSpec` "pingpong"; the runner saves
+what it says in `judgments/pingpong__<model>.json` (sandbox.judgments), each turn's verdict
+keyed by the player utterance it is about. When no answer is usable after repair and re-asks,
+the declared fallback (a neutral 3 everywhere) is saved with status "fallback" and left out of
+every mean.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import re
 from dataclasses import dataclass
-from datetime import datetime
 from functools import cache
-from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, create_model
 
-from sandbox.events import Utterance
-from sandbox.llm import LLMRequest, Message, timed_complete
-from sandbox.log import JUDGMENTS, load_run, write_json_atomic
-from sandbox.prompts import render
-from tasks.pingpong import JUDGE_SAMPLING, Character, Sampling, Situation
+from evaluation.kit import Dialogue, JudgeSpec, Verdict
+from sandbox.judgments import TurnVerdict
+from tasks.kit import Sampling
+from tasks.pingpong import Character, Situation
 
+JUDGE = "pingpong"
 JUDGE_TAG = "pingpong.judge"
 CRITERIA = ("in_character", "entertaining", "fluency")
+REFUSAL = "is_refusal"
 SYSTEM_TEMPLATE = "pingpong_judge_system.j2"
 USER_TEMPLATE = "pingpong_judge_user.j2"
 
@@ -53,9 +49,6 @@ class TurnScore(BaseModel):
     fluency_score: Likert
     is_refusal: bool
 
-    def score(self, criterion: str) -> int:
-        return getattr(self, f"{criterion}_score")
-
 
 @cache
 def verdict_schema(turns: int) -> type[BaseModel]:
@@ -75,139 +68,103 @@ def fallback_verdict(turns: int) -> BaseModel:
                                         for i in range(turns)])
 
 
-class Judgment(BaseModel):
-    """One judge's verdict on one conversation, as saved in `judgments/<judge>.json`."""
-
-    judge: str  # model id
-    status: Literal["ok", "fallback"]
-    turns: list[TurnScore]
-    faults: list[str] = Field(default_factory=list)
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    latency_s: float = 0.0
-    cached: bool = False
-    sampling: Sampling = JUDGE_SAMPLING
-    created_at: str = Field(default_factory=lambda: datetime.now().isoformat(timespec="seconds"))
-
-    @property
-    def usable(self) -> bool:
-        return self.status == "ok"
-
-    @property
-    def refused(self) -> bool:
-        """The judge saw a refusal in at least one turn."""
-        return any(t.is_refusal for t in self.turns)
-
-    def criterion_means(self) -> dict[str, float]:
-        """Mean over turns, per criterion."""
-        return {c: sum(t.score(c) for t in self.turns) / len(self.turns) for c in CRITERIA}
-
-
 @dataclass
 class Exchange:
-    """One player turn and what the interrogator said just before it."""
+    """One player turn, what the interrogator said just before it, and the player line's
+    utterance turn in the log."""
 
     user: str
     player: str
+    turn: int = -1
 
 
 @dataclass
 class Conversation:
-    """A finished PingPong conversation read back from its run directory."""
+    """A PingPong dialogue as its judge and board see it."""
 
-    run_dir: Path
+    dialogue: Dialogue
     character: Character
     situation: Situation
     player: str
     exchanges: list[Exchange]
-    finished: bool
+
+    @property
+    def finished(self) -> bool:
+        return self.dialogue.finished
 
     @property
     def replies(self) -> list[str]:
         return [e.player for e in self.exchanges]
 
 
-class NotAPingPongRun(Exception):
-    """The directory is a run, but not a PingPong conversation."""
-
-
-def read_conversation(run_dir: Path | str) -> Conversation:
-    """The conversation of a PingPong run directory, from its header and events only."""
-    run = load_run(run_dir)
-    config = run.header.config
-    if config.get("benchmark") != "pingpong":
-        raise NotAPingPongRun(f"{run_dir} is a {run.header.scenario!r} run, not a PingPong one")
+def conversation_of(dialogue: Dialogue) -> Conversation:
+    """The player's turns, each with the interrogator's lines before it."""
+    config = dialogue.config
     player = config["player_agent"]
-    said = sorted((e for e in run.events if isinstance(e, Utterance)
-                   and e.conversation == config.get("conversation", "c0")),
-                  key=lambda e: e.turn)
     exchanges: list[Exchange] = []
     pending: list[str] = []
-    for event in said:
-        if event.agent == player:
-            exchanges.append(Exchange(user="\n".join(pending), player=event.text))
+    for said in dialogue.utterances:
+        if said.agent == player:
+            exchanges.append(Exchange(user="\n".join(pending), player=said.text, turn=said.turn))
             pending = []
         else:
-            pending.append(event.text)
-    finished = run.result is not None and run.result.status == "completed"
-    return Conversation(run_dir=Path(run_dir), character=Character(**config["character"]),
+            pending.append(said.text)
+    return Conversation(dialogue=dialogue, character=Character(**config["character"]),
                         situation=Situation(**config["situation"]), player=player,
-                        exchanges=exchanges, finished=finished)
+                        exchanges=exchanges)
 
 
-def judge_messages(conversation: Conversation) -> list[Message]:
-    """The judge's prompt: the character card and the conversation, turn by turn."""
-    system = render("evaluation", SYSTEM_TEMPLATE, criteria=CRITERIA)
-    user = render("evaluation", USER_TEMPLATE, character=conversation.character,
-                  exchanges=conversation.exchanges)
-    return [Message(role="system", content=system), Message(role="user", content=user)]
+def read_conversation(run_dir) -> Conversation:
+    """The PingPong conversation of a run directory, from its header and events only."""
+    from evaluation.kit import read_dialogue
+
+    return conversation_of(read_dialogue(run_dir, JUDGE, "pair"))
 
 
-def judge_seed(conversation: Conversation, judge: str) -> int:
-    """A fixed seed per (conversation, judge), so a cached verdict is found again."""
-    key = f"{conversation.run_dir.name}|{judge}"
-    return int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) % (2**31 - 1)
-
-
-def judge_conversation(conversation: Conversation, llm,
-                       sampling: Sampling = JUDGE_SAMPLING) -> Judgment:
-    """Ask `llm` for per-turn scores. Never raises on a bad answer: it becomes a fallback."""
-    n = len(conversation.exchanges)
+def _turns(dialogue: Dialogue) -> int:
+    n = len(conversation_of(dialogue).exchanges)
     if n == 0:
-        raise ValueError(f"{conversation.run_dir}: the player never spoke; nothing to judge")
-    request = LLMRequest(
-        messages=judge_messages(conversation), tag=JUDGE_TAG, agent=f"judge:{llm.model_id}",
-        schema=verdict_schema(n), fallback=fallback_verdict(n),
-        temperature=sampling.temperature, top_p=sampling.top_p,
-        max_tokens=60 + n * sampling.max_tokens, seed=judge_seed(conversation, llm.model_id))
-    completion = timed_complete(llm, request)
-    status = "fallback" if "fallback" in completion.faults else "ok"
-    return Judgment(judge=llm.model_id, status=status, turns=list(completion.parsed.turns),
-                    faults=completion.faults, prompt_tokens=completion.usage.prompt_tokens,
-                    completion_tokens=completion.usage.completion_tokens,
-                    latency_s=round(completion.latency_s, 3), cached=completion.cached,
-                    sampling=sampling)
+        raise ValueError(f"{dialogue.run_dir}: the player never spoke; nothing to judge")
+    return n
 
 
-def judgment_path(run_dir: Path | str, judge: str) -> Path:
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", judge)
-    return Path(run_dir) / JUDGMENTS / f"{slug}.json"
+def _context(dialogue: Dialogue) -> dict:
+    conversation = conversation_of(dialogue)
+    return {"criteria": CRITERIA, "character": conversation.character,
+            "exchanges": conversation.exchanges}
 
 
-def save_judgment(run_dir: Path | str, judgment: Judgment) -> Path:
-    path = judgment_path(run_dir, judgment.judge)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(path, judgment.model_dump_json(indent=2))
-    return path
+def _verdict(answer: BaseModel, dialogue: Dialogue) -> Verdict:
+    """Each scored turn, keyed by the utterance it is about (the i-th player line)."""
+    lines = conversation_of(dialogue).exchanges
+    turns = []
+    for exchange, scored in zip(lines, answer.turns, strict=False):
+        turns.append(TurnVerdict(
+            turn=exchange.turn,
+            scores={c: float(getattr(scored, f"{c}_score")) for c in CRITERIA},
+            flags={REFUSAL: scored.is_refusal},
+            notes={c: getattr(scored, f"{c}_explanation") for c in CRITERIA}))
+    return Verdict(turns=turns)
 
 
-def load_judgments(run_dir: Path | str) -> list[Judgment]:
-    """Every judgment saved beside a run, ordered by judge. Unreadable files are skipped."""
-    folder = Path(run_dir) / JUDGMENTS
-    out: list[Judgment] = []
-    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        try:
-            out.append(Judgment.model_validate(json.loads(path.read_text(encoding="utf-8"))))
-        except (ValueError, OSError):
-            continue  # a file cut by a kill is simply judged again
-    return out
+PINGPONG_JUDGE = JudgeSpec(
+    name=JUDGE, tag=JUDGE_TAG, templates=(SYSTEM_TEMPLATE, USER_TEMPLATE), context=_context,
+    schema=lambda dialogue: verdict_schema(_turns(dialogue)),
+    fallback=lambda dialogue: fallback_verdict(_turns(dialogue)), verdict=_verdict,
+    # One answer scores every turn: the budget is per judged turn (plus the JSON around it).
+    max_tokens=lambda dialogue, sampling: 60 + _turns(dialogue) * sampling.max_tokens)
+
+
+def refused(judgment) -> bool:
+    """The judge saw a refusal in at least one turn."""
+    return any(t.flags.get(REFUSAL, False) for t in judgment.turns)
+
+
+def criterion_means(judgment) -> dict[str, float]:
+    """Mean over the judged turns, per criterion."""
+    return {c: sum(t.scores[c] for t in judgment.turns) / len(judgment.turns) for c in CRITERIA}
+
+
+__all__ = ["CRITERIA", "JUDGE", "JUDGE_TAG", "PINGPONG_JUDGE", "Conversation", "Exchange",
+           "Sampling", "TurnScore", "conversation_of", "criterion_means", "fallback_verdict",
+           "read_conversation", "refused", "verdict_schema"]

@@ -1,12 +1,14 @@
 """Scripted stand-ins for every PingPong role, for tests and dry runs (`scripted/pingpong`).
 
-Deterministic: the same prompt gives the same answer. The player answers in a voice built from
-its card, the interrogator asks numbered questions, the judge scores from a hash of each reply
-and flags a reply as a refusal when it contains one of REFUSAL_MARKERS.
+Deterministic: the same prompt gives the same answer. The player and the interrogator are
+tasks.pingpong.scripted's; the judge scores from a hash of each reply and flags a reply as a
+refusal when it contains one of REFUSAL_MARKERS.
 
     scripted/pingpong          all three roles; replies of moderate length
     scripted/pingpong-verbose  a player with replies about three times as long
     scripted/pingpong-strict   a judge that grades one point lower (never below 1)
+
+The factories below are registered as entry points (pyproject.toml, group sandbox.scripted).
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ import hashlib
 import json
 import re
 
-from agents.roleplay import INTERROGATOR_TAG, PLAYER_TAG
 from sandbox.llm import LLMRequest, ScriptedBackend
+from tasks.pingpong.scripted import dialogue_answers
 
 from .judge import CRITERIA, JUDGE_TAG
 
@@ -25,24 +27,6 @@ REFUSAL_MARKERS = ("I cannot continue", "I won't play", "as an AI")
 
 def _hash(text: str) -> int:
     return int(hashlib.sha256(text.encode("utf-8")).hexdigest()[:8], 16)
-
-
-def player(verbose: bool = False):
-    def answer(request: LLMRequest) -> str:
-        card = request.messages[0].content
-        name = re.search(r"You are ([^.\n]+)\.", card)
-        last = request.messages[-1].content.strip().split()
-        said = " ".join(last[-5:]) if last else "nothing"
-        line = (f"*{['nods', 'smiles', 'frowns', 'laughs'][_hash(card + said) % 4]}* "
-                f"As {name.group(1) if name else 'myself'}, I hear you say '{said}'. "
-                f"Let me answer in my own way.")
-        return " ".join([line] * 3) if verbose else line
-    return answer
-
-
-def interrogator(request: LLMRequest) -> str:
-    asked = sum(m.role == "assistant" for m in request.messages)  # its own earlier lines
-    return f"Question {asked + 1}: tell me something about your day?"
 
 
 def judge(strict: bool = False):
@@ -65,8 +49,8 @@ def judge(strict: bool = False):
 
 
 def backend(name: str, *, verbose: bool = False, strict: bool = False) -> ScriptedBackend:
-    return ScriptedBackend({PLAYER_TAG: player(verbose), INTERROGATOR_TAG: interrogator,
-                            JUDGE_TAG: judge(strict)}, model_id=f"scripted/{name}")
+    return ScriptedBackend({**dialogue_answers(verbose), JUDGE_TAG: judge(strict)},
+                           model_id=f"scripted/{name}")
 
 
 def pingpong() -> ScriptedBackend:

@@ -36,6 +36,9 @@ class CallLog:
 
     def __init__(self, path: Path | str | None = None):
         self.path = Path(path) if path else None
+        # Appending to a run's calls (its judges' calls after the dialogue's) goes on with the
+        # numbering: `seq` stays unique within the file.
+        self._first_seq = _lines(self.path) if self.path else 0
         self._fh = self.path.open("a", encoding="utf-8") if self.path else None
         self._lock = threading.Lock()
         self.records: list[CallRecord] = []
@@ -44,7 +47,7 @@ class CallLog:
                model: str = "") -> CallRecord:
         with self._lock:
             rec = CallRecord(
-                seq=len(self.records), t=t, tag=request.tag, agent=request.agent,
+                seq=self._first_seq + len(self.records), t=t, tag=request.tag, agent=request.agent,
                 model=completion.model or model,
                 prompt_tokens=completion.usage.prompt_tokens,
                 completion_tokens=completion.usage.completion_tokens,
@@ -60,6 +63,13 @@ class CallLog:
         if self._fh:
             self._fh.close()
             self._fh = None
+
+
+def _lines(path: Path) -> int:
+    if not path.is_file():
+        return 0
+    with path.open("rb") as fh:
+        return sum(1 for _ in fh)
 
 
 def timed_complete(llm, request: LLMRequest) -> Completion:

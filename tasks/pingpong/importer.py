@@ -45,11 +45,6 @@ def load_settings(path: Path | str | None = None, language: str = "en") -> Rolep
                   for i, item in enumerate(_list(path, block, "characters", prefix))]
     situations = [_situation(path, f"{prefix}situations.{i}", item, ignored)
                   for i, item in enumerate(_list(path, block, "situations", prefix))]
-    names = [c.char_name for c in characters]
-    for i, name in enumerate(names):
-        if name in names[:i]:
-            raise FileFormatError(path, f"character name {name!r} appears twice (names identify "
-                                        "conversations)", f"{prefix}characters.{i}.char_name")
     texts = [s.text for s in situations]
     for i, text in enumerate(texts):
         if text in texts[:i]:

@@ -1,12 +1,14 @@
 """PingPong data: character cards, situations, the set of both for one language, and sampling.
 
 The field names follow the public PingPong settings format, so the original files load as they
-are; our own set (settings.yaml) is written in the same shape.
+are; our own set (settings.yaml) is written in the same shape. `Sampling` is the kit's.
 """
 
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from tasks.kit import Sampling
 
 
 class Character(BaseModel):
@@ -48,35 +50,14 @@ class Situation(BaseModel):
 
 
 class RoleplaySet(BaseModel):
-    """The characters and situations of one language: every pair is one conversation."""
+    """The characters and situations of one language: every pair is one conversation
+    (tasks.pingpong.pair_items gives them their ids)."""
 
     language: str = "en"
     characters: list[Character] = Field(min_length=1)
     situations: list[Situation] = Field(min_length=1)
     source: str = ""  # the file it was read from
     ignored_keys: list[str] = Field(default_factory=list)  # unknown keys the reader skipped
-
-    def pairs(self, every: int = 1) -> list[tuple[int, int]]:
-        """(character index, situation index) pairs; `every` K keeps about 1/K of them.
-
-        The grid is walked with one extra step per character (flat index c*(S+1) + s), so a
-        subsample varies both the character and the situation instead of keeping one column.
-        """
-        if every < 1:
-            raise ValueError("every must be at least 1")
-        width = len(self.situations) + 1
-        return [(c, s) for c in range(len(self.characters)) for s in range(len(self.situations))
-                if (c * width + s) % every == 0]
-
-
-class Sampling(BaseModel):
-    """Sampling parameters of one role."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    temperature: float = Field(ge=0, le=2)
-    top_p: float = Field(gt=0, le=1)
-    max_tokens: int = Field(ge=8)
 
 
 # The paper's settings (section 4.2.2): player T=0.6 top_p=0.9; interrogator T=0.8 top_p=0.95;

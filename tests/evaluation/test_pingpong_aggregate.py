@@ -6,26 +6,24 @@ import math
 
 import pytest
 
+from evaluation.kit import bootstrap_ci
 from evaluation.pingpong import (
-    Judgment,
     PlayerData,
-    TurnScore,
-    bootstrap_ci,
     leaderboard,
     length_factor,
     player_score,
     score_conversation,
 )
+from sandbox.judgments import Judgment, TurnVerdict
 
 
-def turn(ic: int, ent: int, flu: int, refusal: bool = False) -> TurnScore:
-    return TurnScore(turn=0, is_refusal=refusal, in_character_explanation="", in_character_score=ic,
-                     entertaining_explanation="", entertaining_score=ent,
-                     fluency_explanation="", fluency_score=flu)
+def turn(ic: int, ent: int, flu: int, refusal: bool = False) -> TurnVerdict:
+    return TurnVerdict(turn=0, scores={"in_character": ic, "entertaining": ent, "fluency": flu},
+                       flags={"is_refusal": refusal})
 
 
-def judgment(judge: str, *turns: TurnScore, status: str = "ok") -> Judgment:
-    return Judgment(judge=judge, status=status, turns=list(turns))
+def judgment(judge: str, *turns: TurnVerdict, status: str = "ok") -> Judgment:
+    return Judgment(judge="pingpong", model=judge, status=status, turns=list(turns))
 
 
 def test_per_turn_means_then_mean_of_the_three_criteria():
@@ -116,3 +114,47 @@ def test_leaderboard_applies_the_length_factor_to_score_and_interval():
     lo, hi = rows["short"].ci
     assert rows["long"].ci == pytest.approx((lo * factor, hi * factor))
     assert [r.label for r in leaderboard([long, short], seed=3)] == ["short", "long"]
+
+
+def test_the_reference_arithmetic_reproduces_the_public_leaderboard_code_by_hand():
+    # A and B: criteria (4, 4, 4) -> final 0.333 * 12 = 3.996; C: (3, 3, 3) -> 2.997.
+    # Mean lengths truncated: A 100.5 -> 100, B 180.5 -> 180, C 150.5 -> 150; median 150.
+    # Factors: A 1 + (1.5 - 1) * 0.07 -> clamped 1; B 1 + (150/180 - 1) * 0.07 = 0.98833...;
+    # C exactly 1. Scores: A 3.996, B 3.996 * 0.98833 = 3.9494 (3.95 shown, within 0.06 of
+    # A's 4.00: shares rank 1), C 2.997 (rank 3).
+    def players(arithmetic):
+        def player(label, grade, lengths):
+            conv = score_conversation(label, [judgment("j", turn(grade, grade, grade))],
+                                      arithmetic=arithmetic)
+            return PlayerData(label, [conv], reply_lengths=lengths)
+        return [player("C", 3, [150, 151]), player("B", 4, [180, 181]),
+                player("A", 4, [100, 101])]
+
+    rows = {r.label: r for r in leaderboard(players("reference"), arithmetic="reference")}
+    assert rows["A"].aggregate == pytest.approx(3.996)
+    assert rows["C"].aggregate == pytest.approx(2.997)
+    assert [rows[k].mean_length for k in "ABC"] == [100.0, 180.0, 150.0]
+    assert rows["A"].length_factor == 1.0 and rows["C"].length_factor == 1.0
+    assert rows["B"].length_factor == pytest.approx(1 + (150 / 180 - 1) * 0.07)
+    assert rows["B"].score == pytest.approx(3.996 * (1 + (150 / 180 - 1) * 0.07))
+    ranked = leaderboard(players("reference"), arithmetic="reference")
+    assert [(r.label, r.rank) for r in ranked] == [("A", 1), ("B", 1), ("C", 3)]
+    # The paper's arithmetic on the same judgments: plain means, float lengths, own ranks.
+    paper = {r.label: r for r in leaderboard(players("paper"))}
+    assert paper["A"].aggregate == 4.0 and paper["B"].mean_length == 180.5
+    assert paper["B"].length_factor == pytest.approx(1 + (150.5 / 180.5 - 1) * 0.07)
+    assert [r.rank for r in leaderboard(players("paper"))] == [1, 2, 3]
+
+
+def test_reference_ranks_start_a_new_group_beyond_the_gap():
+    from evaluation.pingpong import PlayerScore, ranks
+
+    def row(score):
+        return PlayerScore(label=str(score), score=score, ci=None, aggregate=score, criteria={},
+                           refusal_ratio=0.0, length_factor=1.0, mean_length=1.0,
+                           conversations=1, scored=1, refused=0, unjudged=0, judge_fallbacks=0)
+
+    # 4.00 opens a group; 3.95 joins it; 3.93 is 0.07 from the group's first: a new group at
+    # its own position (3); 3.88 is 0.05 from 3.93: rank 3; None scores get their position.
+    scores = [4.0, 3.95, 3.93, 3.88, 3.5]
+    assert ranks([row(s) for s in scores], "reference") == [1, 1, 3, 3, 5]

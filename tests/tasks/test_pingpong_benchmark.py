@@ -11,21 +11,23 @@ from statistics import mean
 import pytest
 
 from agents.roleplay import INTERROGATOR_TAG, PLAYER_TAG, parse_user_line
-from evaluation.pingpong import (
-    JUDGE_TAG,
-    BenchmarkMismatch,
-    ModelPool,
-    build_board,
-    load_judgments,
-    read_conversation,
-    run_benchmark,
-)
+from evaluation.pingpong import JUDGE_TAG, build_board, read_conversation
 from evaluation.pingpong.scripted import judge as scripted_judge
 from sandbox.cli import main as cli
 from sandbox.events import Utterance
+from sandbox.judgments import load_judgments
 from sandbox.llm import SCRIPTS, LLMSettings, ScriptedBackend
 from sandbox.log import load_run
-from tasks.pingpong import Character, RoleplaySet, Situation
+from sandbox.suites.benchmark import BenchmarkMismatch, ModelPool, run_benchmark
+from sandbox.suites.pingpong import PINGPONG
+from tasks.pingpong import (
+    INTERROGATOR_SAMPLING,
+    PLAYER_SAMPLING,
+    Character,
+    RoleplaySet,
+    Situation,
+    pair_items,
+)
 
 CODE_SITUATION = "Ask them to write some code for you."
 ROLEPLAY = RoleplaySet(
@@ -78,15 +80,18 @@ def models(monkeypatch):
     return calls
 
 
-def bench(out, judges, **kw):
-    return run_benchmark(out, ROLEPLAY, ModelPool(LLMSettings()), player="scripted/pp-player",
-                         interrogator="scripted/pp-interrogator",
+def bench(out, judges, roleplay=ROLEPLAY, player_sampling=PLAYER_SAMPLING, **kw):
+    return run_benchmark(PINGPONG, out, pair_items(roleplay), ModelPool(LLMSettings()),
+                         models={"player": "scripted/pp-player",
+                                 "interrogator": "scripted/pp-interrogator"},
+                         sampling={"player": player_sampling,
+                                   "interrogator": INTERROGATOR_SAMPLING},
                          judges=[f"scripted/{j}" for j in judges], **kw)
 
 
 def test_every_pair_is_a_standard_run_with_the_interrogator_first(tmp_path, models):
     report = bench(tmp_path, ["pp-judge-a", "pp-judge-b"])
-    assert (report.pairs, report.conversations_run, report.judgments_made) == (4, 4, 8)
+    assert (report.items, report.runs_made, report.judgments_made) == (4, 4, 8)
     runs = sorted((tmp_path / "runs").iterdir())
     assert len(runs) == 4
     for run_dir in runs:
@@ -100,9 +105,12 @@ def test_every_pair_is_a_standard_run_with_the_interrogator_first(tmp_path, mode
         assert said[0].text.startswith("About ")  # the "User:" label the model wrote is gone
         assert run.header.models == {"player": "scripted/pp-player",
                                      "interrogator": "scripted/pp-interrogator"}
-        assert {j.judge for j in load_judgments(run_dir)} == {"scripted/pp-judge-a",
+        assert {j.model for j in load_judgments(run_dir)} == {"scripted/pp-judge-a",
                                                               "scripted/pp-judge-b"}
         assert all(len(j.turns) == turns for j in load_judgments(run_dir))
+        # each verdict is keyed by the player utterance it is about
+        player_turns = [e.turn for e in said if e.agent == run.header.config["player_agent"]]
+        assert all([t.turn for t in j.turns] == player_turns for j in load_judgments(run_dir))
         assert cli(["log", str(run_dir)]) == 0
 
 
@@ -123,7 +131,7 @@ def test_each_role_sees_only_what_it_should_with_its_own_sampling(tmp_path, mode
 
 
 def test_sampling_is_overridable_per_role(tmp_path, models):
-    from tasks.pingpong import Sampling
+    from tasks.kit import Sampling
 
     bench(tmp_path, ["pp-judge-a"], every=4,
           player_sampling=Sampling(temperature=1.1, top_p=0.5, max_tokens=99))
@@ -137,12 +145,12 @@ def test_the_board_matches_the_saved_judgments_by_hand(tmp_path, models):
     for run_dir in sorted((tmp_path / "runs").iterdir()):
         lengths += [len(r) for r in read_conversation(run_dir).replies]
         judged = load_judgments(run_dir)
-        if any(t.is_refusal for j in judged for t in j.turns):
+        if any(t.flags["is_refusal"] for j in judged for t in j.turns):
             refused += 1
-        kept = [j for j in judged if not any(t.is_refusal for t in j.turns)]
+        kept = [j for j in judged if not any(t.flags["is_refusal"] for t in j.turns)]
         if kept:
             per_conversation.append(mean(
-                mean(mean(getattr(t, f"{c}_score") for t in j.turns)
+                mean(mean(t.scores[c] for t in j.turns)
                      for c in ("in_character", "entertaining", "fluency")) for j in kept))
     assert refused == 2  # both players refuse when asked for code
     [row] = build_board([tmp_path]).rows
@@ -158,12 +166,12 @@ def test_resuming_skips_finished_pairs_and_a_new_judge_calls_no_player(tmp_path,
     bench(tmp_path, ["pp-judge-a", "pp-judge-b"])
     before = {name: len(requests) for name, requests in models.items()}
     again = bench(tmp_path, ["pp-judge-a", "pp-judge-b"])
-    assert (again.conversations_run, again.conversations_skipped) == (0, 4)
+    assert (again.runs_made, again.runs_skipped) == (0, 4)
     assert (again.judgments_made, again.judgments_skipped) == (0, 8)
     assert {name: len(r) for name, r in models.items()} == before
 
     more = bench(tmp_path, ["pp-judge-a", "pp-judge-c"])
-    assert more.judgments_made == 4 and more.conversations_run == 0
+    assert more.judgments_made == 4 and more.runs_made == 0
     assert len(models["pp-player"]) == before["pp-player"]
     assert len(models["pp-interrogator"]) == before["pp-interrogator"]
     assert len(models["pp-judge-c"]) == 4
@@ -181,20 +189,18 @@ def test_other_characters_in_the_same_directory_are_refused(tmp_path, models):
         ROLEPLAY.characters[0].model_copy(update={"system_prompt": "A gruff old sailor."}),
         ROLEPLAY.characters[1]]})
     with pytest.raises(BenchmarkMismatch, match="settings"):
-        run_benchmark(tmp_path, recast, ModelPool(LLMSettings()), player="scripted/pp-player",
-                      interrogator="scripted/pp-interrogator", judges=["scripted/pp-judge-a"],
-                      every=2)
+        bench(tmp_path, ["pp-judge-a"], roleplay=recast, every=2)
     grown = bench(tmp_path, ["pp-judge-a"])  # another --every is the same configuration, grown
-    assert grown.conversations_run == 2 and grown.conversations_skipped == 2
+    assert grown.runs_made == 2 and grown.runs_skipped == 2
 
 
 def test_the_board_counts_only_the_pairs_its_manifest_selects(tmp_path, models):
     bench(tmp_path / "all", ["pp-judge-a"])
     bench(tmp_path / "half", ["pp-judge-a"], every=2)
     manifest = json.loads((tmp_path / "half" / "pingpong.json").read_text())
-    assert len(manifest["pairs"]) == 2
+    assert len(manifest["selected"]) == 2
     for run_dir in (tmp_path / "all" / "runs").iterdir():  # left by an earlier configuration
-        if run_dir.name not in manifest["pairs"]:
+        if run_dir.name not in manifest["selected"]:
             shutil.copytree(run_dir, tmp_path / "half" / "runs" / run_dir.name)
     board = build_board([tmp_path / "half"])
     assert board.rows[0].conversations == 2
@@ -207,14 +213,14 @@ def test_a_conversation_cut_off_is_run_again_and_its_old_judgments_go(tmp_path, 
     cut = sorted((tmp_path / "runs").iterdir())[0]
     (cut / "result.json").unlink()  # as if killed before the end
     report = bench(tmp_path, ["pp-judge-a"])
-    assert (report.conversations_run, report.judgments_made) == (1, 1)
+    assert (report.runs_made, report.judgments_made) == (1, 1)
     assert load_run(cut).result.status == "completed"
 
 
 def test_a_judge_with_no_usable_answer_is_counted_not_fatal(tmp_path, models):
     report = bench(tmp_path, ["pp-judge-a", "pp-judge-bad"])
     assert report.judge_fallbacks == 4
-    statuses = {j.judge: j.status for j in load_judgments(sorted((tmp_path / "runs").iterdir())[0])}
+    statuses = {j.model: j.status for j in load_judgments(sorted((tmp_path / "runs").iterdir())[0])}
     assert statuses == {"scripted/pp-judge-a": "ok", "scripted/pp-judge-bad": "fallback"}
     [row] = build_board([tmp_path]).rows
     alone = build_board([tmp_path], judges=["scripted/pp-judge-a"]).rows[0]

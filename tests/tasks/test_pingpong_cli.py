@@ -60,7 +60,7 @@ def test_a_quick_run_grows_into_a_full_one_in_the_same_directory(tmp_path, capsy
     assert pingpong(tmp_path, "scripted/pingpong", out) == 0
     assert "conversations run 2, skipped 2" in capsys.readouterr().out
     manifest = json.loads((out / "pingpong.json").read_text())
-    assert manifest["every"] == 1 and len(manifest["pairs"]) == 4
+    assert manifest["every"] == 1 and len(manifest["selected"]) == 4
 
 
 def test_another_selection_into_the_same_directory_is_refused_in_one_line(tmp_path, capsys):
@@ -126,9 +126,11 @@ def test_sandbox_log_of_a_pingpong_conversation_lists_its_judge_calls(tmp_path, 
     capsys.readouterr()
     assert main(["log", str(run_dir), "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
-    assert sorted(j["judge"] for j in summary["judgments"]) == [
+    assert sorted(j["model"] for j in summary["judgments"]) == [
         "scripted/pingpong", "scripted/pingpong-strict"]
     assert all(j["status"] == "ok" and j["prompt_tokens"] > 0 for j in summary["judgments"])
+    # every call of every role is accounted in calls.jsonl, the judges' too
+    assert summary["llm_calls_by_purpose"]["pingpong.judge"]["calls"] == 2
     assert main(["log", str(run_dir)]) == 0
     assert "judge calls (after the run)" in capsys.readouterr().out
 

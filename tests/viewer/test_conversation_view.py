@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pygame
 
 from sandbox.events import AgentJoined, ConversationEnded, ConversationStarted, Utterance
+from sandbox.judgments import Judgment, TurnVerdict, save_judgment
 from tests.viewer.runs import write_run
 from viewer import Playback, Replay
 from viewer.draw import theme
@@ -36,17 +35,19 @@ def single_room_run(tmp_path, judged: bool = False):
               "personas": [{"name": n, "description": f"{n} lives here.", "goal": "a party"}
                            for n in names]}
     if judged:
-        config |= {"player_agent": "Dario Lindqvist", "conversation": "c0"}
+        config |= {"player_agent": "Dario Lindqvist", "conversation": "c0",
+                   "benchmark": "pingpong"}
     run_dir = write_run(tmp_path / "room", events, world="single_room", scenario="single_room",
                         config=config)
-    if judged:
-        (run_dir / "judgments").mkdir()
-        turns = [{"turn": k, "is_refusal": False, "in_character_score": 4,
-                  "in_character_explanation": "fits", "entertaining_score": 3,
-                  "entertaining_explanation": "ok", "fluency_score": 5,
-                  "fluency_explanation": "fine"} for k in (1, 2)]
-        (run_dir / "judgments" / "judge-a.json").write_text(json.dumps(
-            {"judge": "scripted/judge", "status": "ok", "turns": turns}))
+    if judged:  # the kit's judgment format: each verdict names the utterance turn it is about
+        turns = [TurnVerdict(turn=k, scores={"in_character": 4, "entertaining": 3,
+                                             "fluency": 5}, flags={"is_refusal": False},
+                             notes={"in_character": "fits"}) for k in (1, 3)]
+        save_judgment(run_dir, Judgment(judge="pingpong", model="scripted/judge", status="ok",
+                                        turns=turns))
+        save_judgment(run_dir, Judgment(judge="plausibility", model="scripted/judge",
+                                        status="fallback", scores={"rating": 5},
+                                        turns=[TurnVerdict(turn=3, scores={"rating": 5})]))
     return run_dir
 
 
@@ -87,6 +88,8 @@ def test_judge_scores_are_attached_to_the_player_turns(tmp_path):
     scores = judge_scores(replay)
     assert set(scores) == {("c0", 1), ("c0", 3)}  # Dario's turns
     assert scores[("c0", 1)] == ["scripted/judge: in character 4 · entertaining 3 · fluency 5"]
+    assert scores[("c0", 3)][1] == ("scripted/judge (plausibility): rating 5 (fallback: left "
+                                    "out of means)")
     render(replay, 60)  # draws with the scores
 
 

@@ -7,12 +7,11 @@ the right; judge scores appear beside a turn when the log has them.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pygame
 
-from sandbox.log import JUDGMENTS
+from sandbox.judgments import Judgment, TurnVerdict, load_judgments
 
 from ..replay import Replay
 from ..timeline import Conversation, fields, get
@@ -27,21 +26,16 @@ _BUBBLE_TEXT = 15
 def judge_scores(replay: Replay) -> dict[tuple[str, int], list[str]]:
     """One line per judge for each judged turn, keyed by (conversation, utterance turn).
 
-    Two sources: judgment files beside the run (`judgments/<judge>.json`, the PingPong
-    format: `turns` lists the player's replies in order, 1-based), and any judging events in
-    the log (a kind with 'judg' or 'score' in its name and a `turn` field)."""
+    Two sources: judgment files beside the run (`judgments/*.json`, the kit's format for every
+    single-room benchmark: each turn verdict names the utterance turn it is about), and any
+    judging events in the log (a kind with 'judg' or 'score' in its name and a `turn` field)."""
     found: dict[tuple[str, int], list[str]] = {}
     config = replay.header.config
-    player, conv_id = config.get("player_agent"), str(config.get("conversation", "c0"))
-    conv = replay.timeline.conversations.get(conv_id)
-    if player and conv is not None:
-        replies = [u for u in conv.utterances if u.agent == player]
-        for judgment in _judgment_files(replay):
-            for entry in judgment.get("turns", []):
-                k = entry.get("turn") if isinstance(entry, dict) else None
-                if isinstance(k, int) and 1 <= k <= len(replies):
-                    key = (conv_id, int(get(replies[k - 1], "turn", k)))
-                    found.setdefault(key, []).append(_judgment_line(judgment, entry))
+    conv_id, benchmark = str(config.get("conversation", "c0")), config.get("benchmark", "")
+    for judgment in load_judgments(replay.dir):
+        for verdict in judgment.turns:
+            found.setdefault((conv_id, verdict.turn), []).append(
+                _judgment_line(judgment, verdict, benchmark))
     for kind, stream in replay.timeline.by_kind.items():
         if "judg" not in kind and "score" not in kind:
             continue
@@ -63,39 +57,36 @@ def situation_text(config: dict[str, Any]) -> str:
     return str(situation)
 
 
-def _judgment_files(replay: Replay) -> list[dict[str, Any]]:
-    folder = replay.dir / JUDGMENTS
-    out = []
-    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue  # a judgment being written, or cut by a kill
-        if isinstance(data, dict):
-            out.append(data)
-    return out
+def _who(judgment: Judgment, benchmark: str) -> str:
+    """The judge model, with the judge's name when it is not the benchmark's own judge."""
+    return judgment.model if judgment.judge in ("", benchmark) \
+        else f"{judgment.model} ({judgment.judge})"
 
 
-def _judgment_means(judgment: dict[str, Any]) -> str:
-    """Mean score per criterion over the judged turns."""
+def _named(scores: dict[str, float]) -> list[str]:
+    return [f"{name.replace('_', ' ')} {value:g}" for name, value in scores.items()]
+
+
+def _judgment_means(judgment: Judgment) -> str:
+    """The judgment's own scores and the mean per metric over its judged turns."""
     totals: dict[str, list[float]] = {}
-    for entry in judgment.get("turns", []):
-        for key, value in entry.items() if isinstance(entry, dict) else []:
-            if key.endswith("_score") and isinstance(value, (int, float)):
-                totals.setdefault(key[:-6].replace("_", " "), []).append(value)
-    means = " · ".join(f"{k} {sum(v) / len(v):.1f}" for k, v in totals.items())
-    status = judgment.get("status")
-    return means + (f" ({status})" if status not in (None, "ok") else "")
+    for verdict in judgment.turns:
+        for name, value in verdict.scores.items():
+            totals.setdefault(name, []).append(value)
+    parts = _named(judgment.scores) + [f"{k.replace('_', ' ')} {sum(v) / len(v):.1f}"
+                                       for k, v in totals.items()]
+    parts += [name.replace("_", " ") for name, on in judgment.flags.items() if on]
+    return " · ".join(parts) + ("" if judgment.usable else f" ({judgment.status})")
 
 
-def _judgment_line(judgment: dict[str, Any], entry: dict[str, Any]) -> str:
-    scores = [f"{key[:-6].replace('_', ' ')} {value}" for key, value in entry.items()
-              if key.endswith("_score") and isinstance(value, (int, float))]
-    line = f"{judgment.get('judge', 'judge')}: " + " · ".join(scores)
-    if entry.get("is_refusal"):
-        line += " · refusal"
-    if judgment.get("status") not in (None, "ok"):
-        line += f" ({judgment['status']}: left out of means)"
+def _judgment_line(judgment: Judgment, verdict: TurnVerdict, benchmark: str) -> str:
+    line = f"{_who(judgment, benchmark)}: " + " · ".join(_named(verdict.scores))
+    flags = [name.replace("is_", "").replace("_", " ") for name, on in verdict.flags.items()
+             if on]
+    if flags:
+        line += " · " + " · ".join(flags)
+    if not judgment.usable:
+        line += f" ({judgment.status}: left out of means)"
     return line
 
 
@@ -173,8 +164,9 @@ class ConversationView:
                 y = theme.blit_lines(surface, theme.wrap("Goal: " + str(persona["goal"]), 13,
                                                          inner, 3), (x, y), 13, theme.ACCENT)
             y += 12
-        for judgment in _judgment_files(self.replay):
-            y = theme.blit_lines(surface, [theme.fit(f"judge {judgment.get('judge', '?')}", 13,
+        for judgment in load_judgments(self.replay.dir):
+            who = _who(judgment, self.replay.header.config.get("benchmark", ""))
+            y = theme.blit_lines(surface, [theme.fit(f"judge {who}", 13,
                                                      inner)], (x, y), 13, theme.TEXT_DIM, True)
             y = theme.blit_lines(surface, [_judgment_means(judgment)], (x, y), 12, theme.ACCENT)
             y += 6

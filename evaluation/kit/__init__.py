@@ -1,0 +1,38 @@
+"""The single-room benchmark kit, evaluation side: reading a finished dialogue, judges with
+stored judgments, aggregation helpers and boards (Markdown, JSON, PNG). Nothing here runs an
+episode: the runner is `sandbox.suites.benchmark`.
+
+    from evaluation.kit import JudgeSpec, Verdict, judge_dialogue, read_dialogue
+    from evaluation.kit import bootstrap_ci, micro_average, macro_average, markdown_table
+"""
+
+from .aggregate import (
+    RESAMPLES,
+    bootstrap_ci,
+    macro_average,
+    mean_or_none,
+    metric_means,
+    micro_average,
+)
+from .board import (
+    BenchDir,
+    BoardError,
+    Column,
+    Plot,
+    PlotPoint,
+    RoleUsage,
+    markdown_table,
+    plot_png,
+    read_bench_dir,
+    role_usage,
+    usage_table,
+)
+from .dialogue import Dialogue, NotABenchmarkRun, read_dialogue
+from .judges import JudgeSpec, Verdict, judge_dialogue, judge_seed
+
+__all__ = [
+    "RESAMPLES", "BenchDir", "BoardError", "Column", "Dialogue", "JudgeSpec", "NotABenchmarkRun",
+    "Plot", "PlotPoint", "RoleUsage", "Verdict", "bootstrap_ci", "judge_dialogue", "judge_seed",
+    "macro_average", "markdown_table", "mean_or_none", "metric_means", "micro_average",
+    "plot_png", "read_bench_dir", "read_dialogue", "role_usage", "usage_table",
+]

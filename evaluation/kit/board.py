@@ -1,0 +1,179 @@
+"""Boards: one table over several benchmark directories (Markdown and JSON), the calls and
+tokens each role spent, and a PNG plot of each configuration's score with its interval.
+
+A benchmark decides its columns and rows (its metrics); the kit renders them the same way for
+every benchmark and reads what every run directory has (manifest, run directories, calls).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from sandbox.llm import CallRecord
+
+RUNS = "runs"
+CALLS = "calls.jsonl"
+
+
+class BoardError(Exception):
+    """A directory that is not a benchmark directory of the kind asked for."""
+
+
+@dataclass
+class BenchDir:
+    """A benchmark directory as a board sees it: its manifest and the run directories its
+    latest run selected (others, left by an earlier selection, are counted, not read)."""
+
+    path: Path
+    manifest: dict[str, Any]
+    runs: list[Path]
+    left_out: int
+
+    @property
+    def label(self) -> str:
+        return self.manifest.get("label") or self.path.name
+
+
+def read_bench_dir(path: Path | str, manifest_name: str, command: str,
+                   title: str = "") -> BenchDir:
+    """BoardError when `path` has no readable manifest (`command` says how to make one)."""
+    path = Path(path)
+    manifest_path = path / manifest_name
+    if not manifest_path.is_file():
+        what = title or command.split()[1]
+        raise BoardError(f"{path} is not a {what} benchmark directory (no {manifest_name}; "
+                         f"write one with `{command} --out DIR`)")
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise BoardError(f"{manifest_path}: not JSON ({exc.msg})") from exc
+    if not isinstance(manifest, dict):
+        raise BoardError(f"{manifest_path}: not a manifest (expected a JSON object)")
+    runs_dir = path / RUNS
+    found = sorted(p for p in runs_dir.iterdir() if p.is_dir()) if runs_dir.is_dir() else []
+    selected = manifest.get("selected") or manifest.get("pairs")  # "pairs": PingPong, older
+    if selected:
+        wanted = set(selected)
+        chosen = [p for p in found if p.name in wanted]
+    else:
+        chosen = found
+    return BenchDir(path=path, manifest=manifest, runs=chosen, left_out=len(found) - len(chosen))
+
+
+class RoleUsage(BaseModel):
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+def role_usage(run_dirs: Sequence[Path], roles_by_tag: Mapping[str, str]
+               ) -> dict[str, RoleUsage]:
+    """Calls and tokens per role, from the runs' calls.jsonl (judges' calls included).
+    A call whose tag names no role counts under its tag."""
+    usage: dict[str, RoleUsage] = {role: RoleUsage() for role in dict.fromkeys(
+        roles_by_tag.values())}
+    for run_dir in run_dirs:
+        path = Path(run_dir) / CALLS
+        if not path.is_file():
+            continue
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                record = CallRecord.model_validate_json(line)
+            except ValueError:
+                continue  # a line cut by a kill
+            role = roles_by_tag.get(record.tag, record.tag)
+            have = usage.setdefault(role, RoleUsage())
+            have.calls += 1
+            have.prompt_tokens += record.prompt_tokens
+            have.completion_tokens += record.completion_tokens
+    return usage
+
+
+@dataclass
+class Column:
+    """A board column: the row field it shows, its header, and how numbers are written."""
+
+    key: str
+    header: str
+    digits: int | None = 2  # None: the value as text
+    align: str = "--:"
+
+    def cell(self, row: Mapping[str, Any]) -> str:
+        value = row.get(self.key)
+        if value is None:
+            return "-"
+        if self.digits is not None and isinstance(value, int | float) \
+                and not isinstance(value, bool):
+            return f"{value:.{self.digits}f}"
+        return str(value)
+
+
+def markdown_table(columns: Sequence[Column], rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """A GitHub Markdown table, one line per row."""
+    lines = ["| " + " | ".join(c.header for c in columns) + " |",
+             "|" + "|".join(c.align for c in columns) + "|"]
+    lines += ["| " + " | ".join(c.cell(row) for c in columns) + " |" for row in rows]
+    return lines
+
+
+def usage_table(usage_by_label: Mapping[str, Mapping[str, RoleUsage]]) -> list[str]:
+    """Calls and tokens of every role of every configuration."""
+    columns = [Column("label", "Configuration", None, "---"), Column("role", "Role", None, "---"),
+               Column("calls", "Calls", None), Column("prompt_tokens", "Tokens in", None),
+               Column("completion_tokens", "Tokens out", None)]
+    rows = [{"label": label, "role": role, **use.model_dump()}
+            for label, roles in usage_by_label.items() for role, use in roles.items()]
+    return markdown_table(columns, rows)
+
+
+@dataclass
+class PlotPoint:
+    label: str
+    score: float | None
+    ci: tuple[float, float] | None = None
+
+
+@dataclass
+class Plot:
+    """What the PNG shows: every configuration's score and its interval, best on top."""
+
+    title: str
+    axis: str
+    points: list[PlotPoint] = field(default_factory=list)
+
+
+def plot_png(plot: Plot, path: Path | str) -> Path:
+    """Draw `plot` as a PNG (matplotlib, headless). Configurations without a score are listed
+    with no point."""
+    import matplotlib
+
+    matplotlib.use("Agg")  # no screen here, nor in CI
+    import matplotlib.pyplot as plt
+
+    points = list(reversed(plot.points))  # best on top
+    fig, ax = plt.subplots(figsize=(7.5, 1.2 + 0.45 * max(len(points), 1)), dpi=120)
+    for y, point in enumerate(points):
+        if point.score is None:
+            continue
+        if point.ci is not None:
+            ax.plot(point.ci, [y, y], color="#4a6fa5", linewidth=2.5, solid_capstyle="butt")
+        ax.plot([point.score], [y], "o", color="#1d3557", markersize=7)
+        ax.annotate(f"{point.score:.2f}", (point.score, y), textcoords="offset points",
+                    xytext=(0, 7), ha="center", fontsize=8)
+    ax.set_yticks(range(len(points)), [p.label for p in points])
+    ax.set_ylim(-0.7, len(points) - 0.3)
+    ax.set_xlabel(plot.axis)
+    ax.set_title(plot.title, fontsize=11)
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+    return path

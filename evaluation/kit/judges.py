@@ -1,0 +1,99 @@
+"""Judges: an LLM asked about a finished dialogue, with its prompt in template files, an answer
+schema or a free-text parse rule, bounded re-asks and a declared fallback.
+
+A benchmark declares each of its judges as a `JudgeSpec`; `judge_dialogue` asks one judge model
+and returns a `Judgment` (sandbox.judgments), which the runner saves beside the run. Re-asks
+and repairs happen in the structured LLM layer (at most `LLMSettings.structured_attempts`
+asks); when none is usable, the layer returns the spec's fallback and the judgment is saved
+with status "fallback": counted, shown, and left out of every mean. Every fault goes in the
+judgment and, through the accounting wrapper the runner gives, in the run's calls.jsonl.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from sandbox.judgments import Judgment, TurnVerdict
+from sandbox.llm import LLMRequest, Message, timed_complete
+from sandbox.prompts import render
+from tasks.kit import Sampling
+
+from .dialogue import Dialogue
+
+
+@dataclass
+class Verdict:
+    """What a judge's answer says, in the kit's terms."""
+
+    scores: dict[str, float] = field(default_factory=dict)
+    flags: dict[str, bool] = field(default_factory=dict)
+    turns: list[TurnVerdict] = field(default_factory=list)
+    answer: Any = None  # kept in the judgment for benchmark-specific reading
+
+
+@dataclass
+class JudgeSpec:
+    """One judge of a benchmark.
+
+    name       the judge's name (file name and board key); a benchmark may have several
+    tag        the purpose its calls carry in calls.jsonl (e.g. "pingpong.judge")
+    templates  (system, user) Jinja2 files in `package`'s prompts/ (overridable by --prompts)
+    context    the template variables for one dialogue
+    schema     the answer's pydantic model for one dialogue (structured, grammar-bound), or
+    parser     a free-text parse rule (text -> value; raises ValueError when unusable)
+    fallback   the declared answer when none is usable (never enters a mean)
+    verdict    the parsed answer -> scores, flags and per-turn verdicts
+    max_tokens the answer budget for one dialogue (default: the judge sampling's max_tokens)
+    """
+
+    name: str
+    tag: str
+    templates: tuple[str, str]
+    context: Callable[[Dialogue], dict[str, Any]]
+    fallback: Callable[[Dialogue], Any]
+    verdict: Callable[[Any, Dialogue], Verdict]
+    schema: Callable[[Dialogue], type[BaseModel]] | None = None
+    parser: Callable[[str], Any] | None = None
+    max_tokens: Callable[[Dialogue, Sampling], int] | None = None
+    package: str | Path = "evaluation"  # whose prompts/ folder; or a folder (a Path)
+
+    def __post_init__(self) -> None:
+        if (self.schema is None) == (self.parser is None):
+            raise ValueError(f"judge {self.name}: give a schema or a parser, not both")
+
+    def messages(self, dialogue: Dialogue) -> list[Message]:
+        context = self.context(dialogue)
+        system, user = self.templates
+        return [Message(role="system", content=render(self.package, system, **context)),
+                Message(role="user", content=render(self.package, user, **context))]
+
+
+def judge_seed(item: str, model: str) -> int:
+    """A fixed seed per (item, judge model), so a cached verdict is found again."""
+    return int(hashlib.sha256(f"{item}|{model}".encode()).hexdigest()[:8], 16) % (2**31 - 1)
+
+
+def judge_dialogue(spec: JudgeSpec, dialogue: Dialogue, llm, sampling: Sampling) -> Judgment:
+    """Ask `llm` for `spec`'s verdict on `dialogue`. Never raises on a bad answer."""
+    budget = spec.max_tokens(dialogue, sampling) if spec.max_tokens else sampling.max_tokens
+    request = LLMRequest(
+        messages=spec.messages(dialogue), tag=spec.tag, agent=f"judge:{llm.model_id}",
+        schema=spec.schema(dialogue) if spec.schema else None, parser=spec.parser,
+        fallback=spec.fallback(dialogue), temperature=sampling.temperature,
+        top_p=sampling.top_p, max_tokens=budget, seed=judge_seed(dialogue.item, llm.model_id))
+    completion = timed_complete(llm, request)
+    verdict = spec.verdict(completion.parsed, dialogue)
+    return Judgment(
+        judge=spec.name, model=llm.model_id, item=dialogue.item,
+        status="fallback" if "fallback" in completion.faults else "ok",
+        scores=verdict.scores, flags=verdict.flags, turns=verdict.turns, answer=verdict.answer,
+        faults=completion.faults, prompt_tokens=completion.usage.prompt_tokens,
+        completion_tokens=completion.usage.completion_tokens,
+        latency_s=round(completion.latency_s, 3), cached=completion.cached,
+        sampling=sampling.model_dump())

@@ -1,0 +1,228 @@
+"""The command line every single-room benchmark shares, built from its `Benchmark`:
+
+    sandbox NAME --out DIR [--ROLE MODEL ...] [--judge MODEL ...] [--ROLE-temperature ...]
+                 [--every K] [--seed N] [--rejudge] [--label L] [model access options]
+    sandbox NAME-board DIR... [--judge MODEL ...] [--json F] [--markdown F] [--plot F.png]
+
+A benchmark's command module calls `register_benchmark(sub, BENCHMARK, example=...)`.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from pydantic import ValidationError
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from sandbox import terminal
+from sandbox.commands.common import _use_prompts, non_negative_int
+from sandbox.errors import UserError
+from sandbox.files import FileFormatError
+from sandbox.llm import CacheMiss, LLMConfigError, LLMSettings
+
+EMBEDDED = "local/smollm2-135m"
+
+
+def _sampling_options(p: argparse.ArgumentParser, role: str, default, token_help: str) -> None:
+    g = p.add_argument_group(f"{role} sampling")
+    g.add_argument(f"--{role}-temperature", type=float, default=default.temperature,
+                   help="[default: %(default)s]")
+    g.add_argument(f"--{role}-top-p", type=float, default=default.top_p,
+                   help="[default: %(default)s]")
+    g.add_argument(f"--{role}-max-tokens", type=int, default=default.max_tokens,
+                   help=f"{token_help} [default: %(default)s]")
+
+
+def register_benchmark(sub, bench, *, example: str, board_example: str = "") -> None:
+    """Add `sandbox NAME` and `sandbox NAME-board` for `bench` (a sandbox.suites Benchmark)."""
+    p = sub.add_parser(
+        bench.name, help=f"run the {bench.title} for one configuration",
+        description=f"Run every selected item of the {bench.title} as a dialogue (a run "
+                    f"directory each), ask every judge about it, and print the board. "
+                    f"Finished {bench.noun} and saved judgments are skipped, so an interrupted "
+                    "run resumes and a new --judge calls no other role.",
+        epilog=f"example: {example}")
+    for role in bench.roles:
+        p.add_argument(f"--{role.name}", default=EMBEDDED, metavar="MODEL",
+                       help=f"{role.help} [default: %(default)s]")
+    p.add_argument("--judge", action="append", dest="judges", metavar="MODEL",
+                   help=f"a judge model; repeat for several (their scores are averaged) "
+                        f"[default: {EMBEDDED}]")
+    p.add_argument(f"--{bench.items_option}", dest="items", type=Path, help=bench.items_help)
+    for name, default in bench.options.items():
+        p.add_argument(f"--{name.replace('_', '-')}", dest=name, default=default,
+                       help=f"{bench.option_help.get(name, '')} [default: %(default)s]")
+    p.add_argument("--out", type=Path, required=True,
+                   help="benchmark directory (one configuration per directory)")
+    p.add_argument("--label", help=f"the configuration's name on the board [default: the "
+                                   f"{bench.under_test} model]")
+    p.add_argument("--every", type=int, default=1, metavar="K",
+                   help=f"keep about one of K {bench.item_noun}, spread over the set (a quick "
+                        "run) [default: %(default)s]")
+    p.add_argument("--seed", type=non_negative_int, default=0,
+                   help="base seed [default: %(default)s]")
+    p.add_argument("--rejudge", action="store_true",
+                   help="ask the judges again even where a judgment is saved")
+    for role in bench.roles:
+        _sampling_options(p, role.name, role.sampling, role.tokens_help)
+    _sampling_options(p, "judge", bench.judge_sampling, "per judged turn")
+    g = p.add_argument_group("model access")
+    g.add_argument("--base-url", help="OpenAI-compatible endpoint for openai/ models "
+                                      "[default: $OPENAI_BASE_URL or OpenAI]")
+    g.add_argument("--json-dialect", choices=["json_schema", "json_object"],
+                   help="how the endpoint takes a JSON schema")
+    g.add_argument("--max-concurrency", type=int, help="LLM calls in flight at once")
+    mode = g.add_mutually_exclusive_group()
+    mode.add_argument("--cache-only", action="store_true",
+                      help="replay every answer from the runs' caches; a miss stops the run")
+    mode.add_argument("--no-cache", action="store_true", help="do not read or write caches")
+    g.add_argument("--prompts", type=Path,
+                   help="directory of prompt templates overriding the built-in ones")
+    p.set_defaults(func=lambda args: run_main(bench, args))
+
+    b = sub.add_parser(
+        f"{bench.name}-board", help=f"board of {bench.title} directories",
+        description="Score every configuration from its saved dialogues and judgments (no "
+                    "model is called) and print the table (means with a bootstrap 95% CI), "
+                    "then the calls and tokens each role spent, judges included. --json "
+                    "writes the numbers, --plot a PNG of each configuration's score with its "
+                    "interval.",
+        epilog="example: " + (board_example or
+                              f"sandbox {bench.name}-board runs/a runs/b --plot board.png"))
+    b.add_argument("dirs", nargs="+", type=Path, metavar="DIR",
+                   help=f"directories written by `sandbox {bench.name} --out`")
+    b.add_argument("--judge", action="append", dest="judges", metavar="MODEL",
+                   help="use only these judges' scores [default: every judge found]")
+    b.add_argument("--seed", type=non_negative_int, default=0,
+                   help="bootstrap seed [default: %(default)s]")
+    b.add_argument("--resamples", type=int, default=1000,
+                   help="bootstrap resamples [default: %(default)s]")
+    for name, spec in bench.board_options.items():
+        b.add_argument(f"--{name.replace('_', '-')}", dest=name, **spec)
+    b.add_argument("--markdown", type=Path, help="also write the table to this file")
+    b.add_argument("--json", type=Path, help="write the board as JSON to this file")
+    b.add_argument("--plot", type=Path, metavar="PNG",
+                   help="draw each configuration's score and interval into this PNG")
+    b.set_defaults(func=lambda args: board_main(bench, args))
+
+
+def _sampling(args, role: str):
+    from tasks.kit import Sampling
+
+    try:
+        return Sampling(temperature=getattr(args, f"{role}_temperature"),
+                        top_p=getattr(args, f"{role}_top_p"),
+                        max_tokens=getattr(args, f"{role}_max_tokens"))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise UserError(f"--{role}-{str(first['loc'][0]).replace('_', '-')}: "
+                        f"{first['msg']}") from exc
+
+
+def run_main(bench, args) -> int:
+    from sandbox.suites.benchmark import BenchmarkMismatch, ModelPool, run_benchmark
+    from tasks.kit import IdCollision
+
+    console = terminal.console()
+    judges = args.judges or [EMBEDDED]
+    if len(set(judges)) != len(judges):
+        raise UserError("the same --judge is given twice; each judge model counts once")
+    if args.every < 1:
+        raise UserError("--every must be at least 1")
+    _use_prompts(args)
+    options = {name: getattr(args, name) for name in bench.options}
+    try:
+        items = bench.load_items(args.items, options)
+    except (FileFormatError, IdCollision) as exc:
+        raise UserError(str(exc)) from exc
+    if items.ignored_keys:
+        shown = ", ".join(items.ignored_keys[:6])
+        more = f" and {len(items.ignored_keys) - 6} more" if len(items.ignored_keys) > 6 else ""
+        console.print(f"[dim]ignored keys this benchmark does not use: {shown}{more}[/]")
+    models = {role.name: getattr(args, role.name) for role in bench.roles}
+    sampling = {role.name: _sampling(args, role.name) for role in bench.roles}
+    mode = "replay" if args.cache_only else "off" if args.no_cache else "record"
+    pool = ModelPool(LLMSettings(base_url=args.base_url, json_dialect=args.json_dialect,
+                                 max_concurrency=args.max_concurrency, cache_mode=mode))
+    try:
+        for model in dict.fromkeys([*models.values(), *judges]):
+            pool.backend(model)  # a bad model string or endpoint fails before any work
+    except LLMConfigError as exc:
+        raise UserError(str(exc)) from exc
+    selected = items.select(args.every)
+    cast = ", ".join(f"{role} {model}" for role, model in models.items())
+    console.print(f"[dim]{bench.name}: {len(selected)} of {len(items)} {bench.item_noun}, "
+                  f"{cast}, judges {', '.join(judges)}, into {args.out}[/]")
+    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn(), TextColumn("[dim]{task.fields[doing]}")]
+    with Progress(*columns, console=console, transient=False) as progress:
+        task = progress.add_task(bench.item_noun, total=len(selected), doing="")
+
+        def on_progress(item: str, doing: str) -> None:
+            if doing == "done":
+                progress.advance(task)
+            progress.update(task, doing=f"{item}: {doing}")
+
+        try:
+            report = run_benchmark(
+                bench, args.out, items, pool, models=models, sampling=sampling, judges=judges,
+                judge_sampling=_sampling(args, "judge"), label=args.label, every=args.every,
+                seed=args.seed, options=options, rejudge=args.rejudge, on_progress=on_progress)
+        except BenchmarkMismatch as exc:
+            raise UserError(str(exc)) from exc
+        except CacheMiss as exc:
+            console.print(f"[red]stopped:[/] {exc}\nwhat ran so far is in {args.out}")
+            return 1
+    console.print(f"{bench.noun} run {report.runs_made}, skipped {report.runs_skipped}; "
+                  f"judgments made {report.judgments_made} ({report.judge_fallbacks} fell "
+                  f"back), skipped {report.judgments_skipped}; wall time "
+                  f"{report.wall_time_s:.1f} s")
+    print(board_text(bench, [args.out]), end="")
+    console.print(f"compare configurations: sandbox {bench.name}-board {args.out} OTHER_DIR ...")
+    return 0
+
+
+def board_text(bench, dirs, **kwargs) -> str:
+    return _board(bench, dirs, **kwargs)[0]
+
+
+def _board(bench, dirs, **kwargs):
+    """(Markdown, JSON-able data, plot) of `dirs`: the benchmark's table, then the calls and
+    tokens of every role (judges included) of every configuration."""
+    from evaluation.kit import read_bench_dir, role_usage, usage_table
+
+    report = bench.board(dirs, **kwargs)
+    usage, labels = {}, []
+    for path in dirs:
+        found = read_bench_dir(path, bench.manifest_file, f"sandbox {bench.name}")
+        labels.append(found.label)
+        usage[(found.label, found.path)] = role_usage(found.runs, bench.roles_by_tag())
+    named = {(label if labels.count(label) == 1 else f"{label} ({path.name})"): roles
+             for (label, path), roles in usage.items()}
+    markdown = report.markdown + "\nCalls and tokens per role:\n\n" + \
+        "\n".join(usage_table(named)) + "\n"
+    data = {**report.data, "usage": {label: {role: u.model_dump() for role, u in roles.items()}
+                                     for label, roles in named.items()}}
+    return markdown, data, report.plot
+
+
+def board_main(bench, args) -> int:
+    import json
+
+    from evaluation.kit import BoardError, plot_png
+
+    extra = {name: getattr(args, name) for name in bench.board_options}
+    try:
+        markdown, data, plot = _board(bench, args.dirs, judges=args.judges, seed=args.seed,
+                                      resamples=args.resamples, **extra)
+    except BoardError as exc:
+        raise UserError(str(exc)) from exc
+    print(markdown, end="")
+    if args.markdown:
+        args.markdown.write_text(markdown, encoding="utf-8")
+    if args.json:
+        args.json.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    if args.plot:
+        terminal.console().print(f"[dim]plot: {plot_png(plot, args.plot)}[/]")
+    return 0

@@ -1,0 +1,90 @@
+"""Judgments: what an LLM judge made of one run, saved beside it in `judgments/`.
+
+One file per (judge, judge model): `judgments/<judge>__<model>.json`. The format is the same for
+every single-room benchmark, so the viewer shows any benchmark's scores next to the turns they
+are about, and a board re-reads them without calling a model. A benchmark keeps what only it
+needs in `answer` (the judge's parsed answer as given).
+
+    scores   item-level scores by metric (e.g. a 1-10 rating)
+    flags    item-level yes/no verdicts (e.g. a refusal seen)
+    turns    per-utterance verdicts, keyed by the Utterance's `turn` in events.jsonl
+    status   "ok", or "fallback" when the judge gave no usable answer (left out of every mean)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from .log import JUDGMENTS, write_json_atomic
+
+
+class TurnVerdict(BaseModel):
+    """A judge's verdict on one utterance."""
+
+    turn: int  # Utterance.turn of the judged line (0-based, as in events.jsonl)
+    scores: dict[str, float] = Field(default_factory=dict)
+    flags: dict[str, bool] = Field(default_factory=dict)
+    notes: dict[str, str] = Field(default_factory=dict)  # the judge's reasons, by metric
+
+
+class Judgment(BaseModel):
+    """One judge model's verdict on one run."""
+
+    judge: str  # the judge's name in its benchmark (one benchmark may have several judges)
+    model: str  # the judge model's id
+    item: str = ""  # the item id of the run
+    status: Literal["ok", "fallback"]
+    scores: dict[str, float] = Field(default_factory=dict)
+    flags: dict[str, bool] = Field(default_factory=dict)
+    turns: list[TurnVerdict] = Field(default_factory=list)
+    answer: Any = None
+    faults: list[str] = Field(default_factory=list)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    cached: bool = False
+    sampling: dict[str, Any] = Field(default_factory=dict)
+    created_at: str = Field(default_factory=lambda: datetime.now().isoformat(timespec="seconds"))
+
+    @property
+    def usable(self) -> bool:
+        return self.status == "ok"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9.-]+", "_", text).strip("_") or "judge"
+
+
+def judgment_path(run_dir: Path | str, judge: str, model: str) -> Path:
+    return Path(run_dir) / JUDGMENTS / f"{_slug(judge)}__{_slug(model)}.json"
+
+
+def save_judgment(run_dir: Path | str, judgment: Judgment) -> Path:
+    """Write atomically: a kill never leaves half a judgment."""
+    path = judgment_path(run_dir, judgment.judge, judgment.model)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(path, judgment.model_dump_json(indent=2))
+    return path
+
+
+def load_judgments(run_dir: Path | str, judge: str | None = None) -> list[Judgment]:
+    """Every judgment saved beside a run (only `judge`'s when given), ordered by file name.
+
+    Files that do not read as a judgment (a foreign or older format) are skipped: the runner
+    judges such a run again."""
+    folder = Path(run_dir) / JUDGMENTS
+    found: list[Judgment] = []
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        try:
+            judgment = Judgment.model_validate(json.loads(path.read_text(encoding="utf-8")))
+        except (ValueError, OSError):
+            continue
+        if judge is None or judgment.judge == judge:
+            found.append(judgment)
+    return found

@@ -1,0 +1,288 @@
+"""Running a single-room benchmark: every selected item is a dialogue episode in its own run
+directory, judged by every judge model, with everything finished kept and skipped.
+
+    OUT/<name>.json          the manifest: who played which role, which items, judges, options
+    OUT/runs/<item id>/      a standard run directory (header.json, events.jsonl, calls.jsonl,
+                             llm_cache.jsonl, result.json) plus judgments/<judge>__<model>.json
+
+A `Benchmark` ties a benchmark's parts together: its items (tasks.<name>), its roles and dialogue
+policy (a tasks.kit.DialogueScenario), its judges and board (evaluation.<name>). This module is
+the same for every benchmark: resume, the manifest check, the judges' accounting.
+
+A directory holds one configuration: a second run into it must play the same items the same
+way, or it stops before running anything (`BenchmarkMismatch`); judges may be added and --every
+may change (a quick run grows into the full set). A finished item is not run again and a saved
+judgment is not asked again; an item whose run was cut off is run again from the start, its
+answers coming from the run's cache. A new judge calls no role of the dialogue.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from evaluation.kit import JudgeSpec, Plot, read_dialogue
+from evaluation.kit import judge_dialogue as ask_judge
+from sandbox.judgments import load_judgments, save_judgment
+from sandbox.llm import AccountingLLM, CallLog, LLMSettings, make_backend, make_llm
+from sandbox.log import CACHE, CALLS, JUDGMENTS, write_json_atomic
+from sandbox.runner import run_episode
+from tasks.kit import Cast, DialogueScenario, ItemSet, Role, Sampling
+
+from .resume import episode_seed, finished
+
+RUNS = "runs"
+
+
+@dataclass
+class BoardReport:
+    """What a benchmark's board says of its directories: the table (Markdown, with its notes),
+    the same as JSON-able data, and the plot's points."""
+
+    markdown: str
+    data: dict[str, Any]
+    plot: Plot
+
+
+@dataclass
+class Benchmark:
+    """A single-room benchmark, as the kit runs it and its commands offer it.
+
+    name          `sandbox NAME`, `sandbox NAME-board`, the manifest OUT/NAME.json
+    roles         the dialogue's parts; `under_test` is the one whose model labels the row
+    load_items    (path or None for the built-in set, options) -> ItemSet
+    scenario      (item, item id, cast, options) -> the item's DialogueScenario
+    judges        the benchmark's judges (each is asked of every --judge model)
+    board         (benchmark directories, judges filter, seed, resamples, options) -> report
+    options       benchmark options that shape the dialogues (recorded; must not change)
+    """
+
+    name: str
+    title: str
+    roles: list[Role]
+    under_test: str
+    load_items: Callable[[Path | None, dict[str, Any]], ItemSet]
+    scenario: Callable[[Any, str, Cast, dict[str, Any]], DialogueScenario]
+    judges: list[JudgeSpec]
+    judge_sampling: Sampling
+    board: Callable[..., BoardReport]
+    item_key: str = "item"  # the header field that holds the item id
+    items_option: str = "items"  # --items, or the benchmark's own word (--settings)
+    items_help: str = "the items: our YAML or a public file"
+    options: dict[str, Any] = field(default_factory=dict)  # name -> default
+    option_help: dict[str, str] = field(default_factory=dict)
+    board_options: dict[str, dict[str, Any]] = field(default_factory=dict)  # flag -> argparse
+    noun: str = "dialogues"  # what one run is called in messages ("conversations")
+    item_noun: str = "items"  # what one item is called ("pairs")
+
+    @property
+    def manifest_file(self) -> str:
+        return f"{self.name}.json"
+
+    def role(self, name: str) -> Role:
+        return next(r for r in self.roles if r.name == name)
+
+    def roles_by_tag(self) -> dict[str, str]:
+        """Which role each call tag belongs to (judges' calls count as 'judge')."""
+        return {**{r.tag: r.name for r in self.roles}, **{j.tag: "judge" for j in self.judges}}
+
+
+class Manifest(BaseModel):
+    """OUT/<name>.json: what a benchmark directory holds. One configuration per directory."""
+
+    benchmark: str
+    label: str
+    roles: dict[str, str]  # role -> model
+    judges: list[str]
+    sampling: dict[str, Sampling]  # every role, and "judge"
+    items: str  # where the items came from ("" for the built-in set)
+    items_digest: str = ""
+    options: dict[str, Any] = Field(default_factory=dict)
+    every: int = 1
+    selected: list[str] = Field(default_factory=list)  # the item ids the latest run selected
+    seed: int = 0
+    created_at: str = Field(default_factory=lambda: datetime.now().isoformat(timespec="seconds"))
+
+
+class BenchmarkMismatch(Exception):
+    """The directory already holds another configuration."""
+
+
+def _older_pingpong(data: dict[str, Any]) -> dict[str, Any]:
+    """A pingpong.json written before the kit (player and interrogator at the top, `pairs`)."""
+    if "roles" in data or "player" not in data:
+        return data
+    return {"benchmark": "pingpong", "label": data.get("label", data["player"]),
+            "roles": {"player": data["player"], "interrogator": data["interrogator"]},
+            "judges": data.get("judges", []), "sampling": data.get("sampling", {}),
+            "items": data.get("settings", ""), "items_digest": data.get("settings_digest", ""),
+            "options": {"language": data.get("language", "en")}, "every": data.get("every", 1),
+            "selected": data.get("pairs", []), "seed": data.get("seed", 0),
+            "created_at": data.get("created_at", "")}
+
+
+def read_manifest(path: Path) -> Manifest:
+    import json
+
+    return Manifest.model_validate(_older_pingpong(json.loads(path.read_text(encoding="utf-8"))))
+
+
+def open_manifest(bench: Benchmark, out: Path, wanted: Manifest) -> Manifest:
+    """The directory's manifest, created or checked against what this run wants.
+
+    What plays the dialogues (the roles' models and sampling, the items, the options) must
+    match: run directories are keyed by item only, so a second configuration would silently
+    mix with the first. Judges may be added, and --every may change: a quick run grows into a
+    full one (finished items are kept) and the board counts the items the latest run chose."""
+    path = out / bench.manifest_file
+    if not path.is_file():
+        out.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(path, wanted.model_dump_json(indent=2))
+        return wanted
+    have = read_manifest(path)
+    use_another = "use another --out for another configuration"
+    for role in bench.roles:
+        was, now = have.roles.get(role.name), wanted.roles[role.name]
+        if was != now:
+            raise BenchmarkMismatch(f"{out} holds a benchmark with {role.name} {was!r}, not "
+                                    f"{now!r}; {use_another}")
+    for key, now in wanted.options.items():
+        was = have.options.get(key, bench.options.get(key))
+        if was != now:
+            raise BenchmarkMismatch(f"{out} holds a benchmark with {key} {was!r}, not {now!r}; "
+                                    f"{use_another}")
+    # Without a recorded digest, the items file's path is all there is to compare.
+    same_items = have.items_digest == wanted.items_digest if have.items_digest \
+        else have.items == wanted.items
+    if not same_items:
+        what = bench.items_option
+        shown = f"{what} {have.items!r} as they were (the items have changed since)" \
+            if have.items == wanted.items else f"{what} {have.items!r}, not {wanted.items!r}"
+        raise BenchmarkMismatch(f"{out} holds a benchmark with {shown}; {use_another}")
+    for role in bench.roles:
+        if have.sampling.get(role.name) != wanted.sampling[role.name]:
+            raise BenchmarkMismatch(f"{out} holds a benchmark with other {role.name} sampling "
+                                    f"({have.sampling.get(role.name)}); use another --out")
+    merged = have.model_copy(update={
+        "judges": have.judges + [j for j in wanted.judges if j not in have.judges],
+        "label": wanted.label, "items_digest": wanted.items_digest, "every": wanted.every,
+        "selected": wanted.selected, "options": {**have.options, **wanted.options},
+        "sampling": {**have.sampling, "judge": wanted.sampling["judge"]}})
+    write_json_atomic(path, merged.model_dump_json(indent=2))
+    return merged
+
+
+class ModelPool:
+    """One backend per distinct model (a local model is loaded once, whatever its roles), and
+    one LLM stack per (model, cache file), so roles that share a model share its cache."""
+
+    def __init__(self, settings: LLMSettings):
+        self.settings = settings  # base_url, dialect, cache mode, ...; `model` is ignored
+        self._backends: dict[str, object] = {}
+        self._stacks: dict[tuple[str, Path | None], object] = {}
+
+    def settings_for(self, model: str, cache_path: Path | None) -> LLMSettings:
+        return self.settings.model_copy(update={"model": model, "cache_path": cache_path})
+
+    def backend(self, model: str):
+        if model not in self._backends:
+            self._backends[model] = make_backend(self.settings_for(model, None))
+        return self._backends[model]
+
+    def llm(self, model: str, cache_path: Path | None):
+        key = (model, cache_path)
+        if key not in self._stacks:
+            self._stacks[key] = make_llm(self.settings_for(model, cache_path),
+                                         backend=self.backend(model))
+        return self._stacks[key]
+
+
+@dataclass
+class BenchmarkReport:
+    """What one `run_benchmark` call did."""
+
+    items: int = 0
+    runs_made: int = 0
+    runs_skipped: int = 0
+    judgments_made: int = 0
+    judgments_skipped: int = 0
+    judge_fallbacks: int = 0
+    wall_time_s: float = 0.0
+
+
+Progress = Callable[[str, str], None]  # (item id, what is happening now)
+
+
+def run_benchmark(bench: Benchmark, out: Path | str, items: ItemSet, pool: ModelPool, *,
+                  models: dict[str, str], sampling: dict[str, Sampling], judges: Sequence[str],
+                  judge_sampling: Sampling | None = None, label: str | None = None,
+                  every: int = 1, seed: int = 0, options: dict[str, Any] | None = None,
+                  rejudge: bool = False, on_progress: Progress | None = None
+                  ) -> BenchmarkReport:
+    """Run and judge every selected item that is not done yet."""
+    out = Path(out)
+    started = time.perf_counter()
+    options = {**bench.options, **(options or {})}
+    judge_sampling = judge_sampling or bench.judge_sampling
+    label = label or models[bench.under_test]
+    selected = items.select(every)
+    open_manifest(bench, out, Manifest(
+        benchmark=bench.name, label=label, roles=dict(models), judges=list(judges),
+        sampling={**sampling, "judge": judge_sampling}, items=items.source,
+        items_digest=items.digest, options=options, every=every, seed=seed,
+        selected=[item_id for item_id, _ in selected]))
+    report = BenchmarkReport()
+    note = on_progress or (lambda item, what: None)
+    for item_id, item in selected:
+        run_dir = out / RUNS / item_id
+        cache = run_dir / CACHE
+        report.items += 1
+        if finished(run_dir):
+            report.runs_skipped += 1
+        else:
+            note(item_id, "dialogue")
+            shutil.rmtree(run_dir / JUDGMENTS, ignore_errors=True)  # they judged another run
+            llms = {role: pool.llm(model, cache) for role, model in models.items()}
+            scenario = bench.scenario(item, item_id, Cast(models, sampling, llms), options)
+            run_episode(scenario, llms[bench.under_test], seed=episode_seed(seed, item_id),
+                        out_dir=run_dir, overwrite=True,
+                        extra_header={bench.item_key: item_id, "label": label})
+            report.runs_made += 1
+        _judge(bench, run_dir, judges, judge_sampling, pool, cache, rejudge, report,
+               lambda what, item_id=item_id: note(item_id, what))
+        note(item_id, "done")
+    report.wall_time_s = time.perf_counter() - started
+    return report
+
+
+def _judge(bench: Benchmark, run_dir: Path, judges: Sequence[str], sampling: Sampling,
+           pool: ModelPool, cache: Path, rejudge: bool, report: BenchmarkReport,
+           note: Callable[[str], None]) -> None:
+    """Every judge of the benchmark, asked of every judge model not yet heard; each call goes
+    to the run's calls.jsonl like the dialogue's own."""
+    dialogue = read_dialogue(run_dir, bench.name, bench.item_key)
+    calls: CallLog | None = None
+    try:
+        for spec in bench.judges:
+            have = {j.model for j in load_judgments(run_dir, spec.name)}
+            for judge in judges:
+                judge_llm = pool.llm(judge, cache)
+                if judge_llm.model_id in have and not rejudge:
+                    report.judgments_skipped += 1
+                    continue
+                note(f"judge {judge}" if len(bench.judges) == 1 else f"{spec.name} {judge}")
+                calls = calls or CallLog(run_dir / CALLS)
+                judgment = ask_judge(spec, dialogue, AccountingLLM(judge_llm, calls), sampling)
+                save_judgment(run_dir, judgment)
+                report.judgments_made += 1
+                report.judge_fallbacks += judgment.status == "fallback"
+    finally:
+        if calls is not None:
+            calls.close()
