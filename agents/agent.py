@@ -22,10 +22,28 @@ from sandbox.events.agent import ActionStarted, MemoryAdded
 from worlds import AddressError
 
 from .architecture import Architecture
-from .conversation import converse
+from .chat import converse
 from .memory import MemoryNode
 from .persona import Persona
 from .planning import Action
+
+
+class ModuleSpeaker:
+    """A generative agent as a speaker of `agents.chat.converse`: its conversation module words
+    each line, from its own memories, to the one partner it talks with."""
+
+    def __init__(self, agent: GenerativeAgent, partner: GenerativeAgent):
+        self.agent, self.partner, self.name = agent, partner, agent.name
+
+    def speak(self, engine: Engine, transcript: list[Utterance], partners: list[str],
+              place: str, situation: str, max_turns: int) -> Process:
+        return (yield from self.agent.conversation.utterance(self.agent, self.partner,
+                                                             transcript, engine))
+
+
+def seconds_per_turn(conversation) -> float:
+    """The sim time one utterance takes: the module's `params.seconds_per_turn`, or 15 s."""
+    return getattr(getattr(conversation, "params", None), "seconds_per_turn", 15.0)
 
 
 @dataclass
@@ -187,7 +205,12 @@ class GenerativeAgent:
                                       description=f"talking with {partner.name}",
                                       location=who.location, until=engine.now,
                                       activity="conversation"))
-        talk.transcript = yield from converse(engine, self, other, talk.id)
+        # The initiator speaks first; the smaller cap of the two modules holds.
+        talk.transcript = yield from converse(
+            engine, [ModuleSpeaker(self, other), ModuleSpeaker(other, self)],
+            conversation=talk.id, place=self.location,
+            max_turns=min(self.conversation.max_turns, other.conversation.max_turns),
+            seconds_per_turn=seconds_per_turn(self.conversation), pause_after_end=True)
         talk.done.succeed()
         yield from self._after_conversation(engine, other, talk.transcript)
 

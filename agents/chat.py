@@ -1,12 +1,18 @@
-"""Chat agents: a persona that talks through the LLM layer, and the turn-taking conversation.
+"""The one conversation loop and its turn model, and the chat agent of the single-room benchmarks.
 
-This is the degenerate agent the single-room benchmarks reuse (role-play, refutation, text
-simulation): no memory stream, no plan, just a persona, the transcript and a model.
+`converse` runs every conversation there is, in the town and in a single room: speakers take
+turns, each turn a `ChatTurn` from the speaker's `speak` step, logged as ConversationStarted,
+Utterance and ConversationEnded. A speaker is anything with a `name` and that step
+(`Speaker`): a `ChatAgent` (the degenerate agent the single-room benchmarks reuse: no memory
+stream, no plan, just a persona, the transcript and a model), a role-play agent
+(agents/roleplay.py), or a generative agent speaking through its conversation module
+(agents/agent.py).
 """
 
 from __future__ import annotations
 
 import re
+from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -27,9 +33,11 @@ class ChatPersona(BaseModel):
 
 
 class ChatTurn(BaseModel):
-    """One turn: the words, and whether the speaker is done."""
+    """One turn of any conversation: the words, and whether the speaker ends the conversation.
+    Not a schema the model fills: each speaker's parser decides what a usable line is (a chat
+    line is cut at 600 characters, a role-play reply is kept whole)."""
 
-    utterance: str = Field(min_length=1, max_length=600)
+    utterance: str
     end_conversation: bool = False
 
 
@@ -138,27 +146,41 @@ class ChatAgent:
         return completion.parsed
 
 
-def converse(engine: Engine, agents: list[ChatAgent], *, conversation: str, place: str,
+class Speaker(Protocol):
+    """What `converse` needs of a participant."""
+
+    name: str
+
+    def speak(self, engine: Engine, transcript: list[Utterance], partners: list[str],
+              place: str, situation: str, max_turns: int) -> Process:
+        """A process step that returns the speaker's next `ChatTurn`."""
+
+
+def converse(engine: Engine, speakers: list[Speaker], *, conversation: str, place: str,
              situation: str = "", max_turns: int = 8, seconds_per_turn: float = 20.0,
-             first: int = 0) -> Process:
-    """Agents take turns until one says the conversation is over or `max_turns` is reached."""
-    names = [a.name for a in agents]
+             first: int = 0, pause_after_end: bool = False) -> Process:
+    """Speakers take turns, starting with `speakers[first]`, until one ends the conversation or
+    `max_turns` utterances are said; each utterance takes `seconds_per_turn` of simulated time,
+    except one that ends the conversation unless `pause_after_end` (the town: the last line
+    takes its time too). Returns the transcript (the Utterance events)."""
+    names = [s.name for s in speakers]
     engine.emit(ConversationStarted(t=engine.now, conversation=conversation, participants=names,
                                     location=place))
     transcript: list[Utterance] = []
     reason = "max_turns"
     for turn in range(max_turns):
-        speaker = agents[(first + turn) % len(agents)]
+        speaker = speakers[(first + turn) % len(speakers)]
         partners = [n for n in names if n != speaker.name]
         said: ChatTurn = yield from speaker.speak(engine, transcript, partners, place, situation,
                                                   max_turns)
         event = Utterance(t=engine.now, agent=speaker.name, conversation=conversation, turn=turn,
                           to=partners, text=said.utterance.strip(), ends=said.end_conversation)
         transcript.append(engine.emit(event))
+        if not said.end_conversation or pause_after_end:
+            yield engine.timeout(seconds_per_turn)  # talking takes simulated time
         if said.end_conversation:
             reason = "ended_by_agent"
             break
-        yield engine.timeout(seconds_per_turn)  # talking takes simulated time
     engine.emit(ConversationEnded(t=engine.now, conversation=conversation,
                                   turns=len(transcript), reason=reason))
     return transcript

@@ -8,6 +8,9 @@ line, plus the task planner's context (TDP's checklist for the performer), as a 
 text; an end mark says whether it ends the conversation (`converse.turn`). Afterwards each side
 stores its own one-sentence summary as a chat memory (`converse.summary`), and its planner
 revises the rest of its day.
+
+The turn-taking itself is `agents.chat.converse`, the loop every conversation uses: the host
+(agents/agent.py) decides before it, speaks through `utterance` in it, remembers after it.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from sandbox.engine import Engine, Process
-from sandbox.events import ConversationEnded, ConversationStarted, Utterance
+from sandbox.events import Utterance
 from sandbox.events.agent import ReactionDecided
 from sandbox.llm import LLMRequest, Message
 from sandbox.prompts import render
@@ -105,6 +108,7 @@ class GAConversation:
         return answer.decision == "talk"
 
     def utterance(self, agent, partner, transcript: list[Utterance], engine: Engine) -> Process:
+        """The agent's next ChatTurn."""
         query = partner.name + (f": {transcript[-1].text}" if transcript else "")
         found = yield from agent.retriever.retrieve(agent, engine, query,
                                                     purpose="converse.turn",
@@ -115,7 +119,7 @@ class GAConversation:
             tag="converse.turn", agent=agent.name,
             parser=turn_parser([agent.name, partner.name]), fallback=GAVE_UP,
             temperature=self.params.temperature, max_tokens=self.params.max_tokens))
-        return completion.parsed.utterance, completion.parsed.end_conversation
+        return completion.parsed
 
     def turn_messages(self, agent, partner, transcript: list[Utterance], engine: Engine,
                       memories: list[str]) -> list[Message]:
@@ -158,28 +162,3 @@ class GAConversation:
         self.last_asked = dict(state["last_asked"])
         self.last_talk = dict(state["last_talk"])
 
-
-def converse(engine: Engine, initiator, partner, conversation: str) -> Process:
-    """Run a conversation between two agents; the initiator speaks first. Returns the turns."""
-    names = [initiator.name, partner.name]
-    engine.emit(ConversationStarted(t=engine.now, conversation=conversation,
-                                    participants=names, location=initiator.location))
-    max_turns = min(initiator.conversation.max_turns, partner.conversation.max_turns)
-    seconds = initiator.conversation.params.seconds_per_turn \
-        if hasattr(initiator.conversation, "params") else 15.0
-    transcript: list[Utterance] = []
-    reason = "max_turns"
-    for turn in range(max_turns):
-        speaker, listener = (initiator, partner) if turn % 2 == 0 else (partner, initiator)
-        text, ends = yield from speaker.conversation.utterance(speaker, listener, transcript,
-                                                               engine)
-        transcript.append(engine.emit(Utterance(
-            t=engine.now, agent=speaker.name, conversation=conversation, turn=turn,
-            to=[listener.name], text=text, ends=ends)))
-        yield engine.timeout(seconds)  # talking takes time
-        if ends:
-            reason = "ended_by_agent"
-            break
-    engine.emit(ConversationEnded(t=engine.now, conversation=conversation,
-                                  turns=len(transcript), reason=reason))
-    return transcript

@@ -138,7 +138,8 @@ class Conversation(Stateful, Protocol):
         """On noticing `other`: returns True to start a conversation, False to carry on."""
 
     def utterance(self, agent, partner, transcript: list, engine: Engine) -> Process:
-        """Returns (text, ends) for the agent's next turn."""
+        """Returns the agent's next turn, an `agents.chat.ChatTurn` (the words, and whether they
+        end the conversation); `agents.chat.converse` logs it."""
 
     def remember(self, agent, partner, transcript: list, engine: Engine) -> Process:
         """Store a summary of a finished conversation; returns the summary."""

@@ -2,9 +2,10 @@
 that plays a user following a situation.
 
 Both are `ChatAgent`s, so `agents.chat.converse` runs their conversation and logs it in the
-standard events. The information flow is asymmetric on purpose (PingPong, section 3.1): the player
-sees only its character card and the conversation; the interrogator sees only the character's
-summary, its situation and the conversation.
+standard events; their turns are `ChatTurn`s that never end the conversation: a role-play lasts
+the situation's number of turns. The information flow is asymmetric on purpose (PingPong,
+section 3.1): the player sees only its character card and the conversation; the interrogator
+sees only the character's summary, its situation and the conversation.
 """
 
 from __future__ import annotations
@@ -12,9 +13,7 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
-from pydantic import BaseModel
-
-from agents.chat import ChatAgent, ChatPersona, with_turns
+from agents.chat import ChatAgent, ChatPersona, ChatTurn, with_turns
 from sandbox.engine import Engine, Process
 from sandbox.events import Utterance
 from sandbox.llm import LLMRequest, Message
@@ -33,16 +32,8 @@ class CharacterCard(Protocol):
     initial_message: str | None
 
 
-class RoleplayTurn(BaseModel):
-    """One turn as `converse` expects it. A role-play conversation is never ended by an agent:
-    it lasts the situation's number of turns."""
-
-    utterance: str
-    end_conversation: bool = False
-
-
 # Said, and counted as a fault, when the interrogator gave no usable line.
-FALLBACK_LINE = RoleplayTurn(utterance="Tell me more about that.")
+FALLBACK_LINE = ChatTurn(utterance="Tell me more about that.")
 
 # Labels a small model puts before its line ("User: ...") and placeholder lines ("<...>").
 _LABEL = re.compile(r"^\s*(?:user|you|me|interrogator)\s*:\s*", re.IGNORECASE)
@@ -50,7 +41,7 @@ _PLACEHOLDER = re.compile(r"^\s*[<{\[].*[>}\]]\s*$")
 MAX_LINE_CHARS = 500
 
 
-def parse_user_line(text: str) -> RoleplayTurn:
+def parse_user_line(text: str) -> ChatTurn:
     """The interrogator's free-text answer as one chat line: the first paragraph, without a
     speaker label, quotes or a placeholder; cut at a sentence end when very long."""
     paragraphs = [p.strip() for p in text.strip().split("\n\n") if p.strip()]
@@ -61,7 +52,7 @@ def parse_user_line(text: str) -> RoleplayTurn:
     if len(line) > MAX_LINE_CHARS:
         cut = max(line.rfind(c, 0, MAX_LINE_CHARS) for c in ".!?")
         line = line[: cut + 1] if cut > 0 else line[:MAX_LINE_CHARS]
-    return RoleplayTurn(utterance=line)
+    return ChatTurn(utterance=line)
 
 
 def character_prompt(card: CharacterCard) -> str:
@@ -90,7 +81,7 @@ class PlayerAgent(ChatAgent):
                              agent=self.name, temperature=self.temperature, top_p=self.top_p,
                              max_tokens=self.max_tokens)
         completion = yield engine.ask(request, llm=self.llm)
-        return RoleplayTurn(utterance=completion.text.strip())
+        return ChatTurn(utterance=completion.text.strip())
 
 
 class InterrogatorAgent(ChatAgent):

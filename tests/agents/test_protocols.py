@@ -9,6 +9,7 @@ import typing
 from pydantic import BaseModel, ConfigDict
 
 from agents.architecture import Architecture
+from agents.chat import ChatTurn
 from agents.planning import Action
 from agents.protocols import Conversation, Memory, Planner, Reflector, Retriever, TaskPlanner
 from sandbox.events import ConversationEnded, Utterance
@@ -109,7 +110,7 @@ class MinimalConversation:
         yield
 
     def utterance(self, agent, partner, transcript, engine):
-        return f"Hello, {partner.name}.", len(transcript) >= 1
+        return ChatTurn(utterance=f"Hello, {partner.name}.", end_conversation=len(transcript) >= 1)
         yield
 
     def remember(self, agent, partner, transcript, engine):
