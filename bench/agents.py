@@ -28,10 +28,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agents.embedding import CachedEmbedder, minilm_embedder  # noqa: E402
 from agents.memory import MemoryParams, MemoryStream  # noqa: E402
 from agents.retrieval import WeightedRetriever  # noqa: E402
-from agents.scenario import TownConfig, TownScenario  # noqa: E402
 from sandbox.llm import LLMSettings, make_llm  # noqa: E402
 from sandbox.log import load_run  # noqa: E402
 from sandbox.runner import run_episode  # noqa: E402
+from tasks.town import TownConfig, TownScenario  # noqa: E402
 
 REFERENCE_PER_AGENT_HOUR = 13_705 / 25 / 10
 

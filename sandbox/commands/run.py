@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from sandbox import terminal
@@ -38,9 +39,74 @@ def register(sub) -> None:
     p.add_argument("--config", type=Path, help="scenario file (YAML) instead of the built-in one")
     p.add_argument("--turns", type=int, help="maximum conversation turns (single-room)")
     p.add_argument("--quiet", action="store_true", help="do not print events as they happen")
+    _add_town_options(p)
     add_template_options(p)
     add_llm_options(p)
     p.set_defaults(func=main)
+
+
+def _positive(kind):
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"{text}: must be more than 0")
+        return value
+
+    return parse
+
+
+def _add_town_options(p: argparse.ArgumentParser) -> None:
+    """Options of town_day that change its file (the built-in one or --config); they mirror
+    tasks.scenarios.town_day.TownChanges."""
+    from sandbox.commands.stss import architecture_ref
+
+    g = p.add_argument_group(
+        "town day (town_day only; each changes the file's value)",
+        "Switching the performer between GA and GA+TDP is one flag: --performer NAME --arch ga "
+        "or --arch ga_tdp. The file's other per-resident architectures and tasks stay.")
+    g.add_argument("--world", help="built-in world name or world file with residents")
+    g.add_argument("--residents", type=_positive(int), metavar="N",
+                   help="only the first N residents of the world, by name (the performer takes "
+                        "the last seat when not among them); the file's architectures and "
+                        "tasks of those left out are dropped")
+    g.add_argument("--resident", action="append", metavar="NAME",
+                   help="a resident to include (repeat for several), instead of the file's "
+                        "list; overrides --residents")
+    g.add_argument("--architecture", type=architecture_ref, metavar="ARCH",
+                   help="everyone's architecture (the performer gets --arch)")
+    g.add_argument("--performer", metavar="NAME",
+                   help="the resident who gets --arch [default: ga_tdp] and --task; added to "
+                        "the residents if missing")
+    g.add_argument("--task", help="the social task injected into the performer (its "
+                                  "`currently` and task planner)")
+    g.add_argument("--hours", type=_positive(float), help="simulated hours the day lasts")
+
+
+TOWN_OPTIONS = ("world", "residents", "resident", "architecture", "performer", "task", "hours")
+
+
+def _town_changes(args):
+    """The town_day options given as TownChanges, or None (a UserError when they are given for
+    another scenario)."""
+    from tasks.scenarios.town_day import TownChanges
+
+    given = [name for name in TOWN_OPTIONS if getattr(args, name) is not None]
+    if args.scenario != "town_day":
+        if given:
+            raise UserError(f"--{given[0]} is an option of town_day, not {args.scenario}")
+        return None
+    if not given and args.arch is None and args.embedder is None:
+        return None
+    if args.arch is not None and args.performer is None:
+        raise UserError("--arch needs --performer (who gets it); --architecture sets "
+                        "everyone's")
+    extra = {"performer_architecture": args.arch} if args.arch else {}
+    return TownChanges(world=args.world, residents=args.resident, first=args.residents,
+                       architecture=args.architecture, performer=args.performer,
+                       task=args.task, hours=args.hours, embedder=args.embedder, **extra)
 
 
 def main(args) -> int:
@@ -55,9 +121,11 @@ def main(args) -> int:
             return run_template(args)
         raise UserError(f"unknown scenario {args.scenario!r}; known: "
                         f"{', '.join(sorted(SCENARIOS))}")
+    changes = _town_changes(args)
     try:
-        scenario = SCENARIOS[args.scenario](args.config, max_turns=args.turns)
-    except FileFormatError as exc:
+        scenario = SCENARIOS[args.scenario](args.config, max_turns=args.turns,
+                                            **({"changes": changes} if changes else {}))
+    except (FileFormatError, ValueError) as exc:
         raise UserError(str(exc)) from exc
     out = run_directory(args, args.scenario)
     llm = build_llm(args, cache_default=out / CACHE)

@@ -28,6 +28,7 @@ from .common import (
 )
 
 ARCHITECTURES = ("ga", "ga_tdp")  # the paper's comparison, the default of a suite
+PERFORMER_ARCH = "ga_tdp"  # the performer's architecture of one episode (`sandbox run`)
 
 
 def architecture_ref(text: str) -> str:
@@ -43,17 +44,20 @@ def architecture_ref(text: str) -> str:
 
 def add_template_options(p: argparse.ArgumentParser, *, many_archs: bool = False) -> None:
     """Options of an STSS episode (they mirror tasks.stss.EpisodeWindow and the instantiation)."""
-    g = p.add_argument_group("STSS episode (when running a task template)")
+    g = p.add_argument_group("STSS episode" if many_archs else
+                             "STSS episode (when running a task template; --arch and "
+                             "--embedder also serve town_day)")
     if many_archs:
         g.add_argument("--arch", action="append", type=architecture_ref, dest="archs",
                        metavar="ARCH", help="the performer's architecture: a built-in name "
                        "(ga, ga_tdp, ga_recency, ga_no_reflection) or an architecture YAML "
                        "file; repeat for several [default: ga and ga_tdp]")
     else:
-        g.add_argument("--arch", type=architecture_ref, default="ga_tdp", metavar="ARCH",
-                       help="the performer's architecture: a built-in name (ga, ga_tdp, "
-                       "ga_recency, ga_no_reflection) or an architecture YAML file; background "
-                       "residents are ga [default: %(default)s]")
+        g.add_argument("--arch", type=architecture_ref, metavar="ARCH",
+                       help="the performer's architecture (a template's performer, or "
+                       "town_day's --performer): a built-in name (ga, ga_tdp, ga_recency, "
+                       "ga_no_reflection) or an architecture YAML file; background residents "
+                       f"are ga [default: {PERFORMER_ARCH}]")
     g.add_argument("--background", type=int, metavar="N",
                    help="background residents [default: 10-12, drawn per seed]")
     g.add_argument("--same-day", action="store_true",
@@ -92,6 +96,7 @@ def run_template(args) -> int:
     from tasks.stss import STSSEpisode, instantiate, load_template, template_path
 
     console = terminal.console()
+    args.arch = args.arch or PERFORMER_ARCH
     world = _world()
     window = _window(args)
     try:

@@ -1,29 +1,91 @@
-"""`sandbox run town_day`: generative agents living a day in a town, from a TownConfig file."""
+"""`sandbox run town_day`: generative agents living a day in a town, from a TownConfig file and
+the command line's changes to it (`TownChanges`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agents.architecture import load_architecture
-from agents.scenario import TownConfig, TownScenario
 from sandbox.files import FileFormatError, load_model, validation_error
+from tasks.town import TownConfig, TownScenario
+from worlds import load_world, world_residents
 
 DEFAULT_CONFIG = Path(__file__).with_name("town_day.yaml")
 
 
-def town_day(path: Path | str | None = None, max_turns: int | None = None) -> TownScenario:
-    """Read and check a town-day file before anything runs: residents and architectures must
-    exist, so a typo is a one-line error rather than a crash minutes into the episode."""
+class TownChanges(BaseModel):
+    """What `sandbox run town_day` options change in the file's TownConfig (None: keep it)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    world: str | None = None  # --world
+    residents: list[str] | None = None  # --resident NAME ...: exactly these
+    first: int | None = None  # --residents N: the first N residents of the world, by name
+    architecture: str | None = None  # --architecture: everyone's
+    performer: str | None = None  # --performer: gets performer_architecture and the task
+    performer_architecture: str = "ga_tdp"  # --arch
+    task: str | None = None  # --task
+    hours: float | None = None  # --hours
+    embedder: str | None = None  # --embedder
+
+    def apply(self, config: TownConfig) -> TownConfig:
+        """The config with these changes; ValueError naming the option that cannot apply."""
+        if self.task is not None and self.performer is None:
+            raise ValueError("--task needs --performer (who gets the task)")
+        data = config.model_dump()
+        for field in ("world", "architecture", "hours", "embedder"):
+            if getattr(self, field) is not None:
+                data[field] = getattr(self, field)
+        names = self.residents
+        if names is not None or self.first is not None or self.performer is not None:
+            world = load_world(data["world"])
+            everyone = sorted(r.name for r in world_residents(world))
+            for option, name in [*(("--resident", n) for n in names or []),
+                                 ("--performer", self.performer)]:
+                if name is not None and name not in everyone:
+                    raise ValueError(f"{option} {name!r}: no such resident in world "
+                                     f"{world.name}")
+        if names is None and self.first is not None:
+            names = everyone[: self.first]
+            if self.performer and self.performer not in names:  # the performer takes a seat
+                names = [self.performer, *names[: self.first - 1]]
+        if names is None and self.performer and data["residents"] is not None:
+            names = data["residents"]
+        if names is not None:
+            if self.performer:
+                names = [*names, self.performer]
+            data["residents"] = list(dict.fromkeys(names))
+            for field in ("architectures", "tasks"):  # of residents the options left out
+                data[field] = {n: v for n, v in data[field].items() if n in data["residents"]}
+        if self.performer:
+            data["architectures"] = {**data["architectures"],
+                                     self.performer: self.performer_architecture}
+            if self.task is not None:
+                data["tasks"] = {**data["tasks"], self.performer: self.task}
+        try:
+            return TownConfig.model_validate(data)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            raise ValueError(f"--{first['loc'][0]}: {first['msg']}") from exc
+
+
+def town_day(path: Path | str | None = None, max_turns: int | None = None,
+             changes: TownChanges | None = None) -> TownScenario:
+    """Read and check a town-day file (with the command line's `changes`) before anything runs:
+    residents and architectures must exist, so a typo is a one-line error rather than a crash
+    minutes into the episode."""
     path = path or DEFAULT_CONFIG
     if max_turns is not None:
         raise FileFormatError(path, "--turns is for single_room; a town conversation's length "
                                     "is the architecture's conversation.max_turns")
     config = load_model(path, TownConfig)
+    if changes is not None:
+        config = changes.apply(config)
     scenario = TownScenario(config)
     try:
-        names = scenario._names()
+        names = scenario.resident_names()
     except KeyError as exc:
         raise FileFormatError(path, exc.args[0], "residents") from exc
     for name in [*config.architectures, *config.tasks]:

@@ -14,9 +14,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from agents.scenario import TownConfig, TownScenario
 from sandbox.engine import Engine
 from sandbox.events.stss import TaskAssigned
+from tasks.town import TownConfig, TownScenario
 
 from .instantiate import STSSTask
 from .schema import clock

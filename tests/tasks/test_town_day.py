@@ -50,3 +50,57 @@ def test_town_day_runs_and_applies_parameter_changes(tmp_path, capsys):
                    if '"kind":"reflected"' in line]
     assert reflections, "no reflection despite the lowered threshold"
     assert any(r["insights"] for r in reflections)  # (evidence links: tests/agents)
+
+
+def test_command_line_options_change_the_file_the_performer_switch_is_one_flag(tmp_path):
+    config = write_config(tmp_path, params={})
+    out = tmp_path / "run"
+    assert main(["run", "town_day", "--config", str(config), "--model", "scripted/town",
+                 "--residents", "2", "--performer", "Agnes Whitfield", "--arch", "ga",
+                 "--task", "Agnes wants to sell books.", "--hours", "1",
+                 "--embedder", "hashing", "--out", str(out), "--quiet"]) == 0
+    cfg = json.loads((out / "header.json").read_text())["config"]
+    assert cfg["residents"] == ["Agnes Whitfield", "Amara Mensah"]  # sorted, performer first
+    assert cfg["architectures"] == {"Agnes Whitfield": "ga"}  # Grace's is dropped with her
+    assert cfg["tasks"] == {"Agnes Whitfield": "Agnes wants to sell books."}
+    assert (cfg["hours"], cfg["embedder"]) == (1.0, "hashing")
+
+
+def test_a_performer_joins_the_file_s_residents_beside_its_own_performer(tmp_path):
+    out = tmp_path / "run"
+    assert main(["run", "town_day", "--model", "scripted/town", "--performer", "Kenji Mori",
+                 "--arch", "ga", "--hours", "1", "--embedder", "hashing", "--out", str(out),
+                 "--quiet"]) == 0
+    cfg = json.loads((out / "header.json").read_text())["config"]
+    assert cfg["residents"] == ["Grace Okonkwo", "Arthur Okonkwo", "Kenji Mori"]
+    assert cfg["architectures"] == {"Grace Okonkwo": "ga_tdp", "Kenji Mori": "ga"}
+    assert list(cfg["tasks"]) == ["Grace Okonkwo"]
+    assert (cfg["hours"], cfg["embedder"]) == (1.0, "hashing")
+
+
+@pytest.mark.parametrize("options, message", [
+    (["--arch", "ga"], "--arch needs --performer"),
+    (["--task", "sell books"], "--task needs --performer"),
+    (["--performer", "Nobody Atall"], "--performer 'Nobody Atall': no such resident"),
+    (["--resident", "Nobody Atall"], "--resident 'Nobody Atall': no such resident"),
+])
+def test_bad_town_day_options_are_one_line_before_anything_runs(tmp_path, capsys, options,
+                                                               message):
+    out = tmp_path / "run"
+    assert main(["run", "town_day", *options, "--model", "scripted/town", "--out",
+                 str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1
+    assert not out.exists()
+
+
+def test_a_bad_hours_is_refused_at_parsing(tmp_path, capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["run", "town_day", "--hours", "0", "--out", str(tmp_path / "run")])
+    assert done.value.code == 2 and "must be more than 0" in capsys.readouterr().err
+
+
+def test_town_day_options_are_refused_for_another_scenario(tmp_path, capsys):
+    assert main(["run", "single_room", "--performer", "Agnes Whitfield", "--model",
+                 "scripted/default", "--out", str(tmp_path / "run")]) == 2
+    assert "--performer is an option of town_day" in capsys.readouterr().err

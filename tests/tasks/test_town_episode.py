@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from agents.scenario import TownConfig, TownScenario
 from agents.scripted import town_backend
 from sandbox.llm import LLMSettings, make_llm
 from sandbox.log import load_run
 from sandbox.runner import run_episode
 from sandbox.summary import summarize
+from tasks.town import TownConfig, TownScenario
 
 PERFORMER = "Agnes Whitfield"
 TASK = "Agnes wants to hold a party at Copper Kettle Cafe at 17:00 today and invite people."
