@@ -15,8 +15,9 @@ from datetime import datetime, time, timedelta
 import numpy as np
 from pydantic import BaseModel, Field
 
-from worlds import Address, World, world_residents
+from worlds import Address, World
 
+from .residents import residents_of
 from .schema import PERFORMER_HOME, TaskTemplate, TaskType
 
 DEFAULT_DATE = dt.date(2024, 2, 14)  # a Wednesday; the episode starts the day before
@@ -72,17 +73,6 @@ def expected_count(task_type: TaskType, background: int) -> int:
     """ceil(background / 2) (public, online) or / 3 (inviting); 1 for appointment and help."""
     share = SHARE.get(task_type)
     return max(1, math.ceil(background / share)) if share else 1
-
-
-_RESIDENTS: dict[int, tuple[World, dict]] = {}
-
-
-def residents_of(world: World) -> dict:
-    """The world's residents by name, read once per world (parsing 25 files is not free)."""
-    cached = _RESIDENTS.get(id(world))
-    if cached is None or cached[0] is not world:
-        cached = _RESIDENTS[id(world)] = (world, {r.name: r for r in world_residents(world)})
-    return cached[1]
 
 
 def _pick(rng: np.random.Generator, options: list):

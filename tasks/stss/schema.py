@@ -33,6 +33,8 @@ from sandbox.files import FileFormatError, validation_error
 from worlds import AddressError, World
 from worlds.mapfile import read_yaml_strict
 
+from .residents import residents_of
+
 TEMPLATES_DIR = Path(__file__).with_name("templates")
 PLACEHOLDERS = frozenset({"performer", "first_name", "place", "time", "end_time", "date",
                           "weekday", "target", "target_first", "expected", "home"})
@@ -195,8 +197,6 @@ def _placeholders(text: str) -> list[str]:
 
 def check_in_world(template: TaskTemplate, world: World) -> list[tuple[str, str]]:
     """Names and places the template uses that the world does not have, as (field, reason)."""
-    from .instantiate import residents_of
-
     problems = []
     residents = residents_of(world)
     names = [("performer", template.performer)] if template.performer else []
