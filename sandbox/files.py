@@ -1,12 +1,15 @@
 """Reading authored files (YAML/JSON) into pydantic models with errors a person can act on.
 
 Every bad file fails with the file, the field path and the reason (`FileFormatError`), and the
-CLI turns that into exit code 2.
+CLI turns that into exit code 2. `read_data` is the one reader of every file a user writes (world
+maps, residents, architectures, scenario configs, task templates, benchmark settings): YAML or
+JSON, refusing a key given twice.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import TypeVar
 
@@ -26,22 +29,139 @@ class FileFormatError(Exception):
 
 
 def read_data(path: Path | str):
-    """Parse a YAML or JSON file into Python data."""
+    """Parse a YAML or JSON file (by its suffix: .json is JSON) into Python data, strictly: a
+    key given twice in one mapping is a FileFormatError naming the file, the key path and the
+    line, never the last value silently kept. Every file a user writes is read through here."""
+    return read_with_lines(path)[0]
+
+
+def read_with_lines(path: Path | str) -> tuple[object, dict[str, int]]:
+    """`read_data`, and the line each top-level key's value starts on (a YAML block scalar's
+    text: the line after its `|` or `>`), for errors inside a value (a world file's grid rows).
+    JSON files give no lines."""
     path = Path(path)
     if not path.is_file():
         raise FileFormatError(path, "no such file")
     text = path.read_text(encoding="utf-8")
+    if path.suffix == ".json":
+        return _read_json(path, text), {}
+    return _read_yaml(path, text)
+
+
+def _key_path(parts: list) -> str:
+    return ".".join(str(p) for p in parts) or "top level"
+
+
+def _read_yaml(path: Path, text: str) -> tuple[object, dict[str, int]]:
+    loader = yaml.SafeLoader(text)
     try:
-        if path.suffix == ".json":
-            return json.loads(text)
-        return yaml.safe_load(text)
-    except json.JSONDecodeError as exc:
-        raise FileFormatError(path, f"not valid JSON: {exc.msg}", f"line {exc.lineno}") from exc
+        root = loader.get_single_node()
+        if root is None:
+            return None, {}
+        _refuse_duplicate_yaml_keys(path, loader, root)
+        lines: dict[str, int] = {}
+        if isinstance(root, yaml.MappingNode):
+            for key, value in root.value:
+                block = isinstance(value, yaml.ScalarNode) and value.style in ("|", ">")
+                lines[str(key.value)] = value.start_mark.line + (2 if block else 1)
+        data = loader.construct_document(root)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise FileFormatError(path, f"not valid YAML: {getattr(exc, 'problem', exc)}",
-                              where) from exc
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise FileFormatError(path, f"not valid YAML: {problem}", where) from exc
+    finally:
+        loader.dispose()
+    return data, lines
+
+
+def _refuse_duplicate_yaml_keys(path: Path, loader: yaml.SafeLoader, root: yaml.Node) -> None:
+    """Walk the node tree; the first mapping with a key given twice is a FileFormatError."""
+    seen_nodes: set[int] = set()
+    todo: list[tuple[yaml.Node, list]] = [(root, [])]
+    while todo:
+        node, parts = todo.pop()
+        if id(node) in seen_nodes:  # an alias (or a recursive one) is checked once
+            continue
+        seen_nodes.add(id(node))
+        if isinstance(node, yaml.SequenceNode):
+            todo += [(item, [*parts, i]) for i, item in reversed(list(enumerate(node.value)))]
+        elif isinstance(node, yaml.MappingNode):
+            first_line: dict = {}
+            for key_node, value_node in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":  # `<<: *base` merges, by design
+                    todo.append((value_node, parts))
+                    continue
+                key = loader.construct_object(key_node, deep=True)
+                line = key_node.start_mark.line + 1
+                try:
+                    if key in first_line:
+                        raise FileFormatError(
+                            path, f"duplicate key {key!r} (first at line {first_line[key]}); "
+                                  "a key may be given once", f"{_key_path([*parts, key])}, "
+                                                              f"line {line}")
+                    first_line[key] = line
+                except TypeError:  # an unhashable key: construction names it
+                    continue
+            todo += [(v, [*parts, loader.construct_object(k, deep=True)])
+                     for k, v in reversed(node.value) if k.tag != "tag:yaml.org,2002:merge"]
+
+
+class _DuplicateJSONKey(Exception):
+    pass
+
+
+def _no_duplicates(pairs: list[tuple[str, object]]) -> dict:
+    data = dict(pairs)
+    if len(data) < len(pairs):
+        raise _DuplicateJSONKey
+    return data
+
+
+def _read_json(path: Path, text: str):
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicates)
+    except json.JSONDecodeError as exc:
+        raise FileFormatError(path, f"not valid JSON: {exc.msg}", f"line {exc.lineno}") from exc
+    except _DuplicateJSONKey:
+        key, parts, line, first = _first_duplicate_json_key(text)
+        raise FileFormatError(path, f"duplicate key {key!r} (first at line {first}); a key may "
+                                    "be given once",
+                              f"{_key_path([*parts, key])}, line {line}") from None
+
+
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+')
+
+
+def _first_duplicate_json_key(text: str) -> tuple[str, list, int, int]:
+    """(key, path of its object, line, line of the first one) of the first key given twice in
+    an object of `text`, which is valid JSON."""
+    stack: list[dict] = []  # per open container: its path, keys seen (objects) or next index
+    expect_key = False
+    for match in _JSON_TOKEN.finditer(text):
+        token = match.group()
+        top = stack[-1] if stack else None
+        if token in "{[":
+            parts = top["path"] + [top["at"]] if top else []
+            stack.append({"path": parts, "keys": {} if token == "{" else None, "at": 0})
+            expect_key = token == "{"
+        elif token in "}]":
+            stack.pop()
+            expect_key = False
+        elif token == ",":
+            if top["keys"] is None:
+                top["at"] += 1
+            expect_key = top["keys"] is not None
+        elif token == ":":
+            expect_key = False
+        elif expect_key:
+            key = json.loads(token)
+            line = text.count("\n", 0, match.start()) + 1
+            if key in top["keys"]:
+                return key, top["path"], line, top["keys"][key]
+            top["keys"][key] = line
+            top["at"] = key
+    raise AssertionError("no duplicate key found")  # the hook saw one: unreachable
 
 
 def validation_error(path: Path | str, exc: ValidationError) -> FileFormatError:

@@ -25,10 +25,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from sandbox.files import FileFormatError, validation_error
+from sandbox.files import FileFormatError, read_with_lines, validation_error
 
 from .address import SEP
 
@@ -109,51 +108,10 @@ class WorldFile(BaseModel):
         return lines
 
 
-class _StrictLoader(yaml.SafeLoader):
-    """SafeLoader that refuses a key given twice in one mapping (YAML keeps the last one)."""
-
-
-def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False):
-    seen: dict = {}
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=deep)
-        if key in seen:
-            mark = key_node.start_mark
-            raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key!r} (first at line {seen[key]})", mark)
-        seen[key] = key_node.start_mark.line + 1
-    return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
-
-
-_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-
-
-def read_yaml_strict(path: Path) -> tuple[object, dict[str, int]]:
-    """Parse YAML refusing duplicate keys; also return the line of each top-level key."""
-    if not path.is_file():
-        raise FileFormatError(path, "no such file")
-    text = path.read_text(encoding="utf-8")
-    try:
-        data = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise FileFormatError(path, f"not valid YAML: {problem}", where) from exc
-    lines: dict[str, int] = {}
-    if isinstance(root, yaml.MappingNode):
-        for key, value in root.value:
-            # A block scalar's text starts on the line after its `|` indicator.
-            block = isinstance(value, yaml.ScalarNode) and value.style in ("|", ">")
-            lines[str(key.value)] = value.start_mark.line + (2 if block else 1)
-    return data, lines
-
-
 def load_world_file(path: Path | str) -> tuple[WorldFile, int]:
     """Read and validate a world file. Returns the model and the file line of grid row 1."""
     path = Path(path)
-    data, lines = read_yaml_strict(path)
+    data, lines = read_with_lines(path)
     if not isinstance(data, dict):
         raise FileFormatError(path, "a world file is a YAML mapping (name, legend, grid, ...)")
     try:

@@ -13,10 +13,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from sandbox.files import FileFormatError, validation_error
+from sandbox.files import FileFormatError, read_data, validation_error
 
 from .address import AddressError
-from .mapfile import read_yaml_strict
 from .world import World
 
 _CLOCK = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
@@ -89,7 +88,7 @@ class Resident(BaseModel):
 def load_resident(path: Path | str, world: World | None = None) -> Resident:
     """Read one resident file; with a world, check every place it names exists there."""
     path = Path(path)
-    data, _ = read_yaml_strict(path)
+    data = read_data(path)
     try:
         resident = Resident.model_validate(data)
     except ValidationError as exc:

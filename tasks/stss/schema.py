@@ -29,9 +29,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from sandbox.files import FileFormatError, validation_error
+from sandbox.files import FileFormatError, read_data, validation_error
 from worlds import AddressError, World
-from worlds.mapfile import read_yaml_strict
 
 from .residents import residents_of
 
@@ -242,7 +241,7 @@ def parse_template(data: object, path: Path | str, world: World | None = None) -
 def load_template(path: Path | str, world: World | None = None) -> TaskTemplate:
     """Read one template file (YAML); with a world, check its names and places exist there."""
     path = Path(path)
-    data, _ = read_yaml_strict(path)
+    data = read_data(path)
     return parse_template(data, path, world)
 
 
