@@ -55,7 +55,11 @@ class TownScenario:
         self.society: Society | None = None
 
     def config(self) -> dict[str, Any]:
-        return self.cfg.model_dump(mode="json")
+        """The config as given, and every architecture it names in full (modules and their
+        parameters after this episode's changes), so a run says exactly what each agent ran."""
+        names = sorted({self.cfg.architecture, *self.cfg.architectures.values()})
+        return {**self.cfg.model_dump(mode="json"),
+                "architecture_modules": {n: self.architecture(n).describe() for n in names}}
 
     def models(self, default_model: str) -> dict[str, str]:
         return {name: default_model for name in self.resident_names()}

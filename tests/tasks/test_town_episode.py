@@ -52,6 +52,16 @@ def test_the_log_counts_calls_per_agent_per_day_by_module(tmp_path):
     assert "tdp" not in table["Amara Mensah"]["2024-02-13"]
     header = run.header
     assert header.config["architectures"] == {PERFORMER: "ga_tdp"}
+    # the header records every architecture in full: each slot's module and parameters
+    modules = header.config["architecture_modules"]
+    assert set(modules) == {"ga", "ga_tdp"}
+    from agents.architecture import SLOTS, load_architecture
+
+    assert set(modules["ga_tdp"]["modules"]) == set(SLOTS)
+    built_in = load_architecture("ga_tdp").describe()["modules"]
+    assert {slot: m["module"] for slot, m in modules["ga_tdp"]["modules"].items()} == \
+        {slot: m["module"] for slot, m in built_in.items()}
+    assert all(m["params"] for m in modules["ga_tdp"]["modules"].values())
     joined = {e.agent: e.architecture for e in run.of_kind("agent_joined")}
     assert joined == {PERFORMER: "ga_tdp", "Amara Mensah": "ga", "Arthur Okonkwo": "ga"}
 
