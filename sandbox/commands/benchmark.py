@@ -179,6 +179,12 @@ def run_main(bench, args) -> int:
                   f"back), skipped {report.judgments_skipped}; wall time "
                   f"{report.wall_time_s:.1f} s")
     print(board_text(bench, [args.out]), end="")
+    if report.failures:
+        for item, error in report.failures:
+            console.print(f"[red]failed:[/] {item}: {error}", highlight=False)
+        console.print(f"{len(report.failures)} of {report.items} {bench.item_noun} failed and "
+                      "are left out of the board; run the same command again to retry them")
+        return 1
     console.print(f"compare configurations: sandbox {bench.name}-board {args.out} OTHER_DIR ...")
     return 0
 

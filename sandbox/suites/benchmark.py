@@ -31,7 +31,7 @@ from pydantic import BaseModel, Field
 from evaluation.kit import JudgeSpec, Plot, read_dialogue
 from evaluation.kit import judge_dialogue as ask_judge
 from sandbox.judgments import load_judgments, save_judgment
-from sandbox.llm import AccountingLLM, CallLog, LLMSettings, make_backend, make_llm
+from sandbox.llm import AccountingLLM, CacheMiss, CallLog, LLMSettings, make_backend, make_llm
 from sandbox.log import CACHE, CALLS, JUDGMENTS, write_json_atomic
 from sandbox.runner import run_episode
 from tasks.kit import Cast, DialogueScenario, ItemSet, Role, Sampling
@@ -215,6 +215,7 @@ class BenchmarkReport:
     judgments_skipped: int = 0
     judge_fallbacks: int = 0
     wall_time_s: float = 0.0
+    failures: list[tuple[str, str]] = field(default_factory=list)  # (item id, error)
 
 
 Progress = Callable[[str, str], None]  # (item id, what is happening now)
@@ -244,19 +245,26 @@ def run_benchmark(bench: Benchmark, out: Path | str, items: ItemSet, pool: Model
         run_dir = out / RUNS / item_id
         cache = run_dir / CACHE
         report.items += 1
-        if finished(run_dir):
-            report.runs_skipped += 1
-        else:
-            note(item_id, "dialogue")
-            shutil.rmtree(run_dir / JUDGMENTS, ignore_errors=True)  # they judged another run
-            llms = {role: pool.llm(model, cache) for role, model in models.items()}
-            scenario = bench.scenario(item, item_id, Cast(models, sampling, llms), options)
-            run_episode(scenario, llms[bench.under_test], seed=episode_seed(seed, item_id),
-                        out_dir=run_dir, overwrite=True,
-                        extra_header={bench.item_key: item_id, "label": label})
-            report.runs_made += 1
-        _judge(bench, run_dir, judges, judge_sampling, pool, cache, rejudge, report,
-               lambda what, item_id=item_id: note(item_id, what))
+        try:
+            if finished(run_dir):
+                report.runs_skipped += 1
+            else:
+                note(item_id, "dialogue")
+                shutil.rmtree(run_dir / JUDGMENTS, ignore_errors=True)  # of another run
+                llms = {role: pool.llm(model, cache) for role, model in models.items()}
+                scenario = bench.scenario(item, item_id, Cast(models, sampling, llms), options)
+                run_episode(scenario, llms[bench.under_test], seed=episode_seed(seed, item_id),
+                            out_dir=run_dir, overwrite=True,
+                            extra_header={bench.item_key: item_id, "label": label})
+                report.runs_made += 1
+            _judge(bench, run_dir, judges, judge_sampling, pool, cache, rejudge, report,
+                   lambda what, item_id=item_id: note(item_id, what))
+        except CacheMiss:
+            raise  # replaying with a cache that lacks an answer: stop, say which
+        except Exception as exc:  # noqa: BLE001 - one broken item must not lose the others
+            # Its run directory keeps what was written (result.json says why); the next run
+            # of the same command tries it again.
+            report.failures.append((item_id, f"{type(exc).__name__}: {exc}"))
         note(item_id, "done")
     report.wall_time_s = time.perf_counter() - started
     return report

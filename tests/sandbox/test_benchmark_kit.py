@@ -236,3 +236,25 @@ def test_another_configuration_in_the_same_directory_is_one_line_exit_2(tmp_path
     with pytest.raises(UserError, match="speaker 'scripted/toy-kind', not 'scripted/toy-rude'"):
         cli("toy", "--speaker", "scripted/toy-rude", "--judge", "scripted/toy-judge",
             "--out", str(tmp_path / "a"))
+
+
+def test_one_broken_item_is_reported_and_the_others_finish(tmp_path, toy, capsys,
+                                                           monkeypatch):
+    cli, calls = toy
+
+    def breaks_on_the_station(request):
+        if "station" in request.messages[-1].content:
+            raise RuntimeError("the backend fell over")
+        return "Certainly, please."
+
+    monkeypatch.setitem(SCRIPTS, "toy-flaky", lambda: ScriptedBackend(
+        {ANSWER_TAG: breaks_on_the_station}, model_id="scripted/toy-flaky"))
+    out = tmp_path / "flaky"
+    assert cli("toy", "--speaker", "scripted/toy-flaky", "--judge", "scripted/toy-judge",
+               "--out", str(out)) == 1
+    printed = capsys.readouterr().out
+    station = name_id(QUESTIONS[1])
+    assert f"failed: {station}: RuntimeError: the backend fell over" in printed
+    assert "1 of 3 items failed" in printed
+    assert "| scripted/toy-flaky | 1.00 | 2 |" in printed  # the other two, judged
+    assert load_run(out / "runs" / station).result.status == "failed"  # kept, with why
