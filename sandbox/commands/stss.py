@@ -92,7 +92,7 @@ def _world():
 
 def run_template(args) -> int:
     """`sandbox run <template.yaml|name>`: one STSS episode, then its score."""
-    from evaluation.stss import run_task
+    from sandbox.suites.stss import run_task
     from tasks.stss import STSSEpisode, instantiate, load_template, template_path
 
     console = terminal.console()
@@ -184,8 +184,8 @@ def register(sub) -> None:
 
 
 def _templates(args, console: Console) -> list[Path]:
-    from evaluation.stss import template_files
     from sandbox.files import read_data
+    from sandbox.suites.stss import template_files
     from tasks.stss import TEMPLATES_DIR
     from tasks.stss.importer import import_public_tasks, write_templates
 
@@ -236,17 +236,16 @@ def _check_templates(templates, archs, args, window, world, console) -> None:
 
 
 def main(args) -> int:
-    from evaluation.stss import (
-        ScoringOptions,
+    from evaluation.stss import ScoringOptions, table_markdown
+    from sandbox.suites.stss import (
         SuiteOptions,
+        arch_dir,
         check_options,
         plan_suite,
         record_options,
         run_suite,
-        table_markdown,
         write_table,
     )
-    from evaluation.stss.suite import arch_dir
 
     console = terminal.console()
     world = _world()

@@ -1,5 +1,6 @@
 """Running STSS episodes: one template (`run_task`), or a suite that resumes (`run_suite`).
 
+Orchestration (the composition root; evaluation.stss only scores logs and tabulates scores).
 A suite directory holds one run directory per episode, `<out>/<template>/<arch>/s<seed>`; an
 episode whose result.json says completed and whose score.json exists is skipped, a completed
 one without a score (or scored by another window rule) is only scored, anything else is run
@@ -18,15 +19,24 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from evaluation.stss import (
+    SCORE_FILE,
+    ScoringOptions,
+    STSSScore,
+    SuiteTable,
+    read_score,
+    suite_table,
+    table_markdown,
+    write_score,
+)
 from sandbox.events import Event
 from sandbox.llm import CacheMiss
-from sandbox.log import RESULT, RunResult, write_json_atomic
+from sandbox.log import RunResult, write_json_atomic
 from sandbox.runner import run_episode
 from tasks.stss import EpisodeWindow, STSSEpisode, instantiate, load_template
 from worlds import World
 
-from .scoring import SCORE_FILE, ScoringOptions, STSSScore, read_score, write_score
-from .table import SuiteTable, suite_table, table_markdown
+from .resume import finished
 
 MakeLLM = Callable[[Path], object]  # run directory -> the model stack for that run
 SUITE_FILE = "suite.json"
@@ -155,18 +165,6 @@ def plan_suite(templates: list[Path], architectures: list[str], seeds: list[int]
                                  f"{name(ref)}/: rename one of the files")
     return [Episode(t, arch, seed, out / t.stem / arch_dir(arch) / f"s{seed}")
             for t in templates for arch in architectures for seed in seeds]
-
-
-def finished(run_dir: Path) -> bool:
-    """A completed run (its score may still be missing)."""
-    path = run_dir / RESULT
-    if not path.exists():
-        return False
-    try:
-        return RunResult.model_validate_json(path.read_text(encoding="utf-8")).status \
-            == "completed"
-    except ValueError:
-        return False
 
 
 def run_suite(episodes: list[Episode], world: World, make_llm: MakeLLM, *,
