@@ -22,9 +22,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from evaluation.pingpong import scripted  # noqa: E402
-from sandbox.commands.benchmark import board_text  # noqa: E402
 from sandbox.llm import SCRIPTS, LLMSettings  # noqa: E402
-from sandbox.suites.benchmark import ModelPool, run_benchmark  # noqa: E402
+from sandbox.suites.benchmark import ModelPool, board, run_benchmark  # noqa: E402
 from sandbox.suites.pingpong import PINGPONG  # noqa: E402
 from tasks.pingpong import load_settings, pair_items  # noqa: E402
 
@@ -75,8 +74,8 @@ def main() -> int:
         in_llm, calls = llm_seconds(out)
         resumed = run(out, args.every)
         started = time.perf_counter()
-        board_text(PINGPONG, [out])
-        board = time.perf_counter() - started
+        board(PINGPONG, [out])
+        board_s = time.perf_counter() - started
     pairs = len(pair_items(load_settings()).select(args.every))
     outside = 1 - in_llm / fresh if fresh else 0.0
     print(f"PingPong on the kit, scripted, {pairs} pairs, 2 judges, {args.latency * 1000:.0f} "
@@ -85,7 +84,7 @@ def main() -> int:
           f"{in_llm:.2f} s in the LLM layer, {outside:.1%} of the wall time outside it")
     print(f"  resumed finished run:  {resumed:7.2f} s wall ({fresh / resumed:.0f}x faster "
           f"than fresh)")
-    print(f"  board over it:         {board:7.2f} s wall")
+    print(f"  board over it:         {board_s:7.2f} s wall")
     return 0
 
 

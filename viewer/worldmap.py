@@ -26,7 +26,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
+from sandbox.files import FileFormatError, read_data
 
 from .source import ReplayError
 
@@ -123,9 +123,11 @@ def _declared_name(path: Path) -> str | None:
 def load_world_map(path: Path | str) -> WorldMap:
     """Read a world file into a `WorldMap`; a `ReplayError` names the file and the problem."""
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+    try:  # the kernel's strict reader, as for every file a user writes
+        data = read_data(path)
+    except FileFormatError as exc:
+        raise ReplayError(f"world map {exc}") from exc
+    except (OSError, UnicodeDecodeError) as exc:
         raise ReplayError(f"world map {path}: cannot read it ({exc})") from exc
     if not isinstance(data, dict) or not isinstance(data.get("grid"), str) or \
             not isinstance(data.get("legend"), dict):

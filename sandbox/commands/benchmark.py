@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from sandbox import terminal
-from sandbox.commands.common import _use_prompts, non_negative_int
+from sandbox.commands.common import non_negative_int, use_prompts
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError
 from sandbox.llm import CacheMiss, LLMConfigError, LLMSettings
@@ -121,7 +121,7 @@ def _sampling(args, role: str):
 
 
 def run_main(bench, args) -> int:
-    from sandbox.suites.benchmark import BenchmarkMismatch, ModelPool, run_benchmark
+    from sandbox.suites.benchmark import BenchmarkMismatch, ModelPool, board, run_benchmark
     from tasks.kit import IdCollision
 
     console = terminal.console()
@@ -130,7 +130,7 @@ def run_main(bench, args) -> int:
         raise UserError("the same --judge is given twice; each judge model counts once")
     if args.every < 1:
         raise UserError("--every must be at least 1")
-    _use_prompts(args)
+    use_prompts(args)
     options = {name: getattr(args, name) for name in bench.options}
     try:
         items = bench.load_items(args.items, options)
@@ -178,7 +178,7 @@ def run_main(bench, args) -> int:
                   f"judgments made {report.judgments_made} ({report.judge_fallbacks} fell "
                   f"back), skipped {report.judgments_skipped}; wall time "
                   f"{report.wall_time_s:.1f} s")
-    print(board_text(bench, [args.out]), end="")
+    print(board(bench, [args.out]).markdown, end="")
     if report.failures:
         for item, error in report.failures:
             console.print(f"[red]failed:[/] {item}: {error}", highlight=False)
@@ -189,46 +189,23 @@ def run_main(bench, args) -> int:
     return 0
 
 
-def board_text(bench, dirs, **kwargs) -> str:
-    return _board(bench, dirs, **kwargs)[0]
-
-
-def _board(bench, dirs, **kwargs):
-    """(Markdown, JSON-able data, plot) of `dirs`: the benchmark's table, then the calls and
-    tokens of every role (judges included) of every configuration."""
-    from evaluation.kit import read_bench_dir, role_usage, usage_table
-
-    report = bench.board(dirs, **kwargs)
-    usage, labels = {}, []
-    for path in dirs:
-        found = read_bench_dir(path, bench.manifest_file, f"sandbox {bench.name}")
-        labels.append(found.label)
-        usage[(found.label, found.path)] = role_usage(found.runs, bench.roles_by_tag())
-    named = {(label if labels.count(label) == 1 else f"{label} ({path.name})"): roles
-             for (label, path), roles in usage.items()}
-    markdown = report.markdown + "\nCalls and tokens per role:\n\n" + \
-        "\n".join(usage_table(named)) + "\n"
-    data = {**report.data, "usage": {label: {role: u.model_dump() for role, u in roles.items()}
-                                     for label, roles in named.items()}}
-    return markdown, data, report.plot
-
-
 def board_main(bench, args) -> int:
     import json
 
     from evaluation.kit import BoardError, plot_png
+    from sandbox.suites.benchmark import board
 
     extra = {name: getattr(args, name) for name in bench.board_options}
     try:
-        markdown, data, plot = _board(bench, args.dirs, judges=args.judges, seed=args.seed,
-                                      resamples=args.resamples, **extra)
+        report = board(bench, args.dirs, judges=args.judges, seed=args.seed,
+                       resamples=args.resamples, **extra)
     except BoardError as exc:
         raise UserError(str(exc)) from exc
-    print(markdown, end="")
+    print(report.markdown, end="")
     if args.markdown:
-        args.markdown.write_text(markdown, encoding="utf-8")
+        args.markdown.write_text(report.markdown, encoding="utf-8")
     if args.json:
-        args.json.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        args.json.write_text(json.dumps(report.data, indent=2) + "\n", encoding="utf-8")
     if args.plot:
-        terminal.console().print(f"[dim]plot: {plot_png(plot, args.plot)}[/]")
+        terminal.console().print(f"[dim]plot: {plot_png(report.plot, args.plot)}[/]")
     return 0

@@ -63,7 +63,7 @@ def llm_settings(args, cache_default: Path | None) -> LLMSettings:
                        cache_path=args.cache or cache_default)
 
 
-def _use_prompts(args) -> None:
+def use_prompts(args) -> None:
     """Point the prompt loader at --prompts (a UserError when it is not a directory)."""
     if args.prompts is not None:
         if not args.prompts.is_dir():
@@ -76,7 +76,7 @@ def build_backend(args):
     commands that wrap one backend in a stack per run: loading it is the slow part."""
     from sandbox.llm import make_backend  # looked up when called (tests count the loads)
 
-    _use_prompts(args)
+    use_prompts(args)
     try:
         return make_backend(llm_settings(args, None))
     except LLMConfigError as exc:
@@ -87,7 +87,7 @@ def build_llm(args, cache_default: Path | None, backend=None):
     """The model stack for the command's options (around `backend` when given, from
     `build_backend`); a UserError when it cannot work."""
     if backend is None:
-        _use_prompts(args)
+        use_prompts(args)
     try:
         return make_llm(llm_settings(args, cache_default), backend=backend)
     except (LLMConfigError, CacheMiss) as exc:

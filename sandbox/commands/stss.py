@@ -10,7 +10,6 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from agents import scripted as _town_model  # noqa: F401  (registers --model scripted/town)
 from sandbox import terminal
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError

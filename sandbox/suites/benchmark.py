@@ -28,7 +28,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from evaluation.kit import JudgeSpec, Plot, read_dialogue
+from evaluation.kit import JudgeSpec, Plot, read_bench_dir, read_dialogue, role_usage, usage_table
 from evaluation.kit import judge_dialogue as ask_judge
 from sandbox.judgments import load_judgments, save_judgment
 from sandbox.llm import AccountingLLM, CacheMiss, CallLog, LLMSettings, make_backend, make_llm
@@ -294,3 +294,18 @@ def _judge(bench: Benchmark, run_dir: Path, judges: Sequence[str], sampling: Sam
     finally:
         if calls is not None:
             calls.close()
+
+
+def board(bench: Benchmark, dirs: Sequence[Path | str], **kwargs) -> BoardReport:
+    """The benchmark's board over `dirs` (its table, data and plot), then the calls and tokens
+    of every role, judges included, of every configuration (from the runs' calls.jsonl)."""
+    report = bench.board(dirs, **kwargs)
+    found = [read_bench_dir(path, bench.manifest_file, f"sandbox {bench.name}") for path in dirs]
+    labels = [f.label for f in found]
+    usage = {(f.label if labels.count(f.label) == 1 else f"{f.label} ({f.path.name})"):
+             role_usage(f.runs, bench.roles_by_tag()) for f in found}
+    markdown = report.markdown + "\nCalls and tokens per role:\n\n" + \
+        "\n".join(usage_table(usage)) + "\n"
+    data = {**report.data, "usage": {label: {role: u.model_dump() for role, u in roles.items()}
+                                     for label, roles in usage.items()}}
+    return BoardReport(markdown=markdown, data=data, plot=report.plot)

@@ -33,3 +33,12 @@ def test_a_world_name_finds_the_built_in_map():
     assert find_world_file("town", Path(".")).name == "town.yaml"
     assert find_world_file("no such world", Path(".")) is None
     assert find_world_file(None, Path(".")) is None
+
+
+def test_a_map_with_a_key_given_twice_is_refused_naming_it(tmp_path):
+    from viewer.source import ReplayError
+
+    path = tmp_path / "twice.yaml"
+    path.write_text("name: twice\nlegend:\n  '.': floor\nlegend:\n  '#': wall\ngrid: |\n  ..\n")
+    with pytest.raises(ReplayError, match="twice.yaml.*duplicate key 'legend'"):
+        load_world_map(path)

@@ -1,0 +1,97 @@
+"""The layers (STYLE.md, last section; DESIGN.md section 2), checked on every import statement
+of every module, including imports inside functions:
+
+- `sandbox`'s kernel knows no world, mind, task, score or viewer;
+- `worlds` knows no minds or tasks; `agents` are told their goal and never see templates,
+  scorers or commands; `tasks` never see scorers;
+- `evaluation` reads logs and judgments: it never imports agents nor runs an episode;
+- the viewer reads run directories only;
+- orchestration (`sandbox.suites`) and the commands are the composition root: only the
+  command line imports them (bench/ may drive the orchestration, never a command module).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ROOT_ONLY = ("sandbox.cli", "sandbox.commands", "sandbox.suites")
+# What each package may not import (prefixes of module names).
+FORBIDDEN = {
+    "sandbox": ("worlds", "agents", "tasks", "evaluation", "viewer", *ROOT_ONLY),
+    "worlds": ("agents", "tasks", "evaluation", "viewer", *ROOT_ONLY),
+    "agents": ("tasks", "evaluation", "viewer", *ROOT_ONLY),
+    "tasks": ("evaluation", "viewer", *ROOT_ONLY),
+    # running an episode: the runner and the engine that drives one
+    "evaluation": ("agents", "viewer", "sandbox.runner", "sandbox.engine", *ROOT_ONLY),
+    "viewer": ("agents", "tasks", "evaluation", *ROOT_ONLY),
+    # benchmarks may drive the orchestration, but not through a command module
+    "bench": ("sandbox.cli", "sandbox.commands"),
+}
+
+
+def module_name(path: Path, root: Path = ROOT) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports(path: Path, root: Path = ROOT) -> list[tuple[int, str]]:
+    """(line, module) of every import in the file, relative imports resolved."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = module_name(path, root).split(".")
+    if path.name != "__init__.py":
+        package = package[:-1]
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package[:len(package) - node.level + 1]
+                base = ".".join(anchor + ([base] if base else []))
+            found += [(node.lineno, f"{base}.{alias.name}" if base else alias.name)
+                      for alias in node.names]
+    return found
+
+
+def in_layer(module: str, layer: str) -> bool:
+    return module == layer or module.startswith(layer + ".")
+
+
+def violations(package: str, root: Path = ROOT) -> list[str]:
+    out = []
+    for path in sorted((root / package).rglob("*.py")):
+        name = module_name(path, root)
+        if package == "sandbox" and any(in_layer(name, r) for r in ROOT_ONLY):
+            continue  # the composition root may import everything
+        for line, imported in imports(path, root):
+            for banned in FORBIDDEN[package]:
+                if in_layer(imported, banned):
+                    out.append(f"{path.relative_to(root)}:{line} imports {imported}")
+    return out
+
+
+@pytest.mark.parametrize("package", sorted(FORBIDDEN))
+def test_no_package_imports_across_its_layer(package):
+    assert violations(package) == []
+
+
+def test_the_check_sees_a_crossing(tmp_path):
+    # a throwaway tree: an agents module importing a task at the top and a command inside a
+    # function, and an evaluation module that runs an episode through a relative import
+    (tmp_path / "agents").mkdir()
+    (tmp_path / "agents" / "bad.py").write_text(
+        "from tasks.stss import x\n\ndef f():\n    from sandbox.commands.common import y\n")
+    (tmp_path / "evaluation" / "pp").mkdir(parents=True)
+    (tmp_path / "evaluation" / "pp" / "run.py").write_text(
+        "from ...sandbox.runner import run_episode\nfrom . import judge\n")
+    assert violations("agents", tmp_path) == [
+        "agents/bad.py:1 imports tasks.stss.x", "agents/bad.py:4 imports sandbox.commands.common.y"]
+    assert violations("evaluation", tmp_path) == [
+        "evaluation/pp/run.py:1 imports sandbox.runner.run_episode"]
