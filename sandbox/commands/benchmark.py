@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from sandbox import terminal
-from sandbox.commands.common import non_negative_int, use_prompts
+from sandbox.commands.common import add_model_access_options, non_negative_int, use_prompts
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError
 from sandbox.llm import CacheMiss, LLMConfigError, LLMSettings
@@ -67,19 +67,9 @@ def register_benchmark(sub, bench, *, example: str, board_example: str = "") -> 
     for role in bench.roles:
         _sampling_options(p, role.name, role.sampling, role.tokens_help)
     _sampling_options(p, "judge", bench.judge_sampling, "per judged turn")
-    g = p.add_argument_group("model access")
-    g.add_argument("--base-url", help="OpenAI-compatible endpoint for openai/ models "
-                                      "[default: $OPENAI_BASE_URL or OpenAI]")
-    g.add_argument("--json-dialect", choices=["json_schema", "json_object"],
-                   help="how the endpoint takes a JSON schema")
-    g.add_argument("--max-concurrency", type=int, help="LLM calls in flight at once")
-    mode = g.add_mutually_exclusive_group()
-    mode.add_argument("--cache-only", action="store_true",
-                      help="replay every answer from the runs' caches; a miss stops the run")
-    mode.add_argument("--no-cache", action="store_true", help="do not read or write caches")
-    g.add_argument("--prompts", type=Path,
-                   help="directory of prompt templates overriding the built-in ones")
-    p.set_defaults(func=lambda args: run_main(bench, args))
+    # Each run keeps its own cache (llm_cache.jsonl in its directory): no --cache here.
+    add_model_access_options(p.add_argument_group("model access"))
+    p.set_defaults(func=lambda args: run_main(bench, args), resumable=True)
 
     b = sub.add_parser(
         f"{bench.name}-board", help=f"board of {bench.title} directories",

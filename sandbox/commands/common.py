@@ -39,6 +39,14 @@ def add_llm_options(p: argparse.ArgumentParser, default_model: str = "local/smol
                    help="backend/model: local/smollm2-135m (embedded, offline), "
                         "openai/<model> (any OpenAI-compatible endpoint), scripted/default "
                         "(deterministic test double) [default: %(default)s]")
+    g.add_argument("--cache", type=Path,
+                   help="LLM answer cache file [default: llm_cache.jsonl in the run directory]")
+    add_model_access_options(g)
+
+
+def add_model_access_options(g) -> None:
+    """How to reach the models and their caches, whatever the models are (a command with one
+    --model, or a benchmark with a model per role)."""
     g.add_argument("--base-url", help="OpenAI-compatible endpoint [default: $OPENAI_BASE_URL "
                                       "or OpenAI]; the key is read from $OPENAI_API_KEY")
     g.add_argument("--json-dialect", choices=["json_schema", "json_object"],
@@ -46,8 +54,6 @@ def add_llm_options(p: argparse.ArgumentParser, default_model: str = "local/smol
                         "default) or json_object (llama.cpp server)")
     g.add_argument("--max-concurrency", type=int,
                    help="LLM calls in flight at once [default: what the backend allows]")
-    g.add_argument("--cache", type=Path,
-                   help="LLM answer cache file [default: llm_cache.jsonl in the run directory]")
     mode = g.add_mutually_exclusive_group()
     mode.add_argument("--cache-only", action="store_true",
                       help="replay from the cache; a call not in it stops the run")

@@ -145,3 +145,18 @@ def test_help_shows_plain_percent_signs(command, capsys):
     assert "%%" not in text and "%(" not in text
     if command == "pingpong-board":
         assert "bootstrap 95% CI" in text
+
+
+def test_an_interrupted_benchmark_says_how_to_resume(tmp_path, capsys, monkeypatch):
+    from agents.roleplay import PLAYER_TAG
+    from sandbox.llm import SCRIPTS, ScriptedBackend
+
+    def ctrl_c(request):
+        raise KeyboardInterrupt
+
+    monkeypatch.setitem(SCRIPTS, "ctrl-c", lambda: ScriptedBackend({PLAYER_TAG: ctrl_c},
+                                                                    model_id="scripted/ctrl-c"))
+    assert pingpong(tmp_path, "scripted/ctrl-c", tmp_path / "a") == 130
+    err = capsys.readouterr().err
+    assert "interrupted; what was written is kept; run the same command again to resume" in err
+    assert (tmp_path / "a" / "pingpong.json").is_file()
