@@ -41,7 +41,18 @@ def summarize(run: Run) -> dict[str, Any]:
         "wall_time_s": run.result.wall_time_s if run.result else None,
         "problems": [p.model_dump() for p in run.problems],
         "judgments": judgments(run),
+        "prefix_reuse": prefix_reuse(run),
     }
+
+
+def prefix_reuse(run: Run) -> dict[str, Any]:
+    """How much prompt evaluation the local backend's prefix reuse saved (calls answered from
+    the answer cache evaluate nothing and are left out)."""
+    live = [c for c in run.calls if not c.cached]
+    return {"calls": len(live), "restored": sum(c.prefix_restored for c in live),
+            "prompt_tokens": sum(c.prompt_tokens for c in live),
+            "tokens_reused": sum(c.prefix_tokens for c in live),
+            "restore_s": round(sum(c.prefix_restore_s for c in live), 3)}
 
 
 def _status(run: Run) -> str:
@@ -124,6 +135,13 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
         calls.add_row("[bold]all[/]", *_call_cells(total))
     console.print(calls)
     print_agent_calls(summary.get("llm_calls_by_agent_day_module", {}), console)
+    reuse = summary.get("prefix_reuse") or {}
+    if reuse.get("tokens_reused"):
+        share = reuse["tokens_reused"] / max(reuse["prompt_tokens"], 1)
+        console.print(f"prompt prefix reuse: {reuse['tokens_reused']} of "
+                      f"{reuse['prompt_tokens']} prompt tokens not evaluated again ({share:.0%}); "
+                      f"{reuse['restored']} of {reuse['calls']} calls restored a stored prefix "
+                      f"({reuse['restore_s']:.2f} s restoring)")
     if summary["llm_faults"]:
         console.print("LLM faults: " + ", ".join(
             f"{kind}={n}" for kind, n in sorted(summary["llm_faults"].items())))

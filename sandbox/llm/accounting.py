@@ -29,6 +29,9 @@ class CallRecord(BaseModel):
     cached: bool = False
     retries: int = 0
     faults: list[str] = Field(default_factory=list)
+    prefix_tokens: int = 0  # prompt tokens not evaluated again (local backend)
+    prefix_restored: bool = False
+    prefix_restore_s: float = 0.0
 
 
 class CallLog:
@@ -52,7 +55,10 @@ class CallLog:
                 prompt_tokens=completion.usage.prompt_tokens,
                 completion_tokens=completion.usage.completion_tokens,
                 latency_s=round(completion.latency_s, 4), cached=completion.cached,
-                retries=completion.retries, faults=list(completion.faults))
+                retries=completion.retries, faults=list(completion.faults),
+                prefix_tokens=completion.prefix_tokens,
+                prefix_restored=completion.prefix_restored,
+                prefix_restore_s=round(completion.prefix_restore_s, 4))
             self.records.append(rec)
             if self._fh:
                 self._fh.write(rec.model_dump_json() + "\n")

@@ -76,6 +76,12 @@ class Completion(BaseModel):
     faults: list[str] = Field(default_factory=list)  # e.g. "malformed_json", "fallback"
     finish_reason: str | None = None
     model: str = ""
+    # The local backend's prompt-prefix reuse: prompt tokens not evaluated again (their KV
+    # state was already in the context or restored from the prefix store), whether a stored
+    # prefix was restored for this call, and what restoring it cost.
+    prefix_tokens: int = 0
+    prefix_restored: bool = False
+    prefix_restore_s: float = 0.0
 
 
 @runtime_checkable

@@ -54,15 +54,60 @@ def llm_threads() -> int:
     return os.cpu_count() or 2
 
 
+DEFAULT_PREFIX_STORE_MB = 0  # off until measured faster on a quiet machine (bench/local_llm.py)
+
+
+def prefix_store_mb() -> int:
+    """The prefix store's memory budget: $SANDBOX_LLM_PREFIX_MB (0 turns reuse off)."""
+    value = os.environ.get("SANDBOX_LLM_PREFIX_MB", "").strip()
+    if not value:
+        return DEFAULT_PREFIX_STORE_MB
+    if not value.isdigit():
+        raise LLMConfigError(f"SANDBOX_LLM_PREFIX_MB must be a whole number of MiB (0: off), "
+                             f"not '{value}'")
+    return int(value)
+
+
+def common_prefix(a, b) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def prefix_store(budget_bytes: int):
+    """llama.cpp's RAM cache of KV states, keyed by the tokens they hold, least recently used
+    evicted first, under a budget that counts everything a state keeps (llama-cpp-python's
+    own count leaves out the logits, ten times the KV state of this model)."""
+    from llama_cpp import LlamaRAMCache
+
+    class PrefixStore(LlamaRAMCache):
+        @property
+        def cache_size(self) -> int:
+            return sum(s.llama_state_size + s.scores.nbytes + s.input_ids.nbytes
+                       for s in self.cache_state.values())
+
+    return PrefixStore(capacity_bytes=budget_bytes)
+
+
 class LocalBackend:
-    """llama.cpp in this process. One call at a time: a llama context is not thread-safe."""
+    """llama.cpp in this process. One call at a time: a llama context is not thread-safe.
+
+    Prompt-prefix reuse: our calls share long prefixes (an agent's instructions and persona,
+    purpose after purpose), but agents interleave, so llama.cpp's own "same as the last
+    prompt" reuse rarely fires. A prefix store keeps the KV state after recent calls; before a
+    prompt is evaluated, the state with the longest matching prefix is restored and only the
+    rest is evaluated. Each completion says how many prompt tokens were not evaluated again.
+    """
 
     max_concurrency = 1
     # A tiny model loops on names and phrases without it; fixed so answers stay reproducible.
     repeat_penalty = 1.3
 
     def __init__(self, name: str = "smollm2-135m", n_ctx: int = 4096,
-                 n_threads: int | None = None):
+                 n_threads: int | None = None, prefix_mb: int | None = None):
         try:
             from llama_cpp import Llama
         except ImportError as exc:  # pragma: no cover - a broken install
@@ -72,6 +117,50 @@ class LocalBackend:
         self._lock = threading.Lock()
         self._llm = Llama(model_path=str(self.path), n_ctx=n_ctx,
                           n_threads=n_threads or llm_threads(), verbose=False)
+        self.prefix_mb = prefix_store_mb() if prefix_mb is None else prefix_mb
+        self._call: dict[str, float] = {}
+        self._watch()
+        if self.prefix_mb > 0:
+            self._llm.set_cache(prefix_store(self.prefix_mb << 20))
+
+    def _watch(self) -> None:
+        """Wrap three steps of llama-cpp-python's completion: generate and load_state to learn
+        what a call reused (how much of the prompt the context held; a restore from the store
+        and its time); save_state to keep the KV state without the logits (a restored state
+        re-evaluates its last token before sampling, so they are never read, and copying them
+        cost more than the KV state itself, about 100 MB a call)."""
+        llm = self._llm
+        generate, load_state = llm.generate, llm.load_state
+
+        def watched_generate(tokens, *args, **kwargs):
+            held = llm.input_ids[: llm.n_tokens].tolist()
+            self._call["reused"] = common_prefix(held, list(tokens)[:-1])
+            return generate(tokens, *args, **kwargs)
+
+        def watched_load_state(state):
+            started = time.perf_counter()
+            load_state(state)
+            self._call["restore_s"] = self._call.get("restore_s", 0.0) + \
+                time.perf_counter() - started
+            self._call["restored"] = 1.0
+
+        def lean_save_state():
+            import ctypes
+
+            import llama_cpp
+            import numpy as np
+
+            size = llama_cpp.llama_state_get_size(llm._ctx.ctx)
+            buffer = (ctypes.c_uint8 * int(size))()
+            written = int(llama_cpp.llama_state_get_data(llm._ctx.ctx, buffer, size))
+            return llama_cpp.LlamaState(
+                input_ids=llm.input_ids.copy(), n_tokens=llm.n_tokens,
+                scores=np.zeros((1, llm.n_vocab()), dtype=np.single),
+                llama_state=ctypes.string_at(buffer, written), llama_state_size=written,
+                seed=llm._seed)
+
+        llm.generate, llm.load_state, llm.save_state = (watched_generate, watched_load_state,
+                                                       lean_save_state)
 
     def complete(self, request: LLMRequest) -> Completion:
         kwargs = dict(messages=[m.model_dump() for m in request.messages],
@@ -84,7 +173,9 @@ class LocalBackend:
             kwargs["response_format"] = {"type": "json_object", "schema": schema}
         start = time.perf_counter()
         with self._lock:
+            self._call = {}
             out = self._llm.create_chat_completion(**kwargs)
+            call = self._call
         choice = out["choices"][0]
         usage = out.get("usage") or {}
         return Completion(
@@ -92,4 +183,6 @@ class LocalBackend:
             usage=Usage(prompt_tokens=usage.get("prompt_tokens", 0),
                         completion_tokens=usage.get("completion_tokens", 0)),
             latency_s=time.perf_counter() - start, finish_reason=choice.get("finish_reason"),
-            model=self.model_id)
+            model=self.model_id, prefix_tokens=int(call.get("reused", 0)),
+            prefix_restored=bool(call.get("restored")),
+            prefix_restore_s=call.get("restore_s", 0.0))

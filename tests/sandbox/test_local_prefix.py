@@ -1,0 +1,81 @@
+"""The local backend's prompt-prefix store: the longest stored prefix is restored, the memory
+budget evicts the least recently used states, and a restored state answers validly."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from pydantic import BaseModel, Field
+
+from sandbox.llm import LLMRequest, Message
+from sandbox.llm.base import LLMConfigError
+from sandbox.llm.local import DEFAULT_PREFIX_STORE_MB, prefix_store, prefix_store_mb
+
+
+def state(tokens: list[int], kv_bytes: int = 1000) -> SimpleNamespace:
+    """What the store keeps of a llama state: its tokens, KV bytes and the logits row."""
+    return SimpleNamespace(input_ids=np.array(tokens, dtype=np.intc), llama_state_size=kv_bytes,
+                           scores=np.zeros((1, 10), dtype=np.single))
+
+
+def test_the_longest_matching_prefix_is_found():
+    store = prefix_store(1 << 20)
+    store[(1, 2, 3)] = state([1, 2, 3])
+    store[(1, 2, 3, 4, 5)] = state([1, 2, 3, 4, 5])
+    store[(9, 9)] = state([9, 9])
+    assert store[(1, 2, 3, 4, 5, 6, 7)].input_ids.tolist() == [1, 2, 3, 4, 5]
+    assert store[(1, 2, 8)].input_ids.tolist() in ([1, 2, 3], [1, 2, 3, 4, 5])
+    with pytest.raises(KeyError):
+        store[(7, 7)]
+
+
+def test_the_budget_counts_the_whole_state_and_evicts_the_least_recently_used():
+    per_state = 1000 + 40 + 3 * 4  # KV bytes, one row of logits, three token ids
+    store = prefix_store(per_state * 2)
+    store[(1, 1, 1)] = state([1, 1, 1])
+    store[(2, 2, 2)] = state([2, 2, 2])
+    store[(1, 1, 1, 5)]  # a lookup makes (1, 1, 1) the most recently used
+    store[(3, 3, 3)] = state([3, 3, 3])  # over budget: (2, 2, 2) goes
+    assert set(store.cache_state) == {(1, 1, 1), (3, 3, 3)}
+    assert store.cache_size == per_state * 2
+
+
+def test_the_budget_is_a_setting_with_a_clear_error(monkeypatch):
+    monkeypatch.delenv("SANDBOX_LLM_PREFIX_MB", raising=False)
+    assert prefix_store_mb() == DEFAULT_PREFIX_STORE_MB
+    monkeypatch.setenv("SANDBOX_LLM_PREFIX_MB", "0")
+    assert prefix_store_mb() == 0
+    monkeypatch.setenv("SANDBOX_LLM_PREFIX_MB", "lots")
+    with pytest.raises(LLMConfigError, match="SANDBOX_LLM_PREFIX_MB"):
+        prefix_store_mb()
+
+
+class Plan(BaseModel):
+    activity: str = Field(max_length=40)  # the grammar keeps the answer short
+    minutes: int
+
+
+@pytest.mark.model
+def test_a_restored_prefix_answers_a_schema_bound_call_validly():
+    from sandbox.llm.local import LocalBackend
+    from sandbox.llm.structured import parse_structured
+
+    backend = LocalBackend(n_threads=1, prefix_mb=256)
+
+    def ask(who: str, question: str, schema=None):
+        system = (f"You are {who}, who lives in a small river town and keeps a tidy diary. "
+                  * 6)
+        return backend.complete(LLMRequest(
+            messages=[Message(role="system", content=system),
+                      Message(role="user", content=question)],
+            schema=schema, temperature=0.0, max_tokens=60, seed=1, tag="test"))
+
+    first = ask("Maya", "Say hello.")
+    ask("Julian", "Say hello.")  # another agent in between: the context now holds Julian
+    again = ask("Maya", "What will you do next, and for how many minutes?", Plan)
+    assert not first.prefix_restored
+    assert again.prefix_restored and again.prefix_tokens > 50  # Maya's prefix came back
+    parsed, faults = parse_structured(again.text, Plan)
+    assert isinstance(parsed, Plan), (again.text, faults)
