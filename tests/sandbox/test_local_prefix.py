@@ -79,3 +79,24 @@ def test_a_restored_prefix_answers_a_schema_bound_call_validly():
     assert again.prefix_restored and again.prefix_tokens > 50  # Maya's prefix came back
     parsed, faults = parse_structured(again.text, Plan)
     assert isinstance(parsed, Plan), (again.text, faults)
+
+
+def test_sandbox_log_shows_how_much_prompt_evaluation_was_saved(tmp_path, capsys):
+    import json
+
+    from sandbox.cli import main
+
+    out = tmp_path / "room"
+    assert main(["run", "single_room", "--model", "scripted/default", "--out", str(out),
+                 "--quiet"]) == 0
+    calls = out / "calls.jsonl"
+    records = [json.loads(line) for line in calls.read_text().splitlines()]
+    for i, record in enumerate(records):  # as the local backend would have written them
+        record.update(prompt_tokens=100, prefix_tokens=80 if i else 0, prefix_restored=i > 0,
+                      prefix_restore_s=0.01 if i else 0.0)
+    calls.write_text("".join(json.dumps(r) + "\n" for r in records))
+    capsys.readouterr()
+    assert main(["log", str(out)]) == 0
+    n = len(records)
+    assert (f"prompt prefix reuse: {80 * (n - 1)} of {100 * n} prompt tokens not evaluated "
+            f"again") in capsys.readouterr().out
