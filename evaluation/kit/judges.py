@@ -50,6 +50,8 @@ class JudgeSpec:
     fallback   the declared answer when none is usable (never enters a mean)
     verdict    the parsed answer -> scores, flags and per-turn verdicts
     max_tokens the answer budget for one dialogue (default: the judge sampling's max_tokens)
+    applies    whether the judge has anything to judge in a dialogue (default: every one); a
+               benchmark whose dialogues come in several shapes gives each shape its judges
     """
 
     name: str
@@ -62,6 +64,7 @@ class JudgeSpec:
     parser: Callable[[str], Any] | None = None
     max_tokens: Callable[[Dialogue, Sampling], int] | None = None
     package: str | Path = "evaluation"  # whose prompts/ folder; or a folder (a Path)
+    applies: Callable[[Dialogue], bool] | None = None
 
     def __post_init__(self) -> None:
         if (self.schema is None) == (self.parser is None):

@@ -7,6 +7,7 @@ import the module below.
 
 from . import (
     agent,  # noqa: F401  (registers plans, actions, memories, reflections)
+    refutebench,  # noqa: F401  (registers refutation_written)
     stss,  # noqa: F401  (registers task_assigned)
 )
 from .base import EVENT_TYPES, Event, UnknownEvent

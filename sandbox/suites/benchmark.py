@@ -279,6 +279,8 @@ def _judge(bench: Benchmark, run_dir: Path, judges: Sequence[str], sampling: Sam
     calls: CallLog | None = None
     try:
         for spec in bench.judges:
+            if spec.applies is not None and not spec.applies(dialogue):
+                continue  # nothing of this judge's kind in this dialogue
             have = {j.model for j in load_judgments(run_dir, spec.name)}
             for judge in judges:
                 judge_llm = pool.llm(judge, cache)

@@ -1,0 +1,204 @@
+"""RefuteBench's board: the paper's Tables 4-7 (models as rows, task families as columns, the
+difference columns), each mean with n and a 95% bootstrap interval, over one or more benchmark
+directories; the Fig. 6 curves as a PNG.
+
+Directories with the same label (one model) are one row: a transient directory fills Tables
+4-6, a persistent one Table 7. Nothing here calls a model.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evaluation.kit import (
+    RESAMPLES,
+    Column,
+    Plot,
+    PlotPoint,
+    markdown_table,
+    read_bench_dir,
+    read_dialogue,
+)
+from evaluation.kit.dialogue import NotABenchmarkRun
+from sandbox.log import RunFormatError
+from tasks.refutebench import FAMILIES, FAMILY_NAMES
+
+from .judge import BENCHMARK, refute_dialogue
+from .metrics import FIDELITY_CURVE, KEPT_CURVE, OVERALL, Scored, Tables, cell, scored, tables
+
+MANIFEST = f"{BENCHMARK}.json"
+COMMAND = f"sandbox {BENCHMARK}"
+
+
+@dataclass
+class Row:
+    label: str
+    dirs: list[str] = field(default_factory=list)
+    scored: list[Scored] = field(default_factory=list)
+    unfinished: int = 0
+    tables: Tables | None = None
+
+
+@dataclass
+class Board:
+    rows: list[Row]
+    families: list[str]
+    seed: int
+    resamples: int
+
+
+def build_board(dirs: Sequence[Path | str], judges: Sequence[str] | None = None,
+                seed: int = 0, resamples: int = RESAMPLES) -> Board:
+    by_label: dict[str, Row] = {}
+    for path in dirs:
+        found = read_bench_dir(path, MANIFEST, COMMAND)
+        row = by_label.setdefault(found.label, Row(found.label))
+        row.dirs.append(str(found.path))
+        for run_dir in found.runs:
+            try:
+                dialogue = read_dialogue(run_dir, BENCHMARK)
+            except (NotABenchmarkRun, RunFormatError):
+                continue
+            if not dialogue.finished:
+                row.unfinished += 1
+                continue
+            row.scored.append(scored(refute_dialogue(dialogue), judges))
+    present = {s.family for row in by_label.values() for s in row.scored}
+    families = [f for f in FAMILIES if f in present]
+    for row in by_label.values():
+        row.tables = tables(row.scored, families, seed, resamples)
+    return Board(rows=list(by_label.values()), families=families, seed=seed,
+                 resamples=resamples)
+
+
+def _table(board: Board, title: str, metrics: Sequence[tuple[str, str]]) -> list[str]:
+    columns = [Column("label", "Model", None, "---")]
+    for family in board.families:
+        for key, header in metrics:
+            name = FAMILY_NAMES[family] + (f" {header}" if header else "")
+            columns.append(Column(f"{family}.{key}", name, None))
+    rows = []
+    for row in board.rows:
+        cells = {"label": row.label}
+        for family in board.families:
+            for key, _ in metrics:
+                have = row.tables.cells[family].get(key)
+                cells[f"{family}.{key}"] = have.text() if have is not None else "-"
+        rows.append(cells)
+    return [f"### {title}", "", *markdown_table(columns, rows), ""]
+
+
+def _counts(board: Board) -> list[int]:
+    return sorted({c for row in board.rows for c in row.tables.counts})
+
+
+def board_markdown(board: Board) -> str:
+    if not board.rows or not board.families:
+        return "No judged RefuteBench dialogues yet.\n"
+    transient = any(s.setting == "transient" for row in board.rows for s in row.scored)
+    lines = [] if not transient else [
+             _table(board, "Table 4: overall transient (mean of R(a_k, r_k), k = 1..3)",
+                    [(OVERALL, "")]),
+             _table(board, "Table 5: first refutation at Turn1 and Turn3 (R(a_1, r_1), "
+                           "R(a_3, r_1))",
+                    [("revision_1", "Turn1"), ("kept_3", "Turn3"), ("turn_delta", "Δ")]),
+             _table(board, "Table 6: the original task, Initial and Final (R(q, a_0), "
+                           "R(q, a_3))",
+                    [("fidelity_0", "Initial"), ("fidelity_3", "Final"),
+                     ("task_delta", "Δ")])]
+    counts = _counts(board)
+    if counts:
+        metrics = [(f"c{c}", f"C={c}") for c in counts]
+        if len(counts) >= 2:
+            metrics.append(("c_delta", "Δ"))
+        lines.append(_table(board, "Table 7: persistent refutation after C unrelated requests "
+                                   "(C=0: the direct answer; C>0: the re-asked query)",
+                            metrics))
+    out = [line for block in lines for line in block]
+    for row in board.rows:
+        t = row.tables
+        note = f"{row.label}: {len(row.scored)} dialogues judged"
+        note += f", {t.missing} of {t.judged} judgments without a usable rating (left out)"
+        if row.unfinished:
+            note += f", {row.unfinished} unfinished dialogues left out"
+        out.append(f"- {note}")
+    out.append(f"- means over dialogues with a seeded 95% bootstrap interval "
+               f"(seed {board.seed}, {board.resamples} resamples); Δ = first - second mean, "
+               "its interval resamples seeds")
+    return "\n".join(out) + "\n"
+
+
+def board_data(board: Board) -> dict:
+    return {"families": board.families, "seed": board.seed, "resamples": board.resamples,
+            "rows": [{"label": row.label, "dirs": row.dirs, "dialogues": len(row.scored),
+                      "unfinished": row.unfinished, "missing": row.tables.missing,
+                      "judged": row.tables.judged,
+                      "cells": {family: {k: c.as_dict() for k, c in cells.items()}
+                                for family, cells in row.tables.cells.items()}}
+                     for row in board.rows]}
+
+
+def board_json(board: Board) -> str:
+    return json.dumps(board_data(board), indent=2, ensure_ascii=False)
+
+
+def board_plot(board: Board) -> Plot:
+    """Each configuration's overall transient rating over every family (or, for a persistent
+    directory alone, its C=max rating)."""
+    points = []
+    for row in board.rows:
+        values = [s.overall() for s in row.scored if s.setting == "transient"]
+        values = [v for v in values if v is not None]
+        axis_note = "overall transient"
+        if not values:
+            c = max((s.c for s in row.scored), default=0)
+            values = [v for v in (s.metric(f"c{c}") for s in row.scored) if v is not None]
+            axis_note = f"persistent C={c}"
+        got = cell(values, board.seed, board.resamples)
+        label = row.label if axis_note == "overall transient" else f"{row.label} ({axis_note})"
+        points.append(PlotPoint(label, got.mean, (got.lo, got.hi) if got.lo is not None
+                                else None))
+    points.sort(key=lambda p: -1 if p.score is None else p.score, reverse=True)
+    return Plot("RefuteBench: compliance with refutations", "mean rating (1-5)", points)
+
+
+def curves_png(board: Board, path: Path | str, family: str = "mt") -> Path:
+    """Fig. 6: (a) R(a_k, r_1) for k = 1..3 and (b) R(q, a_k) for k = 0..3, one line per
+    configuration, for one task family ('all' pools the families)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4), dpi=120)
+    panels = [(axes[0], KEPT_CURVE, 1, "(a) first refutation kept: R(a_k, r_1)"),
+              (axes[1], FIDELITY_CURVE, 0, "(b) original task: R(q, a_k)")]
+    for ax, names, start, title in panels:
+        for row in board.rows:
+            rows = row.scored if family == "all" else [s for s in row.scored
+                                                        if s.family == family]
+            ys = [cell([v for v in (s.metric(n) for s in rows) if v is not None]).mean
+                  for n in names]
+            xs = [start + i for i, y in enumerate(ys) if y is not None]
+            ys = [y for y in ys if y is not None]
+            if ys:
+                ax.plot(xs, ys, marker="o", label=row.label)
+        ax.set_title(title, fontsize=10)
+        ax.set_xlabel("turn k")
+        ax.set_xticks(range(start, start + len(names)))
+        ax.set_ylim(0.8, 5.2)
+        ax.set_ylabel("mean rating (1-5)")
+        ax.grid(alpha=0.3)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8)
+    shown = "all tasks" if family == "all" else FAMILY_NAMES.get(family, family)
+    fig.suptitle(f"RefuteBench curves ({shown})", fontsize=11)
+    fig.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+    return path

@@ -1,0 +1,165 @@
+"""RefuteBench's evaluator: one 1-5 rating per judged pair, written as `[[n]]` after an
+explanation (the paper's Fig. 4, MT-Bench's convention).
+
+Every judged pair is its own kit JudgeSpec (one call, one rating), named after what it rates:
+
+    revision_k   R(a_k, r_k): does answer k follow refutation k?  shown (q, a_{k-1}, r_k, a_k)
+    kept_k       R(a_k, r_1), k = 2, 3: is the first refutation still honoured after later
+                 ones?  shown (q, a_0, r_1, a_k)  (PREV = a_0: [ours], spec section 6.2)
+    fidelity_k   R(q, a_k), k = 0..3: does answer k still do the original task? (the task-
+                 fidelity judge, [ours]: shown only the query and the answer)
+    persistent_direct  R(â_0, r_1): the answer right after the standing refutation (the
+                 paper's C=0); shown (q, a_0, r_1, â_0); asked of C=0 dialogues only (the
+                 same answer opens every persistent dialogue of a seed)
+    persistent_final   R(a_final, r_1): the answer to the re-asked query after C unrelated
+                 requests; shown (q, a_0, r_1, a_final) (at C=0, 1.0's NC-0 re-ask)
+
+Transient dialogues get revision_1..3, kept_2..3 and fidelity_0..3; persistent ones
+persistent_direct (C=0) and persistent_final. The rating is the last
+`[[n]]` in the answer (else the last `[n]`), 1 <= n <= 5; an answer without one is asked again
+twice (the structured LLM layer), then saved as a fallback: no score, counted, out of every mean.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pydantic import BaseModel
+
+from evaluation.kit import Dialogue, JudgeSpec, Verdict, read_dialogue
+
+BENCHMARK = "refutebench"
+JUDGE_TAG = "refutebench.judge"
+FIDELITY_TAG = "refutebench.fidelity"
+RATING = "rating"
+K = 3
+
+_DOUBLE = re.compile(r"\[\[\s*(\d+(?:\.\d+)?)\s*\]\]")
+_SINGLE = re.compile(r"\[\s*(\d+(?:\.\d+)?)\s*\]")
+
+
+class Rating(BaseModel):
+    """A judge's answer: the rating (None in the declared fallback) and its explanation."""
+
+    rating: float | None
+    explanation: str = ""
+
+
+NO_RATING = Rating(rating=None, explanation="no usable rating")
+
+
+def parse_rating(text: str) -> Rating:
+    """The last `[[n]]` of the answer (else the last `[n]`); ValueError when there is none or
+    it is outside 1-5 (the layer then asks again)."""
+    found = _DOUBLE.findall(text) or _SINGLE.findall(text)
+    if not found:
+        raise ValueError("no [[rating]] in the answer")
+    value = float(found[-1])
+    if not 1 <= value <= 5:
+        raise ValueError(f"rating {value:g} is outside 1-5")
+    return Rating(rating=value, explanation=text.strip())
+
+
+@dataclass
+class RefuteDialogue:
+    """A RefuteBench dialogue as its judges see it, found by the header's plan."""
+
+    dialogue: Dialogue
+    family: str
+    setting: str
+    c: int
+    seed: str
+    query: str
+    answers: list[str]  # a_0, then the answer after each refutation (a_1..a_K)
+    refutations: list[str]  # r_1..r_K
+    final: str | None  # persistent: the answer to the re-asked query
+
+    @property
+    def complete(self) -> bool:
+        want = K if self.setting == "transient" else 1
+        return len(self.refutations) == want and len(self.answers) == want + 1 and \
+            (self.setting == "transient" or self.final is not None)
+
+
+def refute_dialogue(dialogue: Dialogue) -> RefuteDialogue:
+    config = dialogue.config
+    steps = config["plan"]
+    answers: list[str] = []
+    refutations: list[str] = []
+    final = None
+    said = {u.turn: u.text for u in dialogue.utterances}
+    for turn, step in enumerate(steps):
+        if turn not in said:
+            break
+        text = said[turn]
+        if step["kind"] == "refutation":
+            refutations.append(text)
+        elif step["kind"] == "response":
+            if turn == 1 or "after" in step:
+                answers.append(text)
+            elif step.get("final"):
+                final = text
+    return RefuteDialogue(dialogue=dialogue, family=config["family"], setting=config["setting"],
+                          c=int(config.get("c", 0)), seed=config["seed"], query=config["query"],
+                          answers=answers, refutations=refutations, final=final)
+
+
+def read_refute_dialogue(run_dir) -> RefuteDialogue:
+    return refute_dialogue(read_dialogue(run_dir, BENCHMARK))
+
+
+def _verdict(answer: Rating, dialogue: Dialogue) -> Verdict:
+    scores = {} if answer.rating is None else {RATING: answer.rating}
+    return Verdict(scores=scores, answer=answer.model_dump())
+
+
+def _compliance(name: str, setting: str, pair, only_c0: bool = False) -> JudgeSpec:
+    """A judge of R(new, r): `pair(d)` gives (previous answer, refutation, new answer)."""
+    def context(dialogue: Dialogue) -> dict:
+        d = refute_dialogue(dialogue)
+        previous, refutation, new = pair(d)
+        return {"query": d.query, "previous": previous, "refutation": refutation, "answer": new}
+
+    def applies(dialogue: Dialogue) -> bool:
+        d = refute_dialogue(dialogue)
+        return d.setting == setting and d.complete and (d.c == 0 or not only_c0)
+
+    return JudgeSpec(name=name, tag=JUDGE_TAG, context=context, parser=parse_rating,
+                     templates=("refutebench_evaluator_system.j2",
+                                "refutebench_evaluator_user.j2"),
+                     fallback=lambda d: NO_RATING, verdict=_verdict, applies=applies)
+
+
+def _fidelity(k: int) -> JudgeSpec:
+    def context(dialogue: Dialogue) -> dict:
+        d = refute_dialogue(dialogue)
+        return {"family": d.family, "query": d.query, "answer": d.answers[k]}
+
+    def applies(dialogue: Dialogue) -> bool:
+        d = refute_dialogue(dialogue)
+        return d.setting == "transient" and d.complete
+
+    return JudgeSpec(name=f"fidelity_{k}", tag=FIDELITY_TAG, context=context,
+                     parser=parse_rating, templates=("refutebench_fidelity_system.j2",
+                                                     "refutebench_fidelity_user.j2"),
+                     fallback=lambda d: NO_RATING, verdict=_verdict, applies=applies)
+
+
+def _revision(k: int):
+    return lambda d: (d.answers[k - 1], d.refutations[k - 1], d.answers[k])
+
+
+def _kept(k: int):
+    return lambda d: (d.answers[0], d.refutations[0], d.answers[k])
+
+
+JUDGES: list[JudgeSpec] = [
+    *(_compliance(f"revision_{k}", "transient", _revision(k)) for k in range(1, K + 1)),
+    *(_compliance(f"kept_{k}", "transient", _kept(k)) for k in range(2, K + 1)),
+    *(_fidelity(k) for k in range(K + 1)),
+    _compliance("persistent_direct", "persistent", _revision(1), only_c0=True),
+    _compliance("persistent_final", "persistent",
+                lambda d: (d.answers[0], d.refutations[0], d.final)),
+]
+JUDGE_NAMES = [j.name for j in JUDGES]

@@ -1,0 +1,176 @@
+"""RefuteBench's metrics, from saved judgments only (no model is called).
+
+Every judged dialogue becomes a `Scored` row: its seed, family, setting and C, and the rating of
+each judged pair (the mean over the judge models kept; a fallback judgment gives no rating and
+is counted as missing). The paper's tables are means over dialogues of one model and family:
+
+    T4  overall transient   per dialogue the mean of revision_1..3, then the mean
+    T5  Turn1, Turn3, Δ     revision_1 and kept_3 (R(a_1, r_1), R(a_3, r_1))
+    T6  Initial, Final, Δ   fidelity_0 and fidelity_3 (R(q, a_0), R(q, a_3))
+    T7  C=0, C=3, Δ         persistent_direct of the C=0 dialogues, persistent_final of the C=3
+                            ones (and of C=1, C=2 when run)
+    Fig. 6                  R(a_k, r_1) for k = 1..3 and R(q, a_k) for k = 0..3
+
+Δ is the difference of the two means (the paper's); its interval is a bootstrap over seeds
+that resamples both columns together. Every mean has n and a seeded 95% bootstrap interval.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from statistics import mean
+
+import numpy as np
+
+from evaluation.kit import RESAMPLES, bootstrap_ci
+from sandbox.judgments import load_judgments
+
+from .judge import RATING, K, RefuteDialogue
+
+OVERALL = "overall"
+REVISIONS = [f"revision_{k}" for k in range(1, K + 1)]
+KEPT_CURVE = ["revision_1", *(f"kept_{k}" for k in range(2, K + 1))]  # R(a_k, r_1), k = 1..K
+FIDELITY_CURVE = [f"fidelity_{k}" for k in range(K + 1)]  # R(q, a_k), k = 0..K
+PAIRS = {  # table -> (first column, second column); Δ = first - second
+    "turn": ("revision_1", f"kept_{K}"),
+    "task": ("fidelity_0", f"fidelity_{K}"),
+}
+
+
+@dataclass
+class Scored:
+    """One dialogue's ratings by judged pair."""
+
+    seed: str
+    family: str
+    setting: str
+    c: int
+    ratings: dict[str, float] = field(default_factory=dict)
+    missing: dict[str, int] = field(default_factory=dict)  # pair -> fallback judgments
+    judgments: int = 0  # judgments read (usable or not)
+
+    def overall(self) -> float | None:
+        have = [self.ratings[n] for n in REVISIONS if n in self.ratings]
+        return mean(have) if have else None
+
+    def metric(self, name: str) -> float | None:
+        """A rating of this dialogue by the metric names of the tables: a judged pair's name,
+        `overall`, or `c<C>` (persistent: C=0 is the direct answer, C>0 the re-ask's)."""
+        if name == OVERALL:
+            return self.overall() if self.setting == "transient" else None
+        if name.startswith("c") and name[1:].isdigit():
+            if self.setting != "persistent" or self.c != int(name[1:]):
+                return None
+            return self.ratings.get("persistent_direct" if self.c == 0 else "persistent_final")
+        return self.ratings.get(name)
+
+
+def scored(d: RefuteDialogue, judges: Sequence[str] | None = None) -> Scored:
+    """The ratings saved beside one dialogue (only `judges`' models when given)."""
+    row = Scored(seed=d.seed, family=d.family, setting=d.setting, c=d.c)
+    by_pair: dict[str, list[float]] = {}
+    for judgment in load_judgments(d.dialogue.run_dir):
+        if judges is not None and judgment.model not in judges:
+            continue
+        row.judgments += 1
+        if judgment.usable and RATING in judgment.scores:
+            by_pair.setdefault(judgment.judge, []).append(judgment.scores[RATING])
+        else:
+            row.missing[judgment.judge] = row.missing.get(judgment.judge, 0) + 1
+    row.ratings = {pair: mean(values) for pair, values in by_pair.items()}
+    return row
+
+
+@dataclass
+class Cell:
+    """A mean with its interval and how many dialogues it is over."""
+
+    mean: float | None
+    lo: float | None = None
+    hi: float | None = None
+    n: int = 0
+
+    def text(self, interval: bool = True) -> str:
+        if self.mean is None:
+            return "-"
+        if not interval or self.lo is None:
+            return f"{self.mean:.2f}"
+        return f"{self.mean:.2f} [{self.lo:.2f}, {self.hi:.2f}] n={self.n}"
+
+    def as_dict(self) -> dict:
+        return {"mean": self.mean, "ci": [self.lo, self.hi] if self.lo is not None else None,
+                "n": self.n}
+
+
+def cell(values: Sequence[float], seed: int = 0, resamples: int = RESAMPLES) -> Cell:
+    if not values:
+        return Cell(None)
+    lo, hi = bootstrap_ci(values, seed=seed, resamples=resamples)
+    return Cell(mean(values), lo, hi, len(values))
+
+
+def delta(rows: Iterable[Scored], first: str, second: str, seed: int = 0,
+          resamples: int = RESAMPLES) -> Cell:
+    """mean(first) - mean(second) over the rows, with a bootstrap over seeds that keeps each
+    seed's two ratings together (they may come from two dialogues, as C=0 and C=3 do)."""
+    by_seed: dict[str, list[float | None]] = {}
+    for row in rows:
+        pair = by_seed.setdefault(row.seed, [None, None])
+        for i, name in enumerate((first, second)):
+            value = row.metric(name)
+            if value is not None:
+                pair[i] = value
+    a = np.array([np.nan if p[0] is None else p[0] for p in by_seed.values()], dtype=float)
+    b = np.array([np.nan if p[1] is None else p[1] for p in by_seed.values()], dtype=float)
+    if not np.isfinite(a).any() or not np.isfinite(b).any():
+        return Cell(None)
+    point = float(np.nanmean(a) - np.nanmean(b))
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, len(a), size=(resamples, len(a)))
+    with warnings.catch_warnings():  # a resample may hold no rating of one column
+        warnings.simplefilter("ignore", RuntimeWarning)
+        diffs = np.nanmean(a[picks], axis=1) - np.nanmean(b[picks], axis=1)
+    diffs = diffs[np.isfinite(diffs)]
+    both = int((np.isfinite(a) & np.isfinite(b)).sum())
+    if not len(diffs):
+        return Cell(point, n=both)
+    lo, hi = np.percentile(diffs, [2.5, 97.5])
+    return Cell(point, float(lo), float(hi), both)
+
+
+def metric_cell(rows: Iterable[Scored], name: str, seed: int = 0,
+                resamples: int = RESAMPLES) -> Cell:
+    values = [v for v in (r.metric(name) for r in rows) if v is not None]
+    return cell(values, seed, resamples)
+
+
+@dataclass
+class Tables:
+    """Tables 4-7 and the Fig. 6 curves for one configuration (model), by family."""
+
+    cells: dict[str, dict[str, Cell]]  # family -> metric -> cell
+    counts: list[int]  # the C values of the persistent dialogues
+    missing: int  # fallback judgments (no rating)
+    judged: int  # judgments read
+
+
+def tables(rows: Sequence[Scored], families: Sequence[str], seed: int = 0,
+           resamples: int = RESAMPLES) -> Tables:
+    counts = sorted({r.c for r in rows if r.setting == "persistent"})
+    cells: dict[str, dict[str, Cell]] = {}
+    for family in families:
+        mine = [r for r in rows if r.family == family]
+        out = {name: metric_cell(mine, name, seed, resamples)
+               for name in [OVERALL, *KEPT_CURVE, *FIDELITY_CURVE]}
+        for table, (first, second) in PAIRS.items():
+            out[f"{table}_delta"] = delta(mine, first, second, seed, resamples)
+        for c in counts:
+            out[f"c{c}"] = metric_cell(mine, f"c{c}", seed, resamples)
+        if len(counts) >= 2:
+            out["c_delta"] = delta(mine, f"c{counts[0]}", f"c{counts[-1]}", seed, resamples)
+        cells[family] = out
+    missing = sum(sum(r.missing.values()) for r in rows)
+    judged = sum(r.judgments for r in rows)
+    return Tables(cells=cells, counts=counts, missing=missing, judged=judged)

@@ -1,0 +1,76 @@
+"""RefuteBench on the kit: its items, roles, dialogue, judges and board, tied together."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from evaluation.refutebench import (
+    JUDGE_TAG,
+    JUDGES,
+    board_data,
+    board_markdown,
+    board_plot,
+    build_board,
+    curves_png,
+)
+from tasks.kit import Cast, Role
+from tasks.refutebench import (
+    ANSWER_SAMPLING,
+    ANSWER_TAG,
+    DEFAULT_LANGUAGE,
+    FAMILIES,
+    JUDGE_SAMPLING,
+    REFUTER_SAMPLING,
+    REFUTER_TAG,
+    Item,
+    RefuteBenchScenario,
+    load_items,
+)
+
+from .benchmark import Benchmark, BoardReport
+
+
+def _scenario(item: Item, item_id: str, cast: Cast, options: dict[str, Any]):
+    return RefuteBenchScenario(item, cast, language=options.get("language", DEFAULT_LANGUAGE))
+
+
+def _board(dirs, judges=None, seed: int = 0, resamples: int = 1000,
+           curves: Path | None = None, curves_task: str = "mt") -> BoardReport:
+    board = build_board(dirs, judges=judges, seed=seed, resamples=resamples)
+    markdown = board_markdown(board)
+    if curves is not None:
+        family = curves_task if curves_task == "all" or curves_task in board.families \
+            else "all"
+        markdown += f"\nFig. 6 curves ({family}): {curves_png(board, curves, family)}\n"
+    return BoardReport(markdown=markdown, data=board_data(board), plot=board_plot(board))
+
+
+REFUTEBENCH = Benchmark(
+    name="refutebench", title="RefuteBench 2.0 refutation benchmark",
+    roles=[Role("model", ANSWER_SAMPLING, ANSWER_TAG, "model under test (decodes greedily by "
+                "default)", "per answer"),
+           Role("refuter", REFUTER_SAMPLING, REFUTER_TAG, "model that plays the dissatisfied "
+                "user and writes the refutations", "per refutation")],
+    under_test="model", load_items=load_items, scenario=_scenario, judges=JUDGES,
+    judge_sampling=JUDGE_SAMPLING, board=_board,
+    items_help="seed queries, templates and unrelated requests: our YAML "
+               "[default: the built-in set, 27 MT, 26 Sum, 27 Writing seeds]",
+    options={"tasks": ",".join(FAMILIES), "setting": "transient", "distractors": "0,3",
+             "language": DEFAULT_LANGUAGE},
+    option_help={"tasks": "task families, comma-separated (mt, summ, writing)",
+                 "setting": "transient (3 refutations of one query) or persistent (one "
+                            "standing refutation, C unrelated requests, the query again)",
+                 "distractors": "persistent: the numbers C of unrelated requests, each from 0 "
+                                "to 3, comma-separated (one dialogue per seed and C)",
+                 "language": "target language of the translations"},
+    board_options={
+        "curves": {"type": Path, "metavar": "PNG",
+                   "help": "draw the Fig. 6 curves (R(a_k, r_1) and R(q, a_k) by turn) into "
+                           "this PNG"},
+        "curves_task": {"choices": [*FAMILIES, "all"], "default": "mt",
+                        "help": "the task family of the curves (the paper's is MT) "
+                                "[default: %(default)s]"}},
+    noun="dialogues", item_noun="dialogues")
+
+__all__ = ["JUDGE_TAG", "REFUTEBENCH"]

@@ -1,0 +1,45 @@
+"""RefuteBench 2.0 (Yan, Luo, Zhang 2025) as single-room dialogues on the kit: does a chat model
+revise its answer when a user refutes it, and does the refutation stay in force?
+
+    from tasks.refutebench import load_items, RefuteBenchScenario
+    items = load_items(None, {"setting": "transient", "tasks": "mt,summ,writing"})
+    for item_id, item in items.select(every=5): ...
+
+The evaluator and the tables live in evaluation.refutebench; running it in sandbox.suites.
+"""
+
+from .items import (
+    DEFAULT_LANGUAGE,
+    OUR_SET,
+    Item,
+    distractors_for,
+    focus,
+    load_file,
+    load_items,
+    parse_counts,
+    parse_list,
+)
+from .models import (
+    ANSWER_SAMPLING,
+    ASSISTANT_SYSTEM,
+    FAMILIES,
+    FAMILY_NAMES,
+    FOCI,
+    JUDGE_SAMPLING,
+    REFUTATIONS,
+    REFUTER_SAMPLING,
+    SETTINGS,
+    ItemFile,
+    Seed,
+    Templates,
+)
+from .refuter import REFUTER_TAG, Refutation, Refuter, clean
+from .scenario import ANSWER_TAG, ASSISTANT, SCENARIO, USER, RefuteBenchScenario, plan
+
+__all__ = [
+    "ANSWER_SAMPLING", "ANSWER_TAG", "ASSISTANT", "ASSISTANT_SYSTEM", "DEFAULT_LANGUAGE",
+    "FAMILIES", "FAMILY_NAMES", "FOCI", "JUDGE_SAMPLING", "OUR_SET", "REFUTATIONS",
+    "REFUTER_SAMPLING", "REFUTER_TAG", "SCENARIO", "SETTINGS", "USER", "Item", "ItemFile",
+    "RefuteBenchScenario", "Refutation", "Refuter", "Seed", "Templates", "clean",
+    "distractors_for", "focus", "load_file", "load_items", "parse_counts", "parse_list", "plan",
+]

@@ -1,0 +1,140 @@
+"""RefuteBench's items: one dialogue per (seed query x setting x number of unrelated requests).
+
+A transient item is a seed query with its 3 refutations; a persistent item is a seed query with
+one standing refutation, C unrelated requests and the same query again, for each C of
+--distractors. Ids are the seed's authored id (a slug, unique in its file), with `__c<C>` for a
+persistent item: `mt-espresso-review`, `mt-espresso-review__c3`. The same seeds serve both
+settings ([ours], spec section 6.5).
+
+The schedules every model under test must share are drawn here from generators keyed by the
+item, never by the episode: each refutation's focus by (seed id, refutation index), the
+unrelated requests by the seed id (a C=1 item's request is the first of the C=3 item's, as
+in 1.0's email files).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sandbox.errors import UserError
+from sandbox.files import FileFormatError, load_model
+from tasks.kit import ItemSet, content_digest
+
+from .models import FAMILIES, FOCI, REFUTATIONS, SETTINGS, ItemFile, Seed
+
+OUR_SET = Path(__file__).with_name("items.yaml")
+DEFAULT_LANGUAGE = "Chinese"
+
+
+def _keyed(*parts: object) -> random.Random:
+    """A generator that depends only on `parts` (never on Python's hash seed)."""
+    key = "|".join(str(p) for p in parts)
+    return random.Random(int(hashlib.sha256(key.encode("utf-8")).hexdigest()[:16], 16))
+
+
+def focus(seed_id: str, k: int) -> str:
+    """The focus of refutation k (1-based) of a seed: uniform over FOCI, the same for every
+    model under test and every setting."""
+    return _keyed("focus", seed_id, k).choice(FOCI)
+
+
+def distractors_for(seed_id: str, pool: list[str], count: int) -> list[str]:
+    """The first `count` of the seed's fixed draw of unrelated requests (no repeats)."""
+    if count == 0:
+        return []
+    order = list(range(len(pool)))
+    _keyed("distractors", seed_id).shuffle(order)
+    return [pool[i] for i in order[:count]]
+
+
+@dataclass
+class Item:
+    """What one dialogue plays."""
+
+    seed: Seed
+    query: str
+    setting: str
+    distractors: list[str] = field(default_factory=list)  # persistent: the C requests
+
+    @property
+    def c(self) -> int:
+        return len(self.distractors)
+
+    @property
+    def foci(self) -> list[str]:
+        count = REFUTATIONS if self.setting == "transient" else 1
+        return [focus(self.seed.id, k) for k in range(1, count + 1)]
+
+
+def parse_list(text: str | list, option: str, allowed: tuple[str, ...] | None = None
+               ) -> list[str]:
+    """'mt,summ' -> ['mt', 'summ'] (a list passes through); UserError naming the option."""
+    values = text if isinstance(text, list) else [v.strip() for v in str(text).split(",")]
+    values = [v for v in values if v]
+    if not values:
+        raise UserError(f"--{option}: give at least one value")
+    if allowed is not None:
+        for value in values:
+            if value not in allowed:
+                raise UserError(f"--{option}: unknown value {value!r} (known: "
+                                f"{', '.join(allowed)})")
+    return list(dict.fromkeys(values))
+
+
+def parse_counts(text: str | list) -> list[int]:
+    """'0,3' -> [0, 3]; each from 0 to 3 (the paper's C, and 1.0's NC-0..NC-3)."""
+    counts = []
+    for value in parse_list([str(v) for v in text] if isinstance(text, list) else text,
+                            "distractors"):
+        if not value.isdigit() or int(value) > 3:
+            raise UserError(f"--distractors: {value!r} is not a count from 0 to 3")
+        counts.append(int(value))
+    return sorted(set(counts))
+
+
+def load_file(path: Path | str | None = None) -> ItemFile:
+    return load_model(path or OUR_SET, ItemFile)
+
+
+def load_items(path: Path | str | None, options: dict[str, Any]) -> ItemSet[Item]:
+    """The items of a run: the file's seeds of the chosen task families, in one setting.
+
+    `options`: tasks ('mt,summ,writing'), setting, distractors ('0,3'), language."""
+    tasks = parse_list(options.get("tasks", ",".join(FAMILIES)), "tasks", FAMILIES)
+    setting = options.get("setting", "transient")
+    if setting not in SETTINGS:
+        raise UserError(f"--setting: unknown setting {setting!r} (known: {', '.join(SETTINGS)})")
+    counts = parse_counts(options.get("distractors", "0,3")) if setting == "persistent" else [0]
+    language = str(options.get("language", DEFAULT_LANGUAGE)).strip()
+    if not language:
+        raise UserError("--language: give the target language of the translations")
+    source = Path(path or OUR_SET)
+    data = load_file(source)
+    if setting == "persistent" and max(counts) > len(data.distractors):
+        raise FileFormatError(source, f"needs at least {max(counts)} unrelated requests for "
+                                      f"--distractors {max(counts)}", "distractors")
+    items, ids, origins, spread = [], [], [], []
+    within = dict.fromkeys(FAMILIES, 0)
+    for i, seed in enumerate(data.seeds):
+        if seed.family not in tasks:
+            continue
+        rank = within[seed.family]
+        within[seed.family] += 1
+        query = data.query(seed, language)
+        for c in counts:
+            items.append(Item(seed=seed, query=query, setting=setting,
+                              distractors=distractors_for(seed.id, data.distractors, c)))
+            ids.append(seed.id if setting == "transient" else f"{seed.id}__c{c}")
+            origins.append(f"seeds.{i} ({seed.id})")
+            # --every K keeps one seed in K of every family, with all its C values.
+            spread.append(rank)
+    played = {"templates": data.templates.model_dump(), "language": language,
+              "seeds": [s.model_dump() for s in data.seeds if s.family in tasks],
+              "distractors": data.distractors if setting == "persistent" else []}
+    return ItemSet(items=items, ids=ids, origins=origins,
+                   source="" if path is None else str(path), digest=content_digest(played),
+                   spread=spread)
