@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tomllib
 from importlib.metadata import entry_points
+from pathlib import Path
 
 import pytest
 
@@ -19,7 +21,9 @@ from sandbox.llm import (
     scripted_names,
 )
 
-EVERY_SCRIPTED = {"default", "town", "pingpong", "pingpong-verbose", "pingpong-strict"}
+# Every name pyproject.toml declares (a stale install, `pip install -e .` not rerun, fails here).
+with (Path(__file__).resolve().parents[2] / "pyproject.toml").open("rb") as _file:
+    EVERY_SCRIPTED = set(tomllib.load(_file)["project"]["entry-points"][SCRIPTS_ENTRY_POINT_GROUP])
 
 
 def test_the_entry_point_group_lists_every_scripted_backend():

@@ -1,0 +1,150 @@
+"""SimulBench's judges, on the kit: the 1-10 rating of one answer, the challenging-turn judge of
+a collected dialogue, and the pairwise verdict asked in both orders.
+
+Parse rules (the original's, ../shared/specs/simulbench.md sections 3.2, 3.4, 3.5):
+- a rating: the first `[[x]]` in the answer, else the first `[x]`; x an int or a decimal. A
+  rating outside 1..10 is kept as said but marked out of range: counted and left out of means.
+- a challenging turn: the same two patterns; N in 0..4 (0: no turn was too hard).
+- a pairwise verdict: `[[A]]`, else `[[B]]`, else `[[C]]` (a tie), by substring.
+No match is unparseable: the structured layer asks again (a new seed each time, at most
+LLMSettings.structured_attempts asks), then keeps the declared fallback, saved with status
+"fallback" and left out of every mean. Nothing here loops without bound.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Literal
+
+from pydantic import BaseModel
+
+from evaluation.kit import Dialogue, JudgeSpec, Verdict
+
+SCORE = "score"
+CHALLENGE = "challenge"
+SCORE_TAG = "simulbench.judge"
+CHALLENGE_TAG = "simulbench.challenge"
+PAIRWISE_TAG = "simulbench.pairwise"
+SIMULATOR = "Simulator"
+TURNS = 4
+
+_DOUBLE = re.compile(r"\[\[(\d+\.?\d*)\]\]")
+_SINGLE = re.compile(r"\[(\d+\.?\d*)\]")
+
+
+def _number(text: str) -> float | int:
+    found = _DOUBLE.search(text) or _SINGLE.search(text)
+    if found is None:
+        raise ValueError("no [[rating]] in the answer")
+    raw = found.group(1)
+    return float(raw) if "." in raw else int(raw)
+
+
+class Rating(BaseModel):
+    """A judge's 1-10 rating as said; `in_range` False when it is outside 1..10."""
+
+    score: float
+    in_range: bool = True
+
+
+def parse_rating(text: str) -> Rating:
+    """The first [[x]] (else [x]); ValueError when there is none."""
+    value = _number(text)
+    return Rating(score=float(value), in_range=1 <= value <= 10)
+
+
+class ChallengeTurn(BaseModel):
+    """The first turn (1..4) where the request was too hard for the simulator; 0: none."""
+
+    turn: int
+
+
+def parse_challenge(text: str) -> ChallengeTurn:
+    value = _number(text)
+    if value != int(value) or not 0 <= value <= TURNS:
+        raise ValueError(f"turn {value} is not in 0..{TURNS}")
+    return ChallengeTurn(turn=int(value))
+
+
+Winner = Literal["A", "B", "C"]
+
+
+class PairVerdict(BaseModel):
+    winner: Winner  # C: a tie
+
+
+def parse_pairwise(text: str) -> PairVerdict:
+    for mark in ("A", "B", "C"):
+        if f"[[{mark}]]" in text:
+            return PairVerdict(winner=mark)
+    raise ValueError("no [[A]], [[B]] or [[C]] in the answer")
+
+
+def swap_rule(first: str, second: str) -> Literal["A", "B", "tie"]:
+    """Both orders combined (first: the first model as candidate A; second: swapped). The first
+    model wins only when it wins in both orders, the second likewise; all else is a tie."""
+    if first == "A" and second == "B":
+        return "A"
+    if first == "B" and second == "A":
+        return "B"
+    return "tie"
+
+
+# -- what the judges are shown -----------------------------------------------------------------
+def judge_dialogue_json(history: list[dict]) -> str:
+    """The history as the original judge sees it: [{"user": text} or {"AI": text}, ...],
+    indented by 2, non-ASCII escaped."""
+    return json.dumps([{"user" if m["role"] == "user" else "AI": m["content"]} for m in history],
+                      indent=2)
+
+
+def answer_of(dialogue: Dialogue) -> str:
+    said = dialogue.utterances
+    if not said or said[-1].agent != SIMULATOR:
+        raise ValueError(f"{dialogue.run_dir}: the model under test never answered")
+    return said[-1].text
+
+
+def _score_context(dialogue: Dialogue) -> dict:
+    script = dialogue.config["script"]
+    return {"simulation": script["act"],
+            "dialogue": judge_dialogue_json(script["dialogue_history"]),
+            "response": json.dumps({"AI": answer_of(dialogue)}, indent=2)}
+
+
+def _score_verdict(rating: Rating, dialogue: Dialogue) -> Verdict:
+    if not rating.in_range:
+        return Verdict(flags={"out_of_range": True}, answer=rating.model_dump())
+    return Verdict(scores={SCORE: rating.score}, answer=rating.model_dump())
+
+
+SCORE_JUDGE = JudgeSpec(
+    name=SCORE, tag=SCORE_TAG,
+    templates=("simulbench_judge_system.j2", "simulbench_score_user.j2"),
+    context=_score_context, parser=parse_rating,
+    fallback=lambda dialogue: Rating(score=0, in_range=False), verdict=_score_verdict)
+
+
+def collected_turns(dialogue: Dialogue) -> list[tuple[str, str]]:
+    """(user, simulator) of each turn of a collected dialogue."""
+    said = [u.text for u in dialogue.utterances]
+    return [(said[i], said[i + 1] if i + 1 < len(said) else "") for i in range(0, len(said), 2)]
+
+
+def _challenge_context(dialogue: Dialogue) -> dict:
+    turns = [json.dumps([{"role": "user", "content": u}, {"role": "assistant", "content": a}],
+                        indent=2) for u, a in collected_turns(dialogue)]
+    return {"turns": turns, "count": len(turns)}
+
+
+def _challenge_verdict(answer: ChallengeTurn, dialogue: Dialogue) -> Verdict:
+    return Verdict(scores={"challenging_turn": float(answer.turn)}, answer=answer.model_dump())
+
+
+CHALLENGE_JUDGE = JudgeSpec(
+    name=CHALLENGE, tag=CHALLENGE_TAG,
+    templates=("simulbench_judge_system.j2", "simulbench_challenge_user.j2"),
+    context=_challenge_context, parser=parse_challenge,
+    fallback=lambda dialogue: ChallengeTurn(turn=0), verdict=_challenge_verdict,
+    max_tokens=lambda dialogue, sampling: min(sampling.max_tokens, 200))

@@ -1,0 +1,80 @@
+"""The pairwise judge: two models' answers to one script, asked in both orders.
+
+Order "12" shows the first model's answer as candidate A and the second's as B; order "21"
+swaps them. `swap_rule` combines the two: a model wins only when both orders pick it; every
+other combination (a tie in either order, or the same position twice: A/A, B/B) is a tie, and
+A/A or B/B is also counted as order-inconsistent. A verdict with no [[A]], [[B]] or [[C]]
+after the re-asks falls back and the script counts as unjudged (in no rate).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+
+from sandbox.llm import LLMRequest, Message, timed_complete
+from sandbox.prompts import render
+from tasks.kit import Sampling
+
+from .judges import PAIRWISE_TAG, PairVerdict, judge_dialogue_json, parse_pairwise, swap_rule
+
+SYSTEM_TEMPLATE = "simulbench_judge_system.j2"
+USER_TEMPLATE = "simulbench_pairwise_user.j2"
+
+
+@dataclass
+class PairResult:
+    """Both orders' verdicts on one script and what they add up to."""
+
+    item: str
+    judge: str
+    order12: str  # A, B, C, or "fallback"
+    order21: str
+    winner: str  # "first", "second", "tie", or "unjudged"
+    inconsistent: bool
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def to_json(self) -> str:
+        return json.dumps(self.__dict__, indent=2)
+
+
+def pairwise_messages(act: str, history: list[dict], response_a: str, response_b: str
+                      ) -> list[Message]:
+    context = {"simulation": act, "dialogue": judge_dialogue_json(history),
+               "response_a": json.dumps({"AI": response_a}, indent=2),
+               "response_b": json.dumps({"AI": response_b}, indent=2)}
+    return [Message(role="system", content=render("evaluation", SYSTEM_TEMPLATE, **context)),
+            Message(role="user", content=render("evaluation", USER_TEMPLATE, **context))]
+
+
+def _seed(item: str, model: str, order: str) -> int:
+    return int(hashlib.sha256(f"{item}|{model}|{order}".encode()).hexdigest()[:8], 16) \
+        % (2**31 - 1)
+
+
+def judge_pair(llm, item: str, act: str, history: list[dict], first: str, second: str,
+               sampling: Sampling) -> PairResult:
+    """Ask `llm` in both orders. Never raises on a bad answer."""
+    said, tokens = {}, [0, 0]
+    for order, (a, b) in (("12", (first, second)), ("21", (second, first))):
+        request = LLMRequest(
+            messages=pairwise_messages(act, history, a, b), tag=PAIRWISE_TAG,
+            agent=f"judge:{llm.model_id}", parser=parse_pairwise,
+            fallback=PairVerdict(winner="C"), temperature=sampling.temperature,
+            top_p=sampling.top_p, max_tokens=sampling.max_tokens,
+            seed=_seed(item, llm.model_id, order))
+        completion = timed_complete(llm, request)
+        said[order] = "fallback" if "fallback" in completion.faults \
+            else completion.parsed.winner
+        tokens[0] += completion.usage.prompt_tokens
+        tokens[1] += completion.usage.completion_tokens
+    if "fallback" in said.values():
+        winner = "unjudged"
+    else:
+        winner = {"A": "first", "B": "second", "tie": "tie"}[swap_rule(said["12"], said["21"])]
+    inconsistent = said["12"] == said["21"] and said["12"] in ("A", "B")
+    return PairResult(item=item, judge=llm.model_id, order12=said["12"], order21=said["21"],
+                      winner=winner, inconsistent=inconsistent, prompt_tokens=tokens[0],
+                      completion_tokens=tokens[1])

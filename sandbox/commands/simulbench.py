@@ -1,0 +1,130 @@
+"""SimulBench's commands:
+
+    sandbox simulbench-collect    user agent x simulator dialogues, each judged for its first
+                                  challenging turn (a kit benchmark; -board shows the counts)
+    sandbox simulbench-extract    collected dialogues -> test scripts in the published format
+    sandbox simulbench            every script answered by the model under test, rated 1-10
+    sandbox simulbench-board      the table over answer directories (All, Hard, categories, ...)
+    sandbox simulbench-pairwise   two answer directories compared in both orders
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from sandbox.commands.benchmark import EMBEDDED, register_benchmark
+from sandbox.commands.common import add_model_access_options, use_prompts
+from sandbox.errors import UserError
+
+SMOL = "local/smollm2-135m"
+
+
+def register(sub) -> None:
+    from sandbox.suites.simulbench import COLLECT, SIMULBENCH
+
+    register_benchmark(
+        sub, COLLECT,
+        example=f"sandbox simulbench-collect --user {SMOL} --simulator {SMOL} --judge {SMOL} "
+                "--every 40 --user-max-tokens 60 --simulator-max-tokens 80 --out runs/sb-collect"
+                "; then sandbox simulbench-extract runs/sb-collect --out runs/scripts.jsonl",
+        board_example="sandbox simulbench-collect-board runs/sb-collect")
+    register_benchmark(
+        sub, SIMULBENCH,
+        example=f"sandbox simulbench --scripts runs/scripts.jsonl --simulator {SMOL} --judge "
+                f"{SMOL} --simulator-max-tokens 80 --judge-max-tokens 120 --out runs/sb-smol "
+                "(or --scripts simulbench_all.jsonl --subset hard for the published set)",
+        board_example="sandbox simulbench-board runs/sb-smol runs/sb-other --plot board.png")
+
+    e = sub.add_parser(
+        "simulbench-extract", help="cut SimulBench test scripts from collected dialogues",
+        description="Read a `sandbox simulbench-collect` directory and write its test scripts "
+                    "in the published format: a dialogue whose judge found no challenging turn "
+                    "gives one LastOnly script (its history without the last answer); one "
+                    "challenging at turn t gives a FirstChan script ending on turn t's request "
+                    "and a SubseqChan script for each later turn. No model is called.",
+        epilog="example: sandbox simulbench-extract runs/sb-collect --out runs/scripts.jsonl")
+    e.add_argument("dir", type=Path, help="a simulbench-collect --out directory")
+    e.add_argument("--out", type=Path, required=True, help="the script file to write (.jsonl)")
+    e.add_argument("--judge", metavar="MODEL",
+                   help="use this judge model's verdicts [default: the first usable one]")
+    e.set_defaults(func=extract_main)
+
+    p = sub.add_parser(
+        "simulbench-pairwise", help="compare two SimulBench answer directories pairwise",
+        description="For every script both directories answered, a judge compares the two "
+                    "answers twice with the order swapped. The first model wins a script only "
+                    "when both orders prefer it; any other combination is a tie. Prints win, "
+                    "tie and lose rates of the first model, their difference and the share of "
+                    "order-inconsistent verdicts (A/A or B/B). Saved verdicts are kept.",
+        epilog=f"example: sandbox simulbench-pairwise runs/sb-a runs/sb-b --judge {SMOL} "
+               "--out runs/sb-a-vs-b")
+    p.add_argument("first", type=Path, help="answer directory of the first model")
+    p.add_argument("second", type=Path, help="answer directory of the second model")
+    p.add_argument("--judge", default=EMBEDDED, metavar="MODEL",
+                   help="the judge model [default: %(default)s]")
+    p.add_argument("--out", type=Path, required=True, help="where verdicts are kept")
+    p.add_argument("--judge-max-tokens", type=int, default=1024, help="[default: %(default)s]")
+    p.add_argument("--json", type=Path, help="also write the table as JSON")
+    add_model_access_options(p.add_argument_group("model access"))
+    p.set_defaults(func=pairwise_main, resumable=True)
+
+
+def extract_main(args: argparse.Namespace) -> int:
+    from evaluation.kit import BoardError
+    from sandbox import terminal
+    from sandbox.suites.simulbench import extract_dir
+
+    try:
+        scripts, summary = extract_dir(args.dir, args.out, args.judge)
+    except BoardError as exc:
+        raise UserError(str(exc)) from exc
+    count = {c: sum(s.category == c for s in scripts)
+             for c in ("lastonly", "firstchan", "subseqchan")}
+    console = terminal.console()
+    console.print(f"{len(scripts)} scripts from {len(summary.dialogues)} dialogues into "
+                  f"{args.out}: LastOnly {count['lastonly']}, FirstChan {count['firstchan']}, "
+                  f"SubseqChan {count['subseqchan']}; {summary.fallbacks} judge fallbacks "
+                  "taken as no challenge", highlight=False)
+    if summary.unjudged or summary.unfinished:
+        console.print(f"[yellow]left out:[/] {len(summary.unfinished)} unfinished and "
+                      f"{len(summary.unjudged)} unjudged dialogues; run simulbench-collect "
+                      "again to finish them")
+    console.print(f"next: sandbox simulbench --scripts {args.out} --simulator MODEL --judge "
+                  "MODEL --out DIR", highlight=False)
+    return 0
+
+
+def pairwise_main(args: argparse.Namespace) -> int:
+    from evaluation.kit import BoardError
+    from sandbox import terminal
+    from sandbox.llm import LLMConfigError, LLMSettings
+    from sandbox.suites.benchmark import ModelPool
+    from sandbox.suites.simulbench import pairwise_data, pairwise_markdown, run_pairwise
+    from tasks.kit import Sampling
+
+    use_prompts(args)
+    mode = "replay" if args.cache_only else "off" if args.no_cache else "record"
+    pool = ModelPool(LLMSettings(base_url=args.base_url, json_dialect=args.json_dialect,
+                                 max_concurrency=args.max_concurrency, cache_mode=mode))
+    try:
+        pool.backend(args.judge)
+        sampling = Sampling(temperature=0.0, top_p=1.0, max_tokens=args.judge_max_tokens)
+    except LLMConfigError as exc:
+        raise UserError(str(exc)) from exc
+    except ValueError as exc:
+        raise UserError(f"--judge-max-tokens: {exc}") from exc
+    console = terminal.console()
+    try:
+        report = run_pairwise(args.first, args.second, args.out, args.judge, pool, sampling,
+                              on_progress=lambda item: console.print(f"[dim]{item}[/]"))
+    except BoardError as exc:
+        raise UserError(str(exc)) from exc
+    console.print(f"verdicts made {report.made}, kept {report.skipped}; {report.missing} "
+                  "scripts answered in only one directory are left out")
+    print(pairwise_markdown(report), end="")
+    if args.json:
+        args.json.write_text(json.dumps(pairwise_data(report), indent=2) + "\n",
+                             encoding="utf-8")
+    return 0

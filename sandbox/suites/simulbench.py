@@ -1,0 +1,298 @@
+"""SimulBench on the kit: two kit benchmarks and the steps between them.
+
+    COLLECT      `sandbox simulbench-collect`: task x 3 dialogues of a user agent and a
+                 simulator (4 turns each), each judged for its first challenging turn
+    extract_dir  `sandbox simulbench-extract`: the collected dialogues and their challenge
+                 judgments -> test scripts in the published format
+    SIMULBENCH   `sandbox simulbench`: every script answered by the model under test, rated
+                 1-10 by each judge; `sandbox simulbench-board` compares configurations
+    run_pairwise `sandbox simulbench-pairwise`: two answer directories compared by a judge in
+                 both orders (the paper's Table 1)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evaluation.kit import read_bench_dir, read_dialogue
+from evaluation.simulbench import (
+    CHALLENGE,
+    CHALLENGE_JUDGE,
+    SCORE_JUDGE,
+    PairTally,
+    answer_of,
+    board_markdown,
+    board_plot,
+    build_board,
+)
+from evaluation.simulbench.pairwise import PairResult, judge_pair
+from sandbox.files import FileFormatError
+from sandbox.judgments import load_judgments
+from sandbox.llm import AccountingLLM, CallLog
+from sandbox.log import CACHE, CALLS, write_json_atomic
+from tasks.kit import Role, Sampling
+from tasks.simulbench import (
+    JUDGE_SAMPLING,
+    SIMULATOR_SAMPLING,
+    USER_SAMPLING,
+    Collected,
+    Message,
+    Script,
+    collection_items,
+    extract,
+    load_scripts,
+    load_tasks,
+    script_items,
+    write_scripts,
+)
+from tasks.simulbench.scenario import SIMULATOR_TAG, AnswerScenario, CollectScenario
+from tasks.simulbench.user_agent import USER_TAG
+
+from .benchmark import Benchmark, BoardReport
+
+CHALLENGE_SAMPLING = Sampling(temperature=0.0, top_p=1.0, max_tokens=200)
+
+
+# -- stage 1: collection -------------------------------------------------------------------------
+def _collect_items(path: Path | None, options: dict[str, Any]):
+    return collection_items(load_tasks(path), source=str(path or ""))
+
+
+def _collect_board(dirs, judges=None, seed: int = 0, resamples: int = 1000) -> BoardReport:
+    from evaluation.kit import Column, Plot, PlotPoint, markdown_table
+
+    rows = []
+    for path in dirs:
+        found = read_bench_dir(path, COLLECT.manifest_file, "sandbox simulbench-collect")
+        summary = collected(path, judge=(judges or [None])[0])
+        scripts = extract(summary.dialogues)
+        count = {c: sum(s.category == c for s in scripts)
+                 for c in ("lastonly", "firstchan", "subseqchan")}
+        rows.append({"label": found.label, "dialogues": len(summary.dialogues),
+                     "challenged": sum(d.challenging_turn > 0 for d in summary.dialogues),
+                     "fallbacks": summary.fallbacks, "unjudged": len(summary.unjudged),
+                     "scripts": len(scripts), **count})
+    columns = [Column("label", "Simulator", None, "---"), Column("dialogues", "Dialogues", None),
+               Column("challenged", "Challenged", None), Column("scripts", "Scripts", None),
+               Column("lastonly", "LastOnly", None), Column("firstchan", "FirstChan", None),
+               Column("subseqchan", "SubseqChan", None),
+               Column("fallbacks", "Judge fallbacks", None),
+               Column("unjudged", "Unjudged", None)]
+    markdown = "\n".join(markdown_table(columns, rows)) + \
+        "\n\nNext: sandbox simulbench-extract DIR --out scripts.jsonl\n"
+    share = [PlotPoint(r["label"], r["challenged"] / r["dialogues"] if r["dialogues"] else None)
+             for r in rows]
+    return BoardReport(markdown=markdown, data={"rows": rows},
+                       plot=Plot("SimulBench collection", "share of challenged dialogues",
+                                 share))
+
+
+COLLECT = Benchmark(
+    name="simulbench-collect", title="SimulBench dialogue collection",
+    roles=[Role("user", USER_SAMPLING, USER_TAG, "the user agent's model", "per request"),
+           Role("simulator", SIMULATOR_SAMPLING, SIMULATOR_TAG,
+                "the simulator that answers the user agent", "per answer")],
+    under_test="simulator", load_items=_collect_items,
+    scenario=lambda item, item_id, cast, options: CollectScenario(item[0], item[1], cast),
+    judges=[CHALLENGE_JUDGE], judge_sampling=CHALLENGE_SAMPLING, board=_collect_board,
+    items_option="tasks",
+    items_help="simulation tasks: our YAML or the public simulbench_tasks.jsonl [default: our "
+               "40 tasks]",
+    noun="dialogues", item_noun="dialogues")
+
+
+# -- stage 2: extraction -------------------------------------------------------------------------
+@dataclass
+class CollectedDir:
+    """The finished, judged dialogues of a collection directory."""
+
+    dialogues: list[Collected] = field(default_factory=list)
+    fallbacks: int = 0  # judged, but the judge gave no usable turn: taken as no challenge
+    unjudged: list[str] = field(default_factory=list)  # finished, but no challenge judgment
+    unfinished: list[str] = field(default_factory=list)
+
+
+def collected(path: Path | str, judge: str | None = None) -> CollectedDir:
+    """Read a collection directory; `judge` picks one judge model's verdict (default: the first
+    usable one found)."""
+    from tasks.simulbench import SimTask
+
+    found = read_bench_dir(path, COLLECT.manifest_file, "sandbox simulbench-collect")
+    out = CollectedDir()
+    for run_dir in found.runs:
+        dialogue = read_dialogue(run_dir, COLLECT.name)
+        if not dialogue.finished:
+            out.unfinished.append(run_dir.name)
+            continue
+        judgments = [j for j in load_judgments(run_dir, CHALLENGE)
+                     if judge is None or j.model == judge]
+        usable = [j for j in judgments if j.usable]
+        if not judgments:
+            out.unjudged.append(run_dir.name)
+            continue
+        if not usable:
+            out.fallbacks += 1
+        turn = int(usable[0].scores["challenging_turn"]) if usable else 0
+        messages = [Message(role="user" if i % 2 == 0 else "assistant", content=u.text)
+                    for i, u in enumerate(dialogue.utterances)]
+        out.dialogues.append(Collected(task=SimTask(**dialogue.config["task"]),
+                                       index=int(dialogue.config["dialogue"]),
+                                       messages=messages, challenging_turn=turn))
+    return out
+
+
+def extract_dir(path: Path | str, out: Path | str, judge: str | None = None
+                ) -> tuple[list[Script], CollectedDir]:
+    """Write the scripts of a collection directory to `out` (published format)."""
+    summary = collected(path, judge)
+    scripts = extract(summary.dialogues)
+    write_scripts(scripts, out)
+    return scripts, summary
+
+
+# -- stages 3-4: answering and the 1-10 judge ----------------------------------------------------
+def _script_items(path: Path | None, options: dict[str, Any]):
+    if path is None:
+        raise FileFormatError("--scripts", "give a test-script file: the published "
+                                           "simulbench_all.jsonl or one written by "
+                                           "`sandbox simulbench-extract`")
+    tasks = load_tasks(options["tasks"]) if options.get("tasks") else None
+    return script_items(load_scripts(path, tasks), source=str(path),
+                        subset=options.get("subset", "all"))
+
+
+def request_types(tasks_file: str | None) -> dict[str, str]:
+    """source_id -> request_type, from our built-in tasks and `tasks_file` when given."""
+    found = {t.id: t.request_type for t in load_tasks(None)}
+    if tasks_file:
+        found.update({t.id: t.request_type for t in load_tasks(tasks_file)})
+    return found
+
+
+def _board(dirs, judges=None, seed: int = 0, resamples: int = 1000,
+           tasks: str | None = None) -> BoardReport:
+    board = build_board(dirs, judges=judges, seed=seed, resamples=resamples,
+                        request_types=request_types(tasks))
+    return BoardReport(markdown=board_markdown(board), data=board, plot=board_plot(board))
+
+
+SIMULBENCH = Benchmark(
+    name="simulbench", title="SimulBench simulation benchmark",
+    roles=[Role("simulator", SIMULATOR_SAMPLING, SIMULATOR_TAG, "the model under test",
+                "per answer")],
+    under_test="simulator", load_items=_script_items,
+    scenario=lambda script, item_id, cast, options: AnswerScenario(script, cast),
+    judges=[SCORE_JUDGE], judge_sampling=JUDGE_SAMPLING, board=_board,
+    items_option="scripts",
+    items_help="test scripts in the published format (simulbench_all.jsonl, or written by "
+               "`sandbox simulbench-extract`); required",
+    options={"subset": "all", "tasks": ""},
+    option_help={"subset": "which scripts: all, hard, lastonly, firstchan, subseqchan, "
+                           "stateful, stateless",
+                 "tasks": "a task file; every script's source_id must name one of its tasks"},
+    board_options={"tasks": {"default": None, "help": "a task file giving each script's "
+                                                      "request_type for the by-request-type "
+                                                      "table [default: our tasks]"}},
+    noun="answers", item_noun="scripts")
+
+
+# -- the pairwise comparison ---------------------------------------------------------------------
+PAIRWISE = "pairwise"
+
+
+@dataclass
+class PairwiseReport:
+    first: str
+    second: str
+    judge: str
+    tallies: dict[str, PairTally]
+    made: int = 0
+    skipped: int = 0
+    missing: int = 0  # scripts answered in only one of the two directories
+
+
+def _answers(path: Path | str) -> tuple[str, dict[str, tuple[dict, str, str]]]:
+    """label, item -> (script, category, answer) of a finished answer directory."""
+    found = read_bench_dir(path, SIMULBENCH.manifest_file, "sandbox simulbench")
+    out = {}
+    for run_dir in found.runs:
+        dialogue = read_dialogue(run_dir, SIMULBENCH.name)
+        if dialogue.finished:
+            out[run_dir.name] = (dialogue.config["script"], dialogue.config.get("category"),
+                                 answer_of(dialogue))
+    return found.label, out
+
+
+def run_pairwise(first: Path | str, second: Path | str, out: Path | str, judge: str, pool,
+                 sampling: Sampling = JUDGE_SAMPLING,
+                 on_progress: Callable[[str], None] | None = None) -> PairwiseReport:
+    """Judge every script both directories answered, in both orders; a saved verdict is kept."""
+    out = Path(out)
+    label_a, answers_a = _answers(first)
+    label_b, answers_b = _answers(second)
+    common = sorted(set(answers_a) & set(answers_b))
+    report = PairwiseReport(label_a, label_b, judge, {k: PairTally() for k in (
+        "all", "hard", "lastonly", "firstchan", "subseqchan")},
+        missing=len(set(answers_a) ^ set(answers_b)))
+    verdicts = out / PAIRWISE
+    verdicts.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(out / "pairwise.json", json.dumps(
+        {"first": str(first), "second": str(second), "first_label": label_a,
+         "second_label": label_b}, indent=2))
+    llm = pool.llm(judge, out / CACHE)
+    calls = CallLog(out / CALLS)
+    try:
+        for item in common:
+            script, category, answer_a = answers_a[item]
+            path = verdicts / f"{item}__{judge.replace('/', '_')}.json"
+            if path.is_file():
+                result = PairResult(**json.loads(path.read_text(encoding="utf-8")))
+                report.skipped += 1
+            else:
+                if on_progress:
+                    on_progress(item)
+                result = judge_pair(AccountingLLM(llm, calls), item, script["act"],
+                                    script["dialogue_history"], answer_a, answers_b[item][2],
+                                    sampling)
+                write_json_atomic(path, result.to_json())
+                report.made += 1
+            hard = script["turn_num"] > 0
+            for key, tally in report.tallies.items():
+                if key == "all" or (key == "hard" and hard) or key == category:
+                    _count(tally, result)
+    finally:
+        calls.close()
+    return report
+
+
+def _count(tally: PairTally, result: PairResult) -> None:
+    if result.winner == "unjudged":
+        tally.unjudged += 1
+        return
+    tally.win += result.winner == "first"
+    tally.lose += result.winner == "second"
+    tally.tie += result.winner == "tie"
+    tally.inconsistent += result.inconsistent
+
+
+def pairwise_markdown(report: PairwiseReport) -> str:
+    from evaluation.kit import Column, markdown_table
+
+    rows = [{"subset": k, "n": t.total, "unjudged": t.unjudged, **t.rates()}
+            for k, t in report.tallies.items()]
+    columns = [Column("subset", "Subset", None, "---"), Column("win", "Win %"),
+               Column("tie", "Tie %"), Column("lose", "Lose %"), Column("delta", "Δ"),
+               Column("inconsistent", "A/A or B/B %"), Column("n", "Scripts", None),
+               Column("unjudged", "Unjudged", None)]
+    head = f"{report.first} vs {report.second} (judge {report.judge}; % of the first model)\n\n"
+    return head + "\n".join(markdown_table(columns, rows)) + "\n"
+
+
+def pairwise_data(report: PairwiseReport) -> dict[str, Any]:
+    return {"first": report.first, "second": report.second, "judge": report.judge,
+            "subsets": {k: {**t.__dict__, **t.rates()} for k, t in report.tallies.items()}}
+

@@ -1,0 +1,102 @@
+"""SimulBench's parse rules, the swap rule and the aggregation, on hand-built answers."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from evaluation.simulbench import (
+    ScriptScore,
+    grouped_means,
+    judge_dialogue_json,
+    parse_challenge,
+    parse_pairwise,
+    parse_rating,
+    subset_means,
+    swap_rule,
+)
+
+
+@pytest.mark.parametrize("text, score, in_range", [
+    ("Good simulation. Rating: [[7]]", 7, True),
+    ("Rating: [8]", 8, True),
+    ("[[7.5]]", 7.5, True),
+    ("Rating: [[3]]; on reflection [[9]]", 3, True),  # doubled: the first wins
+    ("see [4] ... Rating: [[8]]", 8, True),  # [[x]] is looked for first
+    ("Rating: [[11]]", 11, False),
+    ("Rating: [[0]]", 0, False),
+])
+def test_rating_parse(text, score, in_range):
+    rating = parse_rating(text)
+    assert (rating.score, rating.in_range) == (score, in_range)
+
+
+@pytest.mark.parametrize("text", ["Rating: 7/10", "", "[[seven]]"])
+def test_a_missing_rating_is_unparseable(text):
+    with pytest.raises(ValueError):
+        parse_rating(text)
+
+
+def test_challenge_parse_reads_0_to_4_only():
+    assert parse_challenge("turn two is wrong [[2]]").turn == 2
+    assert parse_challenge("all fine [[0]]").turn == 0
+    for bad in ("[[5]]", "[[2.5]]", "none"):
+        with pytest.raises(ValueError):
+            parse_challenge(bad)
+
+
+def test_pairwise_parse_precedence():
+    assert parse_pairwise("[[B]] but also [[A]]").winner == "A"
+    assert parse_pairwise("so [[B]]").winner == "B"
+    assert parse_pairwise("[[C]] [[B]]").winner == "B"
+    assert parse_pairwise("a tie [[C]]").winner == "C"
+    with pytest.raises(ValueError):
+        parse_pairwise("A is better")
+
+
+@pytest.mark.parametrize("first, second, result", [
+    ("A", "B", "A"),  # the first model wins in both orders
+    ("B", "A", "B"),  # the second model wins in both orders
+    ("A", "A", "tie"),  # position A both times: inconsistent, a tie
+    ("B", "B", "tie"),
+    ("C", "A", "tie"), ("A", "C", "tie"), ("C", "C", "tie"),
+])
+def test_swap_rule(first, second, result):
+    assert swap_rule(first, second) == result
+
+
+def test_the_judge_sees_the_history_as_user_and_ai_with_ascii_escapes():
+    shown = judge_dialogue_json([{"role": "user", "content": "café"},
+                                 {"role": "assistant", "content": "ok"},
+                                 {"role": "user", "content": "ls"}])
+    assert json.loads(shown) == [{"user": "café"}, {"AI": "ok"}, {"user": "ls"}]
+    assert "caf\\u00e9" in shown and '\n  {\n    "user"' in shown
+
+
+def s(category, type_, turn, score, request="cmd", act="T"):
+    return ScriptScore(item=f"{category}{turn}{score}", category=category, type=type_,
+                       turn_num=turn, act=act, request_type=request, score=score)
+
+
+def test_aggregation_equals_hand_computed_means():
+    scores = [s("lastonly", "stateless", 0, 9), s("lastonly", "stateful", 0, 8),
+              s("firstchan", "stateful", 2, 6), s("firstchan", "stateless", 1, 4),
+              s("subseqchan", "stateful", 3, 5, request="move"), s("subseqchan", "stateful", 4, 7),
+              s("subseqchan", "stateless", 4, None)]  # unscored: in no mean
+    means = subset_means(scores, seed=0, resamples=200)
+    assert means["all"].mean == pytest.approx((9 + 8 + 6 + 4 + 5 + 7) / 6)
+    assert means["all"].n == 6
+    assert means["hard"].mean == pytest.approx((6 + 4 + 5 + 7) / 4)
+    assert means["lastonly"].mean == 8.5
+    assert means["firstchan"].mean == 5 and means["subseqchan"].mean == 6
+    assert means["stateful_firstchan"].mean == 6 and means["stateless_firstchan"].mean == 4
+    assert means["stateful"].mean == pytest.approx((8 + 6 + 5 + 7) / 4)
+    assert means["stateless"].mean == pytest.approx((9 + 4) / 2)
+    lo, hi = means["all"].ci
+    assert 4 <= lo <= means["all"].mean <= hi <= 9
+    assert subset_means(scores, seed=0, resamples=200)["all"].ci == means["all"].ci  # seeded
+    by_type = grouped_means(scores, lambda x: x.request_type)
+    assert by_type["move"].mean == 5 and by_type["cmd"].mean == pytest.approx(34 / 5)
+    by_turn = grouped_means([x for x in scores if x.turn_num], lambda x: x.turn_num)
+    assert {k: v.mean for k, v in by_turn.items()} == {"1": 4, "2": 6, "3": 5, "4": 7}

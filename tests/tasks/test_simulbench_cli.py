@@ -1,0 +1,117 @@
+"""SimulBench as a user runs it, on scripted models: collect, extract, answer, judge, board,
+pairwise; resume; bad files; a babbling judge."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from sandbox.cli import main
+from sandbox.llm import SCRIPTS, ScriptedBackend
+from sandbox.log import load_run
+from tasks.simulbench import SYSTEM_PROMPT, load_scripts
+
+S = "scripted/simulbench"
+
+
+@pytest.fixture
+def pipeline(tmp_path, capsys):
+    """Collected dialogues (every 10th of our 120), extracted scripts, two answer dirs."""
+    collect = tmp_path / "collect"
+    assert main(["simulbench-collect", "--user", S, "--simulator", S, "--judge", S,
+                 "--every", "10", "--out", str(collect)]) == 0
+    scripts = tmp_path / "scripts.jsonl"
+    assert main(["simulbench-extract", str(collect), "--out", str(scripts)]) == 0
+    for model in ("simulbench", "simulbench-weak"):
+        assert main(["simulbench", "--scripts", str(scripts), "--simulator",
+                     f"scripted/{model}", "--judge", S, "--out", str(tmp_path / model)]) == 0
+    capsys.readouterr()
+    return tmp_path
+
+
+def test_the_whole_pipeline_from_collection_to_board(pipeline, capsys):
+    collect_run = load_run(next((pipeline / "collect" / "runs").iterdir()))
+    assert collect_run.header.models == {"user": S, "simulator": S}
+    assert collect_run.header.config["sampling"]["user"]["temperature"] == 1.2
+    utterances = [e for e in collect_run.events if e.kind == "utterance"]
+    assert len(utterances) == 8
+    assert utterances[0].text == collect_run.header.config["task"]["task_description"]
+
+    scripts = load_scripts(pipeline / "scripts.jsonl")
+    assert len(scripts) >= 12  # one per dialogue at least
+    assert main(["simulbench-board", str(pipeline / "simulbench"),
+                 str(pipeline / "simulbench-weak"), "--json", str(pipeline / "b.json"),
+                 "--plot", str(pipeline / "b.png")]) == 0
+    table = capsys.readouterr().out
+    rows = [line for line in table.splitlines() if line.startswith("| scripted/")]
+    assert rows[0].startswith("| scripted/simulbench | ")  # the better one first
+    assert rows[1].startswith("| scripted/simulbench-weak | 2.00 | [2.00, 2.00] | 2.00")
+    data = json.loads((pipeline / "b.json").read_text())
+    assert data["rows"][1]["scored"] == len(scripts)
+    assert data["usage"]["scripted/simulbench"]["simulator"]["calls"] == len(scripts)
+    assert (pipeline / "b.png").read_bytes()[:4] == b"\x89PNG"
+
+    assert main(["simulbench-pairwise", str(pipeline / "simulbench"),
+                 str(pipeline / "simulbench-weak"), "--judge", S, "--out",
+                 str(pipeline / "pair")]) == 0
+    out = capsys.readouterr().out
+    assert f"| all | 100.00 | 0.00 | 0.00 | 100.00 | 0.00 | {len(scripts)} | 0 |" in out
+    assert main(["simulbench-pairwise", str(pipeline / "simulbench"),
+                 str(pipeline / "simulbench-weak"), "--judge", S, "--out",
+                 str(pipeline / "pair")]) == 0
+    assert f"verdicts made 0, kept {len(scripts)}" in capsys.readouterr().out
+
+
+def test_the_model_under_test_sees_exactly_the_script(pipeline, monkeypatch, capsys):
+    seen = []
+
+    def simulator(request):
+        seen.append(request.messages)
+        return '  "quoted answer"  '
+
+    monkeypatch.setitem(SCRIPTS, "sb-probe", lambda: ScriptedBackend(
+        {"simulbench.simulator": simulator}, model_id="scripted/sb-probe"))
+    out = pipeline / "probe"
+    assert main(["simulbench", "--scripts", str(pipeline / "scripts.jsonl"), "--simulator",
+                 "scripted/sb-probe", "--judge", S, "--every", "5", "--out", str(out)]) == 0
+    scripts = load_scripts(pipeline / "scripts.jsonl")
+    wanted = {json.dumps([m.model_dump() for m in s.dialogue_history]) for s in scripts}
+    assert seen and all(m[0].role == "system" and m[0].content == SYSTEM_PROMPT for m in seen)
+    assert all(json.dumps([x.model_dump() for x in m[1:]]) in wanted for m in seen)
+    run = load_run(next((out / "runs").iterdir()))
+    assert [e for e in run.events if e.kind == "utterance"][-1].text == "quoted answer"
+
+    # resumed: nothing is asked again
+    seen.clear()
+    assert main(["simulbench", "--scripts", str(pipeline / "scripts.jsonl"), "--simulator",
+                 "scripted/sb-probe", "--judge", S, "--every", "5", "--out", str(out)]) == 0
+    assert seen == [] and "answers run 0" in capsys.readouterr().out
+
+
+def test_a_babbling_judge_is_counted_not_fatal(pipeline, monkeypatch, capsys):
+    monkeypatch.setitem(SCRIPTS, "sb-babbler", lambda: ScriptedBackend(
+        {"simulbench.judge": lambda request: "A fine answer, I would say seven."},
+        model_id="scripted/sb-babbler"))
+    out = pipeline / "simulbench"
+    assert main(["simulbench", "--scripts", str(pipeline / "scripts.jsonl"), "--simulator", S,
+                 "--judge", S, "--judge", "scripted/sb-babbler", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    n = len(load_scripts(pipeline / "scripts.jsonl"))
+    assert f"judgments made {n} ({n} fell back)" in printed
+    assert main(["simulbench-board", str(out), "--judge", "scripted/sb-babbler"]) == 0
+    assert f"| 0/{n} | {n} | 0 |" in capsys.readouterr().out
+
+
+def test_a_bad_script_file_is_one_line_exit_2(tmp_path, capsys):
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"id": 0, "source_id": "x", "act": "X", "task_description": "d", '
+                    '"type": "stateish", "source_file_name": "f", "turn_num": 1, '
+                    '"dialogue_history": [{"role": "user", "content": "d"}]}\n')
+    assert main(["simulbench", "--scripts", str(path), "--simulator", S, "--judge", S,
+                 "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and str(path) in err and "line 1, field type" in err
+    assert main(["simulbench", "--simulator", S, "--judge", S, "--out",
+                 str(tmp_path / "o")]) == 2
+    assert "give a test-script file" in capsys.readouterr().err

@@ -1,0 +1,155 @@
+"""SimulBench items: our tasks, the public task and script formats, categories, bad files."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+
+from sandbox.files import FileFormatError
+from tasks.simulbench import (
+    Collected,
+    Message,
+    collection_items,
+    extract,
+    load_scripts,
+    load_tasks,
+    script_items,
+    write_scripts,
+    write_tasks,
+)
+
+
+def test_our_tasks_are_forty_half_stateful_and_span_every_kind():
+    tasks = load_tasks()
+    assert len(tasks) >= 40
+    kinds = Counter(t.type for t in tasks)
+    assert kinds["stateful"] == kinds["stateless"] == len(tasks) // 2
+    assert {t.kind for t in tasks} == {"tool", "environment", "game", "role"}
+    assert len({t.id for t in tasks}) == len(tasks)
+    items = collection_items(tasks)
+    assert len(items) == 3 * len(tasks) and len(set(items.ids)) == len(items)
+
+
+@pytest.mark.parametrize("entry, where, reason", [
+    ({"name": "X", "type": "stateful"}, "tasks.0.first_turn", "missing"),
+    ({"name": "X", "first_turn": "Be X.", "type": "stateish"}, "tasks.0.type", "unknown type"),
+    ({"name": "X", "first_turn": "Be X.", "type": "stateful", "colour": 1}, "tasks.0.colour",
+     "unknown key"),
+    ({"name": "X", "first_turn": "Be X.", "type": "stateful", "kind": "toy"}, "tasks.0.kind",
+     "Input should be"),
+])
+def test_a_bad_task_file_names_the_field_and_the_reason(tmp_path, entry, where, reason):
+    path = tmp_path / "tasks.yaml"
+    import yaml
+
+    path.write_text(yaml.safe_dump({"tasks": [entry]}))
+    with pytest.raises(FileFormatError) as err:
+        load_tasks(path)
+    assert where in str(err.value) and reason in str(err.value)
+
+
+def test_a_key_given_twice_in_our_yaml_is_an_error(tmp_path):
+    path = tmp_path / "tasks.yaml"
+    path.write_text("tasks:\n  - name: A\n    name: B\n    first_turn: x\n    type: stateful\n")
+    with pytest.raises(FileFormatError, match="name"):
+        load_tasks(path)
+
+
+def test_the_public_task_format_round_trips(tmp_path):
+    ours = load_tasks()
+    path = write_tasks(ours, tmp_path / "simulbench_tasks.jsonl")
+    back = load_tasks(path)
+    assert [t.model_dump(exclude={"kind"}) for t in back] == \
+        [t.model_dump(exclude={"kind"}) for t in ours]
+
+
+def dialogue(task, index: int, turn: int) -> Collected:
+    messages = []
+    for k in range(4):
+        messages += [Message(role="user", content=f"{task.act} request {k} é"),
+                     Message(role="assistant", content=f"answer {k}")]
+    messages[0] = Message(role="user", content=task.task_description)
+    return Collected(task=task, index=index, messages=messages, challenging_turn=turn)
+
+
+@pytest.fixture
+def our_scripts():
+    tasks = load_tasks()
+    return extract([dialogue(tasks[0], 0, 0), dialogue(tasks[0], 1, 2),
+                    dialogue(tasks[25], 2, 1), dialogue(tasks[25], 0, 0)])
+
+
+def test_our_extracted_scripts_load_through_the_importer_unchanged(tmp_path, our_scripts):
+    path = write_scripts(our_scripts, tmp_path / "scripts.jsonl")
+    back = load_scripts(path, load_tasks())
+    assert [s.public() for s in back] == [s.public() for s in our_scripts]
+    assert [s.category for s in back] == [s.category for s in our_scripts]
+    assert set(json.loads(path.read_text().splitlines()[0])) == {
+        "id", "source_id", "act", "task_description", "type", "source_file_name", "turn_num",
+        "dialogue_history"}
+    assert "é" in path.read_text(encoding="utf-8")  # written as text, read back the same
+    items = script_items(back, subset="hard")
+    assert len(items) == 3 + 4 and all(s.hard for s in items.items)
+    assert script_items(back).ids[:len(items)] == items.ids  # ids from content, not position
+
+
+def write_lines(path, rows):
+    path.write_text("\n".join(r if isinstance(r, str) else json.dumps(r) for r in rows) + "\n")
+    return path
+
+
+def test_a_bad_script_file_names_the_line_field_and_reason(tmp_path, our_scripts):
+    good = [s.public() for s in our_scripts[:3]]
+    cases = {
+        "truncated": (good[:2] + [json.dumps(good[2])[:-40]], "line 3", "not valid JSON"),
+        "ends_on_answer": ([good[0], {**good[1], "dialogue_history":
+                                      good[1]["dialogue_history"] + [
+                                          {"role": "assistant", "content": "x"}]}],
+                           "line 2, field dialogue_history", "ends on an assistant"),
+        "unknown_type": ([good[0], {**good[1], "type": "stateish"}], "line 2, field type",
+                         "unknown type 'stateish'"),
+        "missing": ([{k: v for k, v in good[0].items() if k != "turn_num"}],
+                    "line 1, field turn_num", "missing"),
+        "length": ([{**good[0], "turn_num": 1}], "line 1, field dialogue_history", "expected 1"),
+        "same_id": ([good[0], {**good[1], "id": good[0]["id"]}], "line 2, field id", "also on"),
+    }
+    for name, (rows, where, reason) in cases.items():
+        path = write_lines(tmp_path / f"{name}.jsonl", rows)
+        with pytest.raises(FileFormatError) as err:
+            load_scripts(path)
+        assert where in str(err.value) and reason in str(err.value), (name, str(err.value))
+        assert "\n" not in str(err.value)
+
+
+def test_a_source_id_outside_the_task_file_is_an_error(tmp_path, our_scripts):
+    path = write_scripts(our_scripts, tmp_path / "s.jsonl")
+    with pytest.raises(FileFormatError, match="source_id 'Unix_Shell' is no task"):
+        load_scripts(path, load_tasks()[1:2])
+
+
+def published_like(rows: list[tuple[int, str, str, int]]) -> list[dict]:
+    """Minimal published-format scripts: (id, source_id, source_file_name, turn_num)."""
+    out = []
+    for id_, source, file, turn in rows:
+        n = 7 if turn == 0 else 2 * turn - 1
+        history = [{"role": "user" if i % 2 == 0 else "assistant", "content": f"m{i} {id_}"}
+                   for i in range(n)]
+        out.append({"id": id_, "source_id": source, "act": source.split("#")[1],
+                    "task_description": "m0", "type": "stateful", "source_file_name": file,
+                    "turn_num": turn, "dialogue_history": history})
+    return out
+
+
+def test_categories_of_the_published_file_with_the_override(tmp_path):
+    rows = published_like([
+        (153, "044#Kanban", "gpt-3.5-turbo.json", 2), (155, "044#Kanban", "gpt-3.5-turbo.json", 3),
+        # a lone turn-4 script whose FirstChan was filtered out of the published file
+        (154, "045#JSON_Data_Store", "gpt-3.5-turbo-1.json", 4),
+        (156, "046#Other", "gpt-3.5-turbo-2.json", 4),  # lone, not overridden
+        (300, "044#Kanban", "gpt-3.5-turbo-1.json", 0)])
+    scripts = load_scripts(write_lines(tmp_path / "all.jsonl", rows))
+    assert {s.id: s.category for s in scripts} == {
+        153: "firstchan", 155: "subseqchan", 154: "subseqchan", 156: "firstchan",
+        300: "lastonly"}
