@@ -115,3 +115,46 @@ def test_a_bad_script_file_is_one_line_exit_2(tmp_path, capsys):
     assert main(["simulbench", "--simulator", S, "--judge", S, "--out",
                  str(tmp_path / "o")]) == 2
     assert "give a test-script file" in capsys.readouterr().err
+
+
+def test_a_published_format_file_runs_by_subset(tmp_path, capsys):
+    """The published files' shape: a task file and scripts with int ids, Hard first."""
+    tasks = [{"id": "000#Linux_Terminal", "act": "Linux Terminal", "task_description": "be a "
+              "terminal; my first command is pwd", "request_type": "your command",
+              "type": "stateful"},
+             {"id": "074#Password_Generator", "act": "Password Generator",
+              "task_description": "make passwords", "request_type": "a spec",
+              "type": "stateless"}]
+    task_file = tmp_path / "simulbench_tasks.jsonl"
+    task_file.write_text("\n".join(json.dumps(t) for t in tasks) + "\n")
+
+    def script(id_, task, file, turn):
+        n = 7 if turn == 0 else 2 * turn - 1
+        history = [{"role": "user" if i % 2 == 0 else "assistant",
+                    "content": task["task_description"] if i == 0 else f"msg {i} ü"}
+                   for i in range(n)]
+        return {"id": id_, "source_id": task["id"], "act": task["act"],
+                "task_description": task["task_description"], "type": task["type"],
+                "source_file_name": file, "turn_num": turn, "dialogue_history": history}
+
+    rows = [script(0, tasks[0], "gpt-3.5-turbo.json", 2),
+            script(1, tasks[0], "gpt-3.5-turbo.json", 3),
+            script(2, tasks[1], "gpt-3.5-turbo-1.json", 1),
+            script(3, tasks[0], "gpt-3.5-turbo-1.json", 0),
+            script(4, tasks[1], "gpt-3.5-turbo.json", 0)]
+    scripts = tmp_path / "simulbench_all.jsonl"
+    scripts.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n")
+    out = tmp_path / "hard"
+    assert main(["simulbench", "--scripts", str(scripts), "--tasks", str(task_file),
+                 "--subset", "hard", "--simulator", S, "--judge", S, "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "answers run 3, skipped 0" in printed
+    assert main(["simulbench-board", str(out), "--tasks", str(task_file)]) == 0
+    table = capsys.readouterr().out
+    assert "| 3/3 | 0 | 0 |" in table  # scored, unparsed, out of range
+    assert "| your command |" in table and "| a spec |" in table  # by request type
+    assert "| Linux Terminal |" in table
+    # another subset in the same directory is another configuration
+    assert main(["simulbench", "--scripts", str(scripts), "--tasks", str(task_file),
+                 "--simulator", S, "--judge", S, "--out", str(out)]) == 2
+    assert "subset 'hard', not 'all'" in capsys.readouterr().err
