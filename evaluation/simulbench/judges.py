@@ -4,7 +4,9 @@ a collected dialogue, and the pairwise verdict asked in both orders.
 Parse rules (the original's, ../shared/specs/simulbench.md sections 3.2, 3.4, 3.5):
 - a rating: the first `[[x]]` in the answer, else the first `[x]`; x an int or a decimal. A
   rating outside 1..10 is kept as said but marked out of range: counted and left out of means.
-- a challenging turn: the same two patterns; N in 0..4 (0: no turn was too hard).
+- a challenging turn: the same two patterns; N in 0..4 (0: no turn was too hard). Turns are
+  shown numbered from 1; a collection run with `--turn-labels original` shows them from 0 and
+  asks for 1..8 as the original did, and an N above 4 is then unparseable (a range check).
 - a pairwise verdict: `[[A]]`, else `[[B]]`, else `[[C]]` (a tie), by substring.
 No match is unparseable: the structured layer asks again (a new seed each time, at most
 LLMSettings.structured_attempts asks), then keeps the declared fallback, saved with status
@@ -135,7 +137,8 @@ def collected_turns(dialogue: Dialogue) -> list[tuple[str, str]]:
 def _challenge_context(dialogue: Dialogue) -> dict:
     turns = [json.dumps([{"role": "user", "content": u}, {"role": "assistant", "content": a}],
                         indent=2) for u, a in collected_turns(dialogue)]
-    return {"turns": turns, "count": len(turns)}
+    return {"turns": turns, "count": len(turns),
+            "original_labels": dialogue.config.get("turn_labels") == "original"}
 
 
 def _challenge_verdict(answer: ChallengeTurn, dialogue: Dialogue) -> Verdict:

@@ -58,7 +58,13 @@ CHALLENGE_SAMPLING = Sampling(temperature=0.0, top_p=1.0, max_tokens=200)
 
 
 # -- stage 1: collection -------------------------------------------------------------------------
+TURN_LABELS = ("ours", "original")
+
+
 def _collect_items(path: Path | None, options: dict[str, Any]):
+    if options.get("turn_labels", "ours") not in TURN_LABELS:
+        raise FileFormatError("--turn-labels", f"{options['turn_labels']!r} is neither 'ours' "
+                                               "nor 'original'")
     return collection_items(load_tasks(path), source=str(path or ""))
 
 
@@ -97,11 +103,16 @@ COLLECT = Benchmark(
            Role("simulator", SIMULATOR_SAMPLING, SIMULATOR_TAG,
                 "the simulator that answers the user agent", "per answer")],
     under_test="simulator", load_items=_collect_items,
-    scenario=lambda item, item_id, cast, options: CollectScenario(item[0], item[1], cast),
+    scenario=lambda item, item_id, cast, options: CollectScenario(
+        item[0], item[1], cast, turn_labels=options.get("turn_labels", "ours")),
     judges=[CHALLENGE_JUDGE], judge_sampling=CHALLENGE_SAMPLING, board=_collect_board,
     items_option="tasks",
     items_help="simulation tasks: our YAML or the public simulbench_tasks.jsonl [default: our "
                "40 tasks]",
+    options={"turn_labels": "ours"},
+    option_help={"turn_labels": "how the challenge judge numbers turns: ours (1..4, answer "
+                                "0..4) or original (shown 0..3, answer asked in 1..8 with 0 for "
+                                "none; above 4 is re-asked)"},
     noun="dialogues", item_noun="dialogues")
 
 

@@ -106,14 +106,17 @@ class CollectScenario(DialogueScenario):
     benchmark = name = COLLECT
     first = 0
 
-    def __init__(self, task: SimTask, dialogue: int, cast: Cast, turns: int = TURNS):
+    def __init__(self, task: SimTask, dialogue: int, cast: Cast, turns: int = TURNS,
+                 turn_labels: str = "ours"):
         super().__init__(cast)
         self.task, self.index, self.turns = task, dialogue, turns
+        self.turn_labels = turn_labels  # how its challenge judge numbers turns
         self.max_turns = 2 * turns
 
     def item_config(self) -> dict[str, Any]:
         return {"task": self.task.model_dump(mode="json"), "dialogue": self.index,
-                "turns": self.turns, "conversation": CONVERSATION}
+                "turns": self.turns, "turn_labels": self.turn_labels,
+                "conversation": CONVERSATION}
 
     def speakers(self) -> list:
         history = History()

@@ -100,3 +100,24 @@ def test_aggregation_equals_hand_computed_means():
     assert by_type["move"].mean == 5 and by_type["cmd"].mean == pytest.approx(34 / 5)
     by_turn = grouped_means([x for x in scores if x.turn_num], lambda x: x.turn_num)
     assert {k: v.mean for k, v in by_turn.items()} == {"1": 4, "2": 6, "3": 5, "4": 7}
+
+
+def test_the_challenge_prompt_numbers_turns_ours_or_the_original_way():
+    from pathlib import Path
+
+    from evaluation.kit import Dialogue
+    from evaluation.simulbench import CHALLENGE_JUDGE
+    from sandbox.events import Utterance
+
+    said = [Utterance(t=0, agent="User" if i % 2 == 0 else "Simulator", conversation="c0",
+                      turn=i, to=[], text=f"line {i}") for i in range(8)]
+
+    def prompt(labels):
+        dialogue = Dialogue(run_dir=Path("."), item="x", config={"turn_labels": labels},
+                            models={}, utterances=said, finished=True)
+        return CHALLENGE_JUDGE.messages(dialogue)[1].content
+
+    ours, original = prompt("ours"), prompt("original")
+    assert "- Turn 1:" in ours and "- Turn 4:" in ours and "[[1]] to [[4]]" in ours
+    assert "- Turn: 0" in original and "- Turn: 3" in original and "[[1]] to [[8]]" in original
+    assert '"content": "line 7"' in ours
