@@ -4,6 +4,7 @@ family), then per dialogue the calls and tokens of each role, beside the paper's
 statistics. Printed from one run.
 
     .venv/bin/python bench/refutebench.py                       # embedded model, --every 27
+    .venv/bin/python bench/refutebench.py --tasks mt            # MT only: 1 + 2 dialogues
     .venv/bin/python bench/refutebench.py --model scripted/refutebench --every 1
 
 A 135M model's ratings mean nothing about RefuteBench: this measures what a run costs.
@@ -76,23 +77,31 @@ def main() -> int:
                         help="keep one seed in K per family [default: %(default)s]")
     parser.add_argument("--max-tokens", type=int, default=256,
                         help="answer budget of the model under test [default: %(default)s]")
+    parser.add_argument("--judge-max-tokens", type=int, default=128,
+                        help="answer budget of each judgment [default: %(default)s]")
+    parser.add_argument("--tasks", default="mt,summ,writing",
+                        help="task families, comma-separated [default: %(default)s]")
     parser.add_argument("--keep", type=Path, help="keep the benchmark directories here")
     args = parser.parse_args()
     root = args.keep or Path(tempfile.mkdtemp(prefix="refutebench-bench-"))
     pool = ModelPool(LLMSettings())
     sampling = {r.name: r.sampling for r in REFUTEBENCH.roles}
     sampling["model"] = sampling["model"].model_copy(update={"max_tokens": args.max_tokens})
+    judge_sampling = REFUTEBENCH.judge_sampling.model_copy(
+        update={"max_tokens": args.judge_max_tokens})
     walls = {}
     for setting in ("transient", "persistent"):
-        options = {**REFUTEBENCH.options, "setting": setting}
+        options = {**REFUTEBENCH.options, "setting": setting, "tasks": args.tasks}
         items = load_items(None, options)
         started = time.perf_counter()
         report = run_benchmark(REFUTEBENCH, root / setting, items, pool,
                                models={"model": args.model, "refuter": args.model},
-                               sampling=sampling, judges=[args.model], every=args.every,
+                               sampling=sampling, judges=[args.model],
+                               judge_sampling=judge_sampling, every=args.every,
                                options=options)
         walls[setting] = (time.perf_counter() - started, report)
-    print(f"model {args.model} in every role; --every {args.every}; model max tokens "
+    print(f"model {args.model} in every role; tasks {args.tasks}; --every {args.every}; "
+          f"judge max tokens {args.judge_max_tokens}; model max tokens "
           f"{args.max_tokens}; directories in {root}\n")
     for setting, (wall, report) in walls.items():
         print(f"{setting}: {report.runs_made} dialogues, {report.judgments_made} judgments "

@@ -95,6 +95,25 @@ def _counts(board: Board) -> list[int]:
     return sorted({c for row in board.rows for c in row.tables.counts})
 
 
+def _v1_table(board: Board) -> list[str]:
+    """Public 1.0 files: the share of dialogues whose final answer has the required word."""
+    rows = []
+    for row in board.rows:
+        by_file: dict[str, list[float]] = {}
+        for s in row.scored:
+            if s.setting == "v1" and "v1_rule" in s.ratings:
+                by_file.setdefault(s.seed.rsplit(":", 1)[0], []).append(s.ratings["v1_rule"])
+        for file, values in sorted(by_file.items()):
+            got = cell(values, board.seed, board.resamples)
+            rows.append({"label": row.label, "file": file, "met": got.text()})
+    if not rows:
+        return []
+    columns = [Column("label", "Model", None, "---"), Column("file", "1.0 file", None, "---"),
+               Column("met", "required translation in the final answer (share)", None)]
+    return ["### RefuteBench 1.0 files (rule-checked, no judge)", "",
+            *markdown_table(columns, rows), ""]
+
+
 def board_markdown(board: Board) -> str:
     if not board.rows or not board.families:
         return "No judged RefuteBench dialogues yet.\n"
@@ -117,6 +136,9 @@ def board_markdown(board: Board) -> str:
         lines.append(_table(board, "Table 7: persistent refutation after C unrelated requests "
                                    "(C=0: the direct answer; C>0: the re-asked query)",
                             metrics))
+    v1 = _v1_table(board)
+    if v1:
+        lines.append(v1)
     out = [line for block in lines for line in block]
     for row in board.rows:
         t = row.tables

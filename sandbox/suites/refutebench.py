@@ -25,13 +25,17 @@ from tasks.refutebench import (
     REFUTER_TAG,
     Item,
     RefuteBenchScenario,
+    V1Item,
+    V1Scenario,
     load_items,
 )
 
 from .benchmark import Benchmark, BoardReport
 
 
-def _scenario(item: Item, item_id: str, cast: Cast, options: dict[str, Any]):
+def _scenario(item: Item | V1Item, item_id: str, cast: Cast, options: dict[str, Any]):
+    if isinstance(item, V1Item):  # a public 1.0 file, run as it is
+        return V1Scenario(item, cast)
     return RefuteBenchScenario(item, cast, language=options.get("language", DEFAULT_LANGUAGE))
 
 
@@ -54,7 +58,8 @@ REFUTEBENCH = Benchmark(
                 "user and writes the refutations", "per refutation")],
     under_test="model", load_items=load_items, scenario=_scenario, judges=JUDGES,
     judge_sampling=JUDGE_SAMPLING, board=_board,
-    items_help="seed queries, templates and unrelated requests: our YAML "
+    items_help="seed queries, templates and unrelated requests: our YAML, or a public "
+               "RefuteBench 1.0 MT single-feedback .jsonl file, run as it is "
                "[default: the built-in set, 27 MT, 26 Sum, 27 Writing seeds]",
     options={"tasks": ",".join(FAMILIES), "setting": "transient", "distractors": "0,3",
              "language": DEFAULT_LANGUAGE},

@@ -103,7 +103,13 @@ def load_file(path: Path | str | None = None) -> ItemFile:
 def load_items(path: Path | str | None, options: dict[str, Any]) -> ItemSet[Item]:
     """The items of a run: the file's seeds of the chosen task families, in one setting.
 
-    `options`: tasks ('mt,summ,writing'), setting, distractors ('0,3'), language."""
+    `options`: tasks ('mt,summ,writing'), setting, distractors ('0,3'), language. A
+    `.jsonl` file is a public RefuteBench 1.0 MT file, run as it is (tasks/refutebench/v1.py;
+    the options do not apply to it)."""
+    if path is not None and Path(path).suffix == ".jsonl":
+        from .v1 import load_v1
+
+        return load_v1(path)
     tasks = parse_list(options.get("tasks", ",".join(FAMILIES)), "tasks", FAMILIES)
     setting = options.get("setting", "transient")
     if setting not in SETTINGS:

@@ -28,6 +28,8 @@ from tasks.kit import CONVERSATION, Cast, DialogueScenario
 from .items import Item
 from .models import ASSISTANT_SYSTEM
 from .refuter import Refuter
+from .v1 import FEEDBACK_SLOT, V1Item, feedback_text
+from .v1 import SETTING as V1_SETTING
 
 SCENARIO = "refutebench"
 ANSWER_TAG = "refutebench.answer"
@@ -87,12 +89,13 @@ class Assistant:
     name = ASSISTANT
 
     def __init__(self, *, llm=None, temperature: float = 0.0, top_p: float = 1.0,
-                 max_tokens: int = 512):
+                 max_tokens: int = 512, system: str = ASSISTANT_SYSTEM):
         self.llm, self.temperature, self.top_p = llm, temperature, top_p
         self.max_tokens = max_tokens
+        self.system = system
 
     def messages(self, transcript: list[Utterance]) -> list[Message]:
-        return with_turns([Message(role="system", content=ASSISTANT_SYSTEM)], transcript,
+        return with_turns([Message(role="system", content=self.system)], transcript,
                           self.name)
 
     def speak(self, engine: Engine, transcript: list[Utterance], partners, place, situation,
@@ -142,3 +145,74 @@ class RefuteBenchScenario(DialogueScenario):
     def dialogue(self, engine: Engine, speakers: list) -> Process:
         return converse(engine, speakers, conversation=CONVERSATION, place="the room",
                         max_turns=self.max_turns)
+
+
+# -- the public RefuteBench 1.0 files (tasks/refutebench/v1.py) --------------------------------
+def v1_plan(item: V1Item) -> list[dict[str, Any]]:
+    """A 1.0 dialogue's messages: its queries in order, the feedback slot as refutation 1."""
+    queries = item.dialogue.queries
+    steps: list[dict[str, Any]] = []
+    for i, query in enumerate(queries):
+        if i == 0:
+            kind: dict[str, Any] = {"kind": "task_query"}
+        elif query == FEEDBACK_SLOT:
+            kind = {"kind": "refutation", "k": 1, "focus": "word usage", "rule": True}
+        elif i == len(queries) - 1:
+            kind = {"kind": "re_ask" if query == queries[0] else "probe"}
+        else:
+            kind = {"kind": "distractor", "index": i - 2}
+        response: dict[str, Any] = {"speaker": ASSISTANT, "kind": "response"}
+        if kind["kind"] == "refutation":
+            response["after"] = 1
+        if i == len(queries) - 1:
+            response["final"] = True
+        steps += [{"speaker": USER, **kind}, response]
+    return steps
+
+
+class V1User:
+    """The user of a 1.0 dialogue: the file's queries, and the rule-based feedback."""
+
+    name = USER
+
+    def __init__(self, item: V1Item):
+        self.item = item
+
+    def speak(self, engine: Engine, transcript: list[Utterance], partners, place, situation,
+              max_turns) -> Process:
+        yield engine.timeout(0)
+        query = self.item.dialogue.queries[len(transcript) // 2]
+        if query != FEEDBACK_SLOT:
+            return ChatTurn(utterance=query)
+        said = feedback_text(self.item.dialogue, transcript[-1].text)
+        engine.emit(RefutationWritten(t=engine.now, agent=self.name, k=1, focus="word usage",
+                                      standing=True, raw=said, cleaned=said))
+        return ChatTurn(utterance=said)
+
+
+class V1Scenario(RefuteBenchScenario):
+    """One dialogue of a public 1.0 MT single-feedback file, run unchanged."""
+
+    def __init__(self, item: V1Item, cast: Cast):
+        DialogueScenario.__init__(self, cast)
+        self.item = item
+        self.steps = v1_plan(item)
+        self.max_turns = len(self.steps)
+
+    def item_config(self) -> dict[str, Any]:
+        d = self.item.dialogue
+        return {"seed": f"{self.item.file}:{self.item.line}", "family": "mt",
+                "kind": self.item.variant, "setting": V1_SETTING, "c": self.item.c,
+                "query": d.queries[0], "plan": self.steps, "conversation": CONVERSATION,
+                "v1": {"file": self.item.file, "line": self.item.line,
+                       "variant": self.item.variant, "word": d.word,
+                       "dialogue": d.model_dump(mode="json")},
+                "deviations": ["1.0 feedback: the first sense the first answer lacks "
+                               "(substring test, not jieba); all present: the file's random "
+                               "word"]}
+
+    def speakers(self) -> list:
+        answer = self.cast.sampling["model"]
+        return [V1User(self.item), Assistant(llm=self.cast.llm("model"),
+                                             system=self.item.dialogue.system_prompt,
+                                             **answer.model_dump())]
