@@ -23,6 +23,7 @@ COMMANDS = [
     "sandbox.commands.pingpong",
     "sandbox.commands.score",
     "sandbox.commands.stss",
+    "sandbox.commands.stss_lang",
     "sandbox.commands.simulbench",
 ]
 

@@ -21,3 +21,12 @@ class TaskAssigned(Event):
     goal: str
     criteria: str
     architecture: str = ""
+
+
+class SummaryWritten(Event):
+    """A character's own summary of a conversation (the STSS language level's summary level:
+    the performer's partner summarises, and the goal conditions are judged on it)."""
+
+    kind: Literal["summary_written"] = "summary_written"
+    conversation: str
+    text: str

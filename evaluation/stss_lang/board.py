@@ -1,0 +1,156 @@
+"""The STSS language level's board: the paper's Table 3 (LLM x agent rows; conversation and
+summary; SR and GCSR; micro and macro), n per cell, 95% bootstrap intervals, and, where the
+scenarios came from scored action-level runs, the section 5.3 side-by-side: the action-level
+score and the language-level GCSR per task type.
+
+Reads benchmark directories (their manifest, run headers and judgments); calls no model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+from statistics import mean
+from typing import Any
+
+from evaluation.kit import (
+    BenchDir,
+    Column,
+    Plot,
+    PlotPoint,
+    markdown_table,
+    read_bench_dir,
+    read_dialogue,
+)
+from evaluation.kit.dialogue import NotABenchmarkRun
+from sandbox.judgments import load_judgments
+from sandbox.log import RunFormatError
+from tasks.stss.schema import TaskType
+
+from .aggregate import METRICS, Cell, Judged, cell, combine, groups
+from .judge import LEVELS
+
+MANIFEST = "stss_lang.json"
+AGENT_NAMES = {"ga": "GA", "ga_tdp": "GA + TDP"}
+
+
+def read_judged(bench: BenchDir, judges: Sequence[str] | None = None) -> tuple[list[Judged],
+                                                                               int]:
+    """The directory's judged conversations, and how many judgments fell back."""
+    found, fallbacks = [], 0
+    for run_dir in bench.runs:
+        try:
+            dialogue = read_dialogue(run_dir, "stss_lang")
+        except (NotABenchmarkRun, RunFormatError):
+            continue
+        if not dialogue.finished:
+            continue
+        config = dialogue.config
+        scores = {}
+        for level in LEVELS:
+            usable = []
+            for j in load_judgments(run_dir, level):
+                if judges and j.model not in judges:
+                    continue
+                if j.usable:
+                    usable.append(j.scores)
+                else:
+                    fallbacks += 1
+            scores[level] = combine(usable)
+        source = config.get("source", {})
+        found.append(Judged(item=dialogue.item, task=config["task"]["id"],
+                            task_type=config["task"]["type"], scores=scores,
+                            action_score=source.get("action_score"),
+                            source_run=source.get("run", "")))
+    return found, fallbacks
+
+
+def row_of(bench: BenchDir, conversations: list[Judged], seed: int,
+           resamples: int) -> dict[str, Any]:
+    manifest = bench.manifest
+    arch = manifest.get("options", {}).get("arch", "ga")
+    row: dict[str, Any] = {"label": bench.label, "llm": manifest.get("roles", {}).get(
+        "performer", "?"), "agent": AGENT_NAMES.get(arch, arch), "arch": arch,
+        "dir": str(bench.path)}
+    for level in LEVELS:
+        for metric in METRICS:
+            c: Cell = cell(groups(conversations, level, metric), seed=seed, resamples=resamples)
+            row[f"{level}_{metric}"] = asdict(c)
+            row[f"{level}_{metric}_micro"] = c.micro
+            row[f"{level}_{metric}_macro"] = c.macro
+            row[f"{level}_n"] = f"{c.conversations} ({c.tasks})"
+    return row
+
+
+def _interval(ci) -> str:
+    return "-" if ci is None else f"{ci[0]:.2f}-{ci[1]:.2f}"
+
+
+def by_type(conversations: list[Judged]) -> dict[str, dict[str, Any]]:
+    """Per task type: the action-level score of the harvested runs (each run once) and the
+    language-level GCSR (micro) of the conversation and the summary."""
+    out: dict[str, dict[str, Any]] = {}
+    for kind in TaskType:
+        mine = [c for c in conversations if c.task_type == kind.value]
+        if not mine:
+            continue
+        runs = {c.source_run: c.action_score for c in mine if c.action_score is not None}
+        entry = {"action": mean(runs.values()) if runs else None, "action_runs": len(runs)}
+        for level in LEVELS:
+            values = [c.scores[level]["gcsr"] for c in mine if c.scores.get(level)]
+            entry[f"{level}_gcsr"] = mean(values) if values else None
+            entry[f"{level}_n"] = len(values)
+        out[kind.value] = entry
+    return out
+
+
+def table3(dirs: Sequence[Path | str], *, judges: Sequence[str] | None = None, seed: int = 0,
+           resamples: int = 1000) -> tuple[str, dict[str, Any], Plot]:
+    """(Markdown, data, plot) of the language level over benchmark directories."""
+    benches = [read_bench_dir(p, MANIFEST, "sandbox stss-lang", "STSS language-level")
+               for p in dirs]
+    rows, types, fallbacks = [], {}, 0
+    for bench in benches:
+        conversations, fell = read_judged(bench, judges)
+        fallbacks += fell
+        row = row_of(bench, conversations, seed, resamples)
+        rows.append(row)
+        types[row["label"]] = by_type(conversations)
+    short = {"conversation": "Conv.", "summary": "Summ."}
+    value_cols = [Column(f"{level}_{metric}_{avg}", f"{short[level]} {metric.upper()} {avg}")
+                  for level in LEVELS for metric in METRICS for avg in ("micro", "macro")]
+    columns = [Column("llm", "LLM", None, "---"), Column("agent", "Agent", None, "---"),
+               *value_cols, Column("conversation_n", "n conv. (tasks)", None),
+               Column("summary_n", "n summ. (tasks)", None)]
+    lines = ["STSS language level (the paper's Table 3 layout; n = conversations (tasks))", ""]
+    table = markdown_table(columns, rows)
+    lines += table
+    ci_rows = [{"llm": r["llm"], "agent": r["agent"],
+                **{f"{lv}_{m}_{a}": _interval(r[f"{lv}_{m}"][f"{a}_ci"])
+                   for lv in LEVELS for m in METRICS for a in ("micro", "macro")}}
+               for r in rows]
+    ci_cols = [Column(c.key, c.header, None, c.align) for c in columns[:-2]]
+    lines += ["", f"95% bootstrap intervals ({resamples} resamples, seed {seed}; micro over "
+              "conversations, macro over task means):", "", *markdown_table(ci_cols, ci_rows)]
+    type_cols = [Column("label", "Configuration", None, "---"), Column("type", "Task type", None,
+                                                                        "---"),
+                 Column("action", "Action score"), Column("action_runs", "runs", None),
+                 Column("conversation_gcsr", "Conv. GCSR"), Column("conversation_n", "n", None),
+                 Column("summary_gcsr", "Summ. GCSR"), Column("summary_n", "n", None)]
+    type_rows = [{"label": label, "type": TaskType(kind).label, **entry}
+                 for label, kinds in types.items() for kind, entry in kinds.items()]
+    if type_rows:
+        lines += ["", "Action level (score of the harvested runs) beside language level "
+                  "(GCSR micro) per task type (the paper's section 5.3):", "",
+                  *markdown_table(type_cols, type_rows)]
+    if fallbacks:
+        lines += ["", f"{fallbacks} judgment(s) fell back (no usable answer) and are left out."]
+    data = {"rows": rows, "by_type": types, "fallbacks": fallbacks, "seed": seed,
+            "resamples": resamples}
+    plot = Plot(title="STSS language level: conversation GCSR (micro)", axis="GCSR",
+                points=[PlotPoint(f"{r['llm']} {r['agent']}", r["conversation_gcsr_micro"],
+                                  tuple(r["conversation_gcsr"]["micro_ci"])
+                                  if r["conversation_gcsr"]["micro_ci"] else None)
+                        for r in rows])
+    return "\n".join(lines) + "\n", data, plot
