@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
 from sandbox import terminal
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError
@@ -16,8 +18,8 @@ from .benchmark import EMBEDDED
 from .common import add_model_access_options, non_negative_int, use_prompts
 
 EXAMPLE = ("sandbox stss-lang --arch ga --arch ga_tdp --model local/smollm2-135m "
-           "--partner-model local/smollm2-135m --judge local/smollm2-135m --every 8 "
-           "--embedder hashing --out runs/lang-smol")
+           "--partner-model local/smollm2-135m --judge local/smollm2-135m --every 67 "
+           "--out runs/lang-smol   (the built-in set, 2 of its 134 scenarios per --arch)")
 
 
 def register(sub) -> None:
@@ -157,18 +159,28 @@ def run_main(args) -> int:
         console.print(f"[dim]stss-lang {arch}: {selected} of {len(items)} scenarios, performer "
                       f"{models['performer']}, partner {models['partner']}, judges "
                       f"{', '.join(judges)}, into {out}[/]", highlight=False)
-        try:
-            report = run_benchmark(
-                STSS_LANG, out, items, pool, models=models, sampling=sampling, judges=judges,
-                label=f"{models['performer']} {Path(arch).stem}", every=args.every,
-                seed=args.seed, options={"arch": arch, "embedder": args.embedder},
-                rejudge=args.rejudge,
-                on_progress=lambda item, doing: doing == "done" or None)
-        except BenchmarkMismatch as exc:
-            raise UserError(str(exc)) from exc
-        except CacheMiss as exc:
-            console.print(f"[red]stopped:[/] {exc}\nwhat ran so far is in {out}")
-            return 1
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                      TimeElapsedColumn(), TextColumn("[dim]{task.fields[doing]}"),
+                      console=console, transient=True) as progress:
+            bar = progress.add_task(arch, total=selected, doing="")
+
+            def on_progress(item: str, doing: str, progress=progress, bar=bar) -> None:
+                if doing == "done":
+                    progress.advance(bar)
+                progress.update(bar, doing=f"{item}: {doing}")
+
+            try:
+                report = run_benchmark(
+                    STSS_LANG, out, items, pool, models=models, sampling=sampling,
+                    judges=judges, label=f"{models['performer']} {Path(arch).stem}",
+                    every=args.every, seed=args.seed,
+                    options={"arch": arch, "embedder": args.embedder}, rejudge=args.rejudge,
+                    on_progress=on_progress)
+            except BenchmarkMismatch as exc:
+                raise UserError(str(exc)) from exc
+            except CacheMiss as exc:
+                console.print(f"[red]stopped:[/] {exc}\nwhat ran so far is in {out}")
+                return 1
         console.print(f"{arch}: conversations run {report.runs_made}, skipped "
                       f"{report.runs_skipped}; judgments made {report.judgments_made} "
                       f"({report.judge_fallbacks} fell back), skipped "
