@@ -21,6 +21,7 @@ COMMANDS = [
     "sandbox.commands.world",
     "sandbox.commands.replay",
     "sandbox.commands.pingpong",
+    "sandbox.commands.refutebench",
     "sandbox.commands.score",
     "sandbox.commands.stss",
     "sandbox.commands.stss_lang",

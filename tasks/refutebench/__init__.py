@@ -44,13 +44,14 @@ from .scenario import (
     plan,
     v1_plan,
 )
-from .v1 import V1Dialogue, V1Item, load_v1, target
+from .v1 import V1Dialogue, V1Item, english_words, load_v1, slot_words, target
 
 __all__ = [
     "ANSWER_SAMPLING", "ANSWER_TAG", "ASSISTANT", "ASSISTANT_SYSTEM", "DEFAULT_LANGUAGE",
     "FAMILIES", "FAMILY_NAMES", "FOCI", "JUDGE_SAMPLING", "OUR_SET", "REFUTATIONS",
     "REFUTER_SAMPLING", "REFUTER_TAG", "SCENARIO", "SETTINGS", "USER", "Item", "ItemFile",
     "RefuteBenchScenario", "Refutation", "Refuter", "Seed", "Templates", "V1Dialogue",
-    "V1Item", "V1Scenario", "clean", "load_v1", "target", "v1_plan",
+    "V1Item", "V1Scenario", "clean", "english_words", "load_v1", "slot_words", "target",
+    "v1_plan",
     "distractors_for", "focus", "load_file", "load_items", "parse_counts", "parse_list", "plan",
 ]

@@ -28,7 +28,7 @@ from tasks.kit import CONVERSATION, Cast, DialogueScenario
 from .items import Item
 from .models import ASSISTANT_SYSTEM
 from .refuter import Refuter
-from .v1 import FEEDBACK_SLOT, V1Item, feedback_text
+from .v1 import FEEDBACK_SLOT, V1Item, feedback_text, slot_words
 from .v1 import SETTING as V1_SETTING
 
 SCENARIO = "refutebench"
@@ -149,24 +149,33 @@ class RefuteBenchScenario(DialogueScenario):
 
 # -- the public RefuteBench 1.0 files (tasks/refutebench/v1.py) --------------------------------
 def v1_plan(item: V1Item) -> list[dict[str, Any]]:
-    """A 1.0 dialogue's messages: its queries in order, the feedback slot as refutation 1."""
-    queries = item.dialogue.queries
+    """A 1.0 dialogue's messages: its queries in order (`query` is the index in the file), each
+    slot that gives feedback as a refutation with its `words`; an empty slot says nothing."""
+    d = item.dialogue
+    queries = d.queries
+    words = slot_words(d)
     steps: list[dict[str, Any]] = []
+    k = 0
     for i, query in enumerate(queries):
         if i == 0:
             kind: dict[str, Any] = {"kind": "task_query"}
         elif query == FEEDBACK_SLOT:
-            kind = {"kind": "refutation", "k": 1, "focus": "word usage", "rule": True}
+            if not words[i]:
+                continue
+            k += 1
+            kind = {"kind": "refutation", "k": k, "focus": "word usage", "words": words[i]}
+        elif d.multi:
+            kind = {"kind": "sentence"}
         elif i == len(queries) - 1:
             kind = {"kind": "re_ask" if query == queries[0] else "probe"}
         else:
             kind = {"kind": "distractor", "index": i - 2}
         response: dict[str, Any] = {"speaker": ASSISTANT, "kind": "response"}
         if kind["kind"] == "refutation":
-            response["after"] = 1
-        if i == len(queries) - 1:
+            response["after"] = k
+        if i == len(queries) - 1 and not d.multi:
             response["final"] = True
-        steps += [{"speaker": USER, **kind}, response]
+        steps += [{"speaker": USER, "query": i, **kind}, response]
     return steps
 
 
@@ -175,18 +184,19 @@ class V1User:
 
     name = USER
 
-    def __init__(self, item: V1Item):
-        self.item = item
+    def __init__(self, item: V1Item, steps: list[dict[str, Any]]):
+        self.item, self.steps = item, steps
 
     def speak(self, engine: Engine, transcript: list[Utterance], partners, place, situation,
               max_turns) -> Process:
         yield engine.timeout(0)
-        query = self.item.dialogue.queries[len(transcript) // 2]
-        if query != FEEDBACK_SLOT:
-            return ChatTurn(utterance=query)
-        said = feedback_text(self.item.dialogue, transcript[-1].text)
-        engine.emit(RefutationWritten(t=engine.now, agent=self.name, k=1, focus="word usage",
-                                      standing=True, raw=said, cleaned=said))
+        step = self.steps[len(transcript)]
+        if step["kind"] != "refutation":
+            return ChatTurn(utterance=self.item.dialogue.queries[step["query"]])
+        said = feedback_text(self.item.dialogue, transcript[-1].text, step["words"])
+        engine.emit(RefutationWritten(t=engine.now, agent=self.name, k=step["k"],
+                                      focus="word usage", standing=True, raw=said,
+                                      cleaned=said))
         return ChatTurn(utterance=said)
 
 
@@ -213,6 +223,6 @@ class V1Scenario(RefuteBenchScenario):
 
     def speakers(self) -> list:
         answer = self.cast.sampling["model"]
-        return [V1User(self.item), Assistant(llm=self.cast.llm("model"),
+        return [V1User(self.item, self.steps), Assistant(llm=self.cast.llm("model"),
                                              system=self.item.dialogue.system_prompt,
                                              **answer.model_dump())]

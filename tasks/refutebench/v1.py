@@ -1,22 +1,28 @@
-"""The public RefuteBench 1.0 files, run unchanged: MT single-feedback dialogues
-(`data/mt/single/en-{zh,he}.{memory,generalization}.NC-{0..3}.jsonl` of ElliottYan/RefuteBench).
+"""The public RefuteBench 1.0 MT files, run unchanged: single-feedback dialogues
+(`data/mt/single/en-{zh,he}.{memory,generalization}.NC-{0..3}.jsonl` of ElliottYan/RefuteBench)
+and multi-feedback documents (`data/mt/multi/en-{zh,he}.jsonl`).
 
 One JSON object per line: `system_prompt`, `feedbacks` ({word: {translation: [senses], random,
 existence, cnt}}), `feedback_prompt`, `feedback_mapping_prompt` ("... translate {src} to
 {tgt}."), `queries` ([q0, "[MAYBE FEEDBACK]", k unrelated requests, the final query]: q0 again
 in the memory files, another sentence with the word in the generalization files).
 
-The feedback is rule-based, as in 1.0, and needs no refuter model: the first dictionary sense
-of the word that the first answer does not contain becomes the required translation ([ours]:
-a substring test instead of 1.0's jieba tokens; when every sense is already there, 1.0 gives up
-with <CONFLICT>, we take the file's `random` word). Whether the final answer contains it is
-scored without a judge (evaluation.refutebench.v1). The other 1.0 formats (MT multi, email, QA)
-are refused with a one-line error naming the file and line.
+A multi file's queries are the sentences of one document with a `[MAYBE FEEDBACK]` slot after
+each. The feedback is rule-based, as in 1.0's src/test_mt.py, and needs no refuter model: at a
+slot, every feedback word not used yet that occurs in the query just before (English words)
+gets a mapping line, `feedback_prompt` first; a slot with no such word is skipped (no message).
+A word's required translation is the first dictionary sense that the answer just before does not
+contain ([ours]: a substring test instead of 1.0's jieba tokens and random pick; when every sense
+is there, 1.0 gives up with <CONFLICT>, we take the file's `random` word). Every later query that
+has the word is checked without a judge: does its answer contain the required translation?
+(evaluation.refutebench.v1). The email and QA formats are refused with a one-line error naming
+the file and line.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,13 +49,42 @@ class V1Dialogue(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     system_prompt: str
-    feedbacks: dict[str, WordSenses] = Field(min_length=1, max_length=1)
+    feedbacks: dict[str, WordSenses] = Field(min_length=1)
+    feedback_prompt: str = ""
     feedback_mapping_prompt: str = Field(pattern=r"\{src\}[\s\S]*\{tgt\}|\{tgt\}[\s\S]*\{src\}")
     queries: list[str] = Field(min_length=3)
 
     @property
     def word(self) -> str:
         return next(iter(self.feedbacks))
+
+    @property
+    def multi(self) -> bool:
+        return self.queries.count(FEEDBACK_SLOT) > 1
+
+
+_WORD = re.compile(r"[A-Za-z]+(?:[-'][A-Za-z]+)*")
+
+
+def english_words(text: str) -> set[str]:
+    """The words of an English query (1.0 used spaCy tokens; letters and inner '-' here)."""
+    return set(_WORD.findall(text))
+
+
+def slot_words(dialogue: V1Dialogue) -> list[list[str]]:
+    """For every query, the feedback words its slot gives ([] for a query or an empty slot):
+    the unused words that occur in the query just before."""
+    unused = list(dialogue.feedbacks)
+    out: list[list[str]] = []
+    for i, query in enumerate(dialogue.queries):
+        if query != FEEDBACK_SLOT or i == 0 or dialogue.queries[i - 1] == FEEDBACK_SLOT:
+            out.append([])
+            continue
+        before = english_words(dialogue.queries[i - 1])
+        words = [w for w in unused if w in before]
+        unused = [w for w in unused if w not in words]
+        out.append(words)
+    return out
 
 
 @dataclass
@@ -66,18 +101,22 @@ class V1Item:
         return len(self.dialogue.queries) - 3
 
 
-def target(dialogue: V1Dialogue, first_answer: str) -> str:
-    """The translation the feedback requires: the first sense the first answer lacks."""
-    senses = dialogue.feedbacks[dialogue.word]
+def target(dialogue: V1Dialogue, answer_before: str, word: str | None = None) -> str:
+    """The translation the feedback requires of `word`: the first sense the answer just before
+    the feedback lacks."""
+    senses = dialogue.feedbacks[word or dialogue.word]
     for sense in senses.translation:
-        if sense not in first_answer:
+        if sense not in answer_before:
             return sense
     return senses.random or senses.translation[0]
 
 
-def feedback_text(dialogue: V1Dialogue, first_answer: str) -> str:
-    return dialogue.feedback_mapping_prompt.replace("{src}", dialogue.word).replace(
-        "{tgt}", target(dialogue, first_answer))
+def feedback_text(dialogue: V1Dialogue, answer_before: str, words: list[str] | None = None
+                  ) -> str:
+    """The feedback turn: `feedback_prompt`, then a mapping line per word."""
+    lines = [dialogue.feedback_mapping_prompt.replace("{src}", w).replace(
+        "{tgt}", target(dialogue, answer_before, w)) for w in (words or [dialogue.word])]
+    return dialogue.feedback_prompt + "".join(lines)
 
 
 def _no_duplicates(path: Path, line: int):
@@ -93,15 +132,11 @@ def _no_duplicates(path: Path, line: int):
 
 def _refuse_other_formats(path: Path, line: int, data: dict) -> None:
     if "answers" in data:
-        raise FileFormatError(path, "a RefuteBench 1.0 QA file; only the MT single-feedback "
-                                    "files run here", f"line {line}")
+        raise FileFormatError(path, "a RefuteBench 1.0 QA file; only the MT files run here",
+                              f"line {line}")
     if "domain" in data or "feedback_prompts" in data:
-        raise FileFormatError(path, "a RefuteBench 1.0 email file; only the MT single-"
-                                    "feedback files run here", f"line {line}")
-    queries = data.get("queries")
-    if isinstance(queries, list) and queries.count(FEEDBACK_SLOT) > 1:
-        raise FileFormatError(path, "a RefuteBench 1.0 multi-feedback MT file; only the "
-                                    "single-feedback files run here", f"line {line}")
+        raise FileFormatError(path, "a RefuteBench 1.0 email file; only the MT files run "
+                                    "here", f"line {line}")
 
 
 def load_v1(path: Path | str) -> ItemSet[V1Item]:
@@ -112,6 +147,8 @@ def load_v1(path: Path | str) -> ItemSet[V1Item]:
     except (OSError, UnicodeDecodeError) as exc:
         raise FileFormatError(path, f"cannot read it ({exc})") from exc
     variant = "generalization" if "generalization" in path.name else "memory"
+    if "multi" in path.parts or path.name in ("en-zh.jsonl", "en-he.jsonl"):
+        variant = "multi"
     items, ids, origins = [], [], []
     seen: dict[str, int] = {}
     for number, raw in enumerate(text.splitlines(), start=1):
@@ -130,9 +167,9 @@ def load_v1(path: Path | str) -> ItemSet[V1Item]:
             first = exc.errors()[0]
             field = ".".join(str(p) for p in first["loc"])
             raise FileFormatError(path, first["msg"], f"line {number}.{field}") from exc
-        if dialogue.queries[1] != FEEDBACK_SLOT:
-            raise FileFormatError(path, f"the second query must be {FEEDBACK_SLOT!r}",
-                                  f"line {number}.queries.1")
+        if dialogue.queries[0] == FEEDBACK_SLOT or FEEDBACK_SLOT not in dialogue.queries:
+            raise FileFormatError(path, f"expected a first query, then {FEEDBACK_SLOT!r} "
+                                        "slots", f"line {number}.queries")
         # Ids from content: the word and a hash of the line; the same line twice (the public
         # files repeat some) is told apart by its rank among the copies.
         base = f"{slug(dialogue.word) or 'word'}_{digest(raw)}"
