@@ -33,6 +33,7 @@ class Judged:
     scores: dict[str, dict[str, float] | None] = field(default_factory=dict)
     action_score: float | None = None  # of the run it was harvested from
     source_run: str = ""
+    source_arch: str = ""  # the performer's architecture in that run
 
 
 def groups(conversations: Sequence[Judged], level: str, metric: str) -> dict[str, list[float]]:

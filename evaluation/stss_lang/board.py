@@ -62,7 +62,8 @@ def read_judged(bench: BenchDir, judges: Sequence[str] | None = None) -> tuple[l
         found.append(Judged(item=dialogue.item, task=config["task"]["id"],
                             task_type=config["task"]["type"], scores=scores,
                             action_score=source.get("action_score"),
-                            source_run=source.get("run", "")))
+                            source_run=source.get("run", ""),
+                            source_arch=source.get("architecture", "")))
     return found, fallbacks
 
 
@@ -87,15 +88,18 @@ def _interval(ci) -> str:
     return "-" if ci is None else f"{ci[0]:.2f}-{ci[1]:.2f}"
 
 
-def by_type(conversations: list[Judged]) -> dict[str, dict[str, Any]]:
-    """Per task type: the action-level score of the harvested runs (each run once) and the
-    language-level GCSR (micro) of the conversation and the summary."""
+def by_type(conversations: list[Judged], arch: str = "") -> dict[str, dict[str, Any]]:
+    """Per task type: the action-level score of the harvested runs (each run once; those whose
+    performer ran `arch` when there are any) and the language-level GCSR (micro) of the
+    conversation and the summary."""
     out: dict[str, dict[str, Any]] = {}
     for kind in TaskType:
         mine = [c for c in conversations if c.task_type == kind.value]
         if not mine:
             continue
-        runs = {c.source_run: c.action_score for c in mine if c.action_score is not None}
+        scored = [c for c in mine if c.action_score is not None]
+        scored = [c for c in scored if c.source_arch == arch] or scored
+        runs = {c.source_run: c.action_score for c in scored}
         entry = {"action": mean(runs.values()) if runs else None, "action_runs": len(runs)}
         for level in LEVELS:
             values = [c.scores[level]["gcsr"] for c in mine if c.scores.get(level)]
@@ -116,7 +120,7 @@ def table3(dirs: Sequence[Path | str], *, judges: Sequence[str] | None = None, s
         fallbacks += fell
         row = row_of(bench, conversations, seed, resamples)
         rows.append(row)
-        types[row["label"]] = by_type(conversations)
+        types[row["label"]] = by_type(conversations, row["arch"])
     short = {"conversation": "Conv.", "summary": "Summ."}
     value_cols = [Column(f"{level}_{metric}_{avg}", f"{short[level]} {metric.upper()} {avg}")
                   for level in LEVELS for metric in METRICS for avg in ("micro", "macro")]

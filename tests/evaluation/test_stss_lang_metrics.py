@@ -80,3 +80,19 @@ def test_a_verdict_is_sr_and_gcsr_of_the_yes_answers():
     assert verdict.flags == {"c1": True, "c2": False, "c3": True}
     assert verdict.scores == {"sr": 0.0, "gcsr": pytest.approx(2 / 3)}
     assert verdict.answer["c2"]["name"] == "place"
+
+
+def test_the_action_level_side_by_side_takes_each_run_once_and_the_rows_architecture():
+    from evaluation.stss_lang import by_type
+
+    def c(run, arch, score, gcsr):
+        return Judged(item=run + arch + str(gcsr), task="A", task_type="appointment",
+                      scores={"conversation": {"sr": 0, "gcsr": gcsr}, "summary": None},
+                      action_score=score, source_run=run, source_arch=arch)
+
+    found = [c("r1", "ga", 0.5, 1.0), c("r1", "ga", 0.5, 0.0), c("r2", "ga_tdp", 1.0, 0.5)]
+    ga = by_type(found, "ga")["appointment"]
+    assert ga["action"] == 0.5 and ga["action_runs"] == 1
+    assert ga["conversation_gcsr"] == pytest.approx(0.5) and ga["conversation_n"] == 3
+    assert by_type(found, "ga_tdp")["appointment"]["action"] == 1.0
+    assert by_type(found, "other")["appointment"]["action"] == 0.75  # none of its own: all
