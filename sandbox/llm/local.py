@@ -54,7 +54,7 @@ def llm_threads() -> int:
     return os.cpu_count() or 2
 
 
-DEFAULT_PREFIX_STORE_MB = 0  # off until measured faster on a quiet machine (bench/local_llm.py)
+DEFAULT_PREFIX_STORE_MB = 512  # bench/local_llm.py: 1.43x faster per call, answers identical
 
 
 def prefix_store_mb() -> int:
