@@ -110,14 +110,84 @@ def _sampling(args, role: str):
                         f"{first['msg']}") from exc
 
 
-def run_main(bench, args) -> int:
-    from sandbox.suites.benchmark import BenchmarkMismatch, ModelPool, board, run_benchmark
-    from tasks.kit import IdCollision
-
-    console = terminal.console()
+def judge_models(args) -> list[str]:
+    """--judge, each model once [default: the embedded model]; a UserError otherwise."""
     judges = args.judges or [EMBEDDED]
     if len(set(judges)) != len(judges):
         raise UserError("the same --judge is given twice; each judge model counts once")
+    return judges
+
+
+def model_pool(args, models):
+    """The models' pool for the model access options, every model's backend built first: a bad
+    model string or endpoint fails before any work."""
+    from sandbox.suites.benchmark import ModelPool
+
+    mode = "replay" if args.cache_only else "off" if args.no_cache else "record"
+    pool = ModelPool(LLMSettings(base_url=args.base_url, json_dialect=args.json_dialect,
+                                 max_concurrency=args.max_concurrency, cache_mode=mode))
+    try:
+        for model in dict.fromkeys(models):
+            pool.backend(model)
+    except LLMConfigError as exc:
+        raise UserError(str(exc)) from exc
+    return pool
+
+
+def play(bench, out, items, pool, *, console, description: str, total: int,
+         transient: bool = False, **run):
+    """`run_benchmark` with a progress bar: the report, or None when a cache-only replay missed
+    an answer (said, with where the runs so far are). Another configuration in `out` is a
+    UserError."""
+    from sandbox.suites.benchmark import BenchmarkMismatch, run_benchmark
+
+    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn(), TextColumn("[dim]{task.fields[doing]}")]
+    with Progress(*columns, console=console, transient=transient) as progress:
+        bar = progress.add_task(description, total=total, doing="")
+
+        def on_progress(item: str, doing: str) -> None:
+            if doing == "done":
+                progress.advance(bar)
+            progress.update(bar, doing=f"{item}: {doing}")
+
+        try:
+            return run_benchmark(bench, out, items, pool, on_progress=on_progress, **run)
+        except BenchmarkMismatch as exc:
+            raise UserError(str(exc)) from exc
+        except CacheMiss as exc:
+            console.print(f"[red]stopped:[/] {exc}\nwhat ran so far is in {out}")
+            return None
+
+
+def report_line(noun: str, report) -> str:
+    """What one benchmark run did, in one line (the caller adds its wall time)."""
+    return (f"{noun} run {report.runs_made}, skipped {report.runs_skipped}; judgments made "
+            f"{report.judgments_made} ({report.judge_fallbacks} fell back), skipped "
+            f"{report.judgments_skipped}")
+
+
+def write_board(report, args) -> None:
+    """Print a board report, and write it where --markdown, --json and --plot say."""
+    import json
+
+    from evaluation.kit import plot_png
+
+    print(report.markdown, end="")
+    if args.markdown:
+        args.markdown.write_text(report.markdown, encoding="utf-8")
+    if args.json:
+        args.json.write_text(json.dumps(report.data, indent=2) + "\n", encoding="utf-8")
+    if args.plot:
+        terminal.console().print(f"[dim]plot: {plot_png(report.plot, args.plot)}[/]")
+
+
+def run_main(bench, args) -> int:
+    from sandbox.suites.benchmark import board
+    from tasks.kit import IdCollision
+
+    console = terminal.console()
+    judges = judge_models(args)
     if args.every < 1:
         raise UserError("--every must be at least 1")
     use_prompts(args)
@@ -132,42 +202,18 @@ def run_main(bench, args) -> int:
         console.print(f"[dim]ignored keys this benchmark does not use: {shown}{more}[/]")
     models = {role.name: getattr(args, role.name) for role in bench.roles}
     sampling = {role.name: _sampling(args, role.name) for role in bench.roles}
-    mode = "replay" if args.cache_only else "off" if args.no_cache else "record"
-    pool = ModelPool(LLMSettings(base_url=args.base_url, json_dialect=args.json_dialect,
-                                 max_concurrency=args.max_concurrency, cache_mode=mode))
-    try:
-        for model in dict.fromkeys([*models.values(), *judges]):
-            pool.backend(model)  # a bad model string or endpoint fails before any work
-    except LLMConfigError as exc:
-        raise UserError(str(exc)) from exc
+    pool = model_pool(args, [*models.values(), *judges])
     selected = items.select(args.every)
     cast = ", ".join(f"{role} {model}" for role, model in models.items())
     console.print(f"[dim]{bench.name}: {len(selected)} of {len(items)} {bench.item_noun}, "
                   f"{cast}, judges {', '.join(judges)}, into {args.out}[/]")
-    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TimeElapsedColumn(), TextColumn("[dim]{task.fields[doing]}")]
-    with Progress(*columns, console=console, transient=False) as progress:
-        task = progress.add_task(bench.item_noun, total=len(selected), doing="")
-
-        def on_progress(item: str, doing: str) -> None:
-            if doing == "done":
-                progress.advance(task)
-            progress.update(task, doing=f"{item}: {doing}")
-
-        try:
-            report = run_benchmark(
-                bench, args.out, items, pool, models=models, sampling=sampling, judges=judges,
-                judge_sampling=_sampling(args, "judge"), label=args.label, every=args.every,
-                seed=args.seed, options=options, rejudge=args.rejudge, on_progress=on_progress)
-        except BenchmarkMismatch as exc:
-            raise UserError(str(exc)) from exc
-        except CacheMiss as exc:
-            console.print(f"[red]stopped:[/] {exc}\nwhat ran so far is in {args.out}")
-            return 1
-    console.print(f"{bench.noun} run {report.runs_made}, skipped {report.runs_skipped}; "
-                  f"judgments made {report.judgments_made} ({report.judge_fallbacks} fell "
-                  f"back), skipped {report.judgments_skipped}; wall time "
-                  f"{report.wall_time_s:.1f} s")
+    report = play(bench, args.out, items, pool, console=console, description=bench.item_noun,
+                  total=len(selected), models=models, sampling=sampling, judges=judges,
+                  judge_sampling=_sampling(args, "judge"), label=args.label, every=args.every,
+                  seed=args.seed, options=options, rejudge=args.rejudge)
+    if report is None:
+        return 1
+    console.print(f"{report_line(bench.noun, report)}; wall time {report.wall_time_s:.1f} s")
     print(board(bench, [args.out]).markdown, end="")
     if report.failures:
         for item, error in report.failures:
@@ -180,9 +226,7 @@ def run_main(bench, args) -> int:
 
 
 def board_main(bench, args) -> int:
-    import json
-
-    from evaluation.kit import BoardError, plot_png
+    from evaluation.kit import BoardError
     from sandbox.suites.benchmark import board
 
     extra = {name: getattr(args, name) for name in bench.board_options}
@@ -191,11 +235,5 @@ def board_main(bench, args) -> int:
                        resamples=args.resamples, **extra)
     except BoardError as exc:
         raise UserError(str(exc)) from exc
-    print(report.markdown, end="")
-    if args.markdown:
-        args.markdown.write_text(report.markdown, encoding="utf-8")
-    if args.json:
-        args.json.write_text(json.dumps(report.data, indent=2) + "\n", encoding="utf-8")
-    if args.plot:
-        terminal.console().print(f"[dim]plot: {plot_png(report.plot, args.plot)}[/]")
+    write_board(report, args)
     return 0

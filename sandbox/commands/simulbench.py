@@ -14,7 +14,7 @@ import argparse
 import json
 from pathlib import Path
 
-from sandbox.commands.benchmark import EMBEDDED, register_benchmark
+from sandbox.commands.benchmark import EMBEDDED, model_pool, register_benchmark
 from sandbox.commands.common import add_model_access_options, use_prompts
 from sandbox.errors import UserError
 
@@ -99,20 +99,13 @@ def extract_main(args: argparse.Namespace) -> int:
 def pairwise_main(args: argparse.Namespace) -> int:
     from evaluation.kit import BoardError
     from sandbox import terminal
-    from sandbox.llm import LLMConfigError, LLMSettings
-    from sandbox.suites.benchmark import ModelPool
     from sandbox.suites.simulbench import pairwise_data, pairwise_markdown, run_pairwise
     from tasks.kit import Sampling
 
     use_prompts(args)
-    mode = "replay" if args.cache_only else "off" if args.no_cache else "record"
-    pool = ModelPool(LLMSettings(base_url=args.base_url, json_dialect=args.json_dialect,
-                                 max_concurrency=args.max_concurrency, cache_mode=mode))
+    pool = model_pool(args, [args.judge])
     try:
-        pool.backend(args.judge)
         sampling = Sampling(temperature=0.0, top_p=1.0, max_tokens=args.judge_max_tokens)
-    except LLMConfigError as exc:
-        raise UserError(str(exc)) from exc
     except ValueError as exc:
         raise UserError(f"--judge-max-tokens: {exc}") from exc
     console = terminal.console()

@@ -5,16 +5,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from sandbox import terminal
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError
 
-from .benchmark import EMBEDDED
+from .benchmark import EMBEDDED, judge_models, model_pool, play, report_line, write_board
 from .common import add_model_access_options, non_negative_int, use_prompts
 
 EXAMPLE = ("sandbox stss-lang --arch ga --arch ga_tdp --model local/smollm2-135m "
@@ -104,22 +101,8 @@ def harvest_main(args) -> int:
     return 0
 
 
-def _write_board(report, args) -> None:
-    print(report.markdown, end="")
-    if args.markdown:
-        args.markdown.write_text(report.markdown, encoding="utf-8")
-    if args.json:
-        args.json.write_text(json.dumps(report.data, indent=2) + "\n", encoding="utf-8")
-    if args.plot:
-        from evaluation.kit import plot_png
-
-        terminal.console().print(f"[dim]plot: {plot_png(report.plot, args.plot)}[/]")
-
-
 def run_main(args) -> int:
     from agents.architecture import load_architecture
-    from sandbox.llm import CacheMiss, LLMConfigError, LLMSettings
-    from sandbox.suites.benchmark import BenchmarkMismatch, ModelPool, run_benchmark
     from sandbox.suites.stss_lang import STSS_LANG, board
     from tasks.kit import IdCollision
 
@@ -132,9 +115,7 @@ def run_main(args) -> int:
             raise UserError(str(exc)) from exc
     if len(set(archs)) != len(archs):
         raise UserError("the same --arch is given twice")
-    judges = args.judges or [EMBEDDED]
-    if len(set(judges)) != len(judges):
-        raise UserError("the same --judge is given twice; each judge model counts once")
+    judges = judge_models(args)
     if args.every < 1:
         raise UserError("--every must be at least 1")
     use_prompts(args)
@@ -144,14 +125,7 @@ def run_main(args) -> int:
         raise UserError(str(exc)) from exc
     models = {"performer": args.model, "partner": args.partner_model or args.model}
     sampling = {r.name: r.sampling for r in STSS_LANG.roles}
-    mode = "replay" if args.cache_only else "off" if args.no_cache else "record"
-    pool = ModelPool(LLMSettings(base_url=args.base_url, json_dialect=args.json_dialect,
-                                 max_concurrency=args.max_concurrency, cache_mode=mode))
-    try:
-        for model in dict.fromkeys([*models.values(), *judges]):
-            pool.backend(model)
-    except LLMConfigError as exc:
-        raise UserError(str(exc)) from exc
+    pool = model_pool(args, [*models.values(), *judges])
     selected = len(items.select(args.every))
     failed = 0
     for arch in archs:
@@ -159,38 +133,20 @@ def run_main(args) -> int:
         console.print(f"[dim]stss-lang {arch}: {selected} of {len(items)} scenarios, performer "
                       f"{models['performer']}, partner {models['partner']}, judges "
                       f"{', '.join(judges)}, into {out}[/]", highlight=False)
-        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                      TimeElapsedColumn(), TextColumn("[dim]{task.fields[doing]}"),
-                      console=console, transient=True) as progress:
-            bar = progress.add_task(arch, total=selected, doing="")
-
-            def on_progress(item: str, doing: str, progress=progress, bar=bar) -> None:
-                if doing == "done":
-                    progress.advance(bar)
-                progress.update(bar, doing=f"{item}: {doing}")
-
-            try:
-                report = run_benchmark(
-                    STSS_LANG, out, items, pool, models=models, sampling=sampling,
-                    judges=judges, label=f"{models['performer']} {Path(arch).stem}",
-                    every=args.every, seed=args.seed,
-                    options={"arch": arch, "embedder": args.embedder}, rejudge=args.rejudge,
-                    on_progress=on_progress)
-            except BenchmarkMismatch as exc:
-                raise UserError(str(exc)) from exc
-            except CacheMiss as exc:
-                console.print(f"[red]stopped:[/] {exc}\nwhat ran so far is in {out}")
-                return 1
-        console.print(f"{arch}: conversations run {report.runs_made}, skipped "
-                      f"{report.runs_skipped}; judgments made {report.judgments_made} "
-                      f"({report.judge_fallbacks} fell back), skipped "
-                      f"{report.judgments_skipped}; {report.wall_time_s:.1f} s",
-                      highlight=False)
+        report = play(STSS_LANG, out, items, pool, console=console, description=arch,
+                      total=selected, transient=True, models=models, sampling=sampling,
+                      judges=judges, label=f"{models['performer']} {Path(arch).stem}",
+                      every=args.every, seed=args.seed,
+                      options={"arch": arch, "embedder": args.embedder}, rejudge=args.rejudge)
+        if report is None:
+            return 1
+        console.print(f"{arch}: {report_line('conversations', report)}; "
+                      f"{report.wall_time_s:.1f} s", highlight=False)
         for item, error in report.failures:
             console.print(f"[red]failed:[/] {item}: {error}", highlight=False)
         failed += len(report.failures)
-    _write_board(board([args.out / Path(a).stem for a in archs], judges=judges,
-                       seed=args.seed, resamples=args.resamples), args)
+    write_board(board([args.out / Path(a).stem for a in archs], judges=judges,
+                      seed=args.seed, resamples=args.resamples), args)
     if failed:
         console.print(f"{failed} scenario(s) failed and are left out; run the same command "
                       "again to retry them")
@@ -206,5 +162,5 @@ def board_main(args) -> int:
         report = board(args.dirs, judges=args.judges, seed=args.seed, resamples=args.resamples)
     except BoardError as exc:
         raise UserError(str(exc)) from exc
-    _write_board(report, args)
+    write_board(report, args)
     return 0
