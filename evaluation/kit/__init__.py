@@ -21,6 +21,7 @@ from .board import (
     Plot,
     PlotPoint,
     RoleUsage,
+    manifest_data,
     markdown_table,
     plot_png,
     read_bench_dir,
@@ -33,6 +34,6 @@ from .judges import JudgeSpec, Verdict, judge_dialogue, judge_seed
 __all__ = [
     "RESAMPLES", "BenchDir", "BoardError", "Column", "Dialogue", "JudgeSpec", "NotABenchmarkRun",
     "Plot", "PlotPoint", "RoleUsage", "Verdict", "bootstrap_ci", "judge_dialogue", "judge_seed",
-    "macro_average", "markdown_table", "mean_or_none", "metric_means", "micro_average",
-    "plot_png", "read_bench_dir", "read_dialogue", "role_usage", "usage_table",
+    "macro_average", "manifest_data", "markdown_table", "mean_or_none", "metric_means",
+    "micro_average", "plot_png", "read_bench_dir", "read_dialogue", "role_usage", "usage_table",
 ]

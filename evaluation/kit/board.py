@@ -40,6 +40,26 @@ class BenchDir:
         return self.manifest.get("label") or self.path.name
 
 
+def older_pingpong(data: dict[str, Any]) -> dict[str, Any]:
+    """A pingpong.json written before the kit (player and interrogator at the top, `pairs`)."""
+    if "roles" in data or "player" not in data:
+        return data
+    return {"benchmark": "pingpong", "label": data.get("label", data["player"]),
+            "roles": {"player": data["player"], "interrogator": data["interrogator"]},
+            "judges": data.get("judges", []), "sampling": data.get("sampling", {}),
+            "items": data.get("settings", ""), "items_digest": data.get("settings_digest", ""),
+            "options": {"language": data.get("language", "en")}, "every": data.get("every", 1),
+            "selected": data.get("pairs", []), "seed": data.get("seed", 0),
+            "created_at": data.get("created_at", "")}
+
+
+def manifest_data(path: Path) -> Any:
+    """A benchmark directory's manifest as data, in the kit's shape whatever wrote it (a
+    JSONDecodeError when it is not JSON)."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    return older_pingpong(data) if isinstance(data, dict) else data
+
+
 def read_bench_dir(path: Path | str, manifest_name: str, command: str,
                    title: str = "") -> BenchDir:
     """BoardError when `path` has no readable manifest (`command` says how to make one)."""
@@ -50,14 +70,14 @@ def read_bench_dir(path: Path | str, manifest_name: str, command: str,
         raise BoardError(f"{path} is not a {what} benchmark directory (no {manifest_name}; "
                          f"write one with `{command} --out DIR`)")
     try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        manifest = manifest_data(manifest_path)
     except json.JSONDecodeError as exc:
         raise BoardError(f"{manifest_path}: not JSON ({exc.msg})") from exc
     if not isinstance(manifest, dict):
         raise BoardError(f"{manifest_path}: not a manifest (expected a JSON object)")
     runs_dir = path / RUNS
     found = sorted(p for p in runs_dir.iterdir() if p.is_dir()) if runs_dir.is_dir() else []
-    selected = manifest.get("selected") or manifest.get("pairs")  # "pairs": PingPong, older
+    selected = manifest.get("selected")
     if selected:
         wanted = set(selected)
         chosen = [p for p in found if p.name in wanted]

@@ -68,8 +68,7 @@ def read_player(bench_dir: Path | str, judges: Sequence[str] | None = None,
         conversations.append(score)
         if score.judged:  # a conversation no judge could judge tells nothing of length either
             lengths.extend(len(reply) for reply in conversation.replies)
-    roles = manifest.get("roles") or {"player": manifest.get("player"),
-                                      "interrogator": manifest.get("interrogator")}
+    roles = manifest.get("roles", {})
     sampling = manifest.get("sampling", {}).get("player")
     meta = {"dir": str(found_dir.path), "player": roles.get("player"),
             "interrogator": roles.get("interrogator"), "judges": sorted(used),

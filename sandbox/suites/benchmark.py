@@ -28,7 +28,15 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from evaluation.kit import JudgeSpec, Plot, read_bench_dir, read_dialogue, role_usage, usage_table
+from evaluation.kit import (
+    JudgeSpec,
+    Plot,
+    manifest_data,
+    read_bench_dir,
+    read_dialogue,
+    role_usage,
+    usage_table,
+)
 from evaluation.kit import judge_dialogue as ask_judge
 from sandbox.judgments import load_judgments, save_judgment
 from sandbox.llm import AccountingLLM, CacheMiss, CallLog, LLMSettings, make_backend, make_llm
@@ -115,23 +123,8 @@ class BenchmarkMismatch(Exception):
     """The directory already holds another configuration."""
 
 
-def _older_pingpong(data: dict[str, Any]) -> dict[str, Any]:
-    """A pingpong.json written before the kit (player and interrogator at the top, `pairs`)."""
-    if "roles" in data or "player" not in data:
-        return data
-    return {"benchmark": "pingpong", "label": data.get("label", data["player"]),
-            "roles": {"player": data["player"], "interrogator": data["interrogator"]},
-            "judges": data.get("judges", []), "sampling": data.get("sampling", {}),
-            "items": data.get("settings", ""), "items_digest": data.get("settings_digest", ""),
-            "options": {"language": data.get("language", "en")}, "every": data.get("every", 1),
-            "selected": data.get("pairs", []), "seed": data.get("seed", 0),
-            "created_at": data.get("created_at", "")}
-
-
 def read_manifest(path: Path) -> Manifest:
-    import json
-
-    return Manifest.model_validate(_older_pingpong(json.loads(path.read_text(encoding="utf-8"))))
+    return Manifest.model_validate(manifest_data(path))
 
 
 def open_manifest(bench: Benchmark, out: Path, wanted: Manifest) -> Manifest:
