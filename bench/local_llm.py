@@ -1,5 +1,6 @@
-"""Prompt-prefix reuse in the embedded model: the same STSS episode with reuse off and on,
-measured side by side in one run (each in its own process).
+"""The embedded model before and after issue 17: the same STSS episode "before" (no prompt-prefix
+reuse, llama-cpp-python's own sampling chain, grammar first) and "after" (the prefix store and
+the grammar asked last), measured side by side in one run (each in its own process).
 
     .venv/bin/python bench/local_llm.py                       # the README demo's episode
     .venv/bin/python bench/local_llm.py --start 13:00         # a longer one (more calls)
@@ -9,14 +10,16 @@ For each: wall time, LLM calls, seconds per call, prompt tokens and the share no
 again, calls that restored a stored prefix, peak RSS; then the ratio, and the agreement of the
 answers: over the calls both runs made with the same prompt (same cache key), the share whose
 answers are identical. Restoring a KV state instead of recomputing it may change a float in the
-last digits, and so, rarely, a sampled token; every later prompt of that episode then differs.
+last digits, and so, rarely, a sampled token; and with a temperature the grammar asked last
+draws differently (sandbox/llm/llama_sampling.py): every later prompt of that episode differs.
 
 `--agreement N` also asks the embedded model, greedily (temperature 0), the first N prompts of a
 scripted episode (`scripted/town`, the same template from 08:00 with 4 background residents: the
 town agents' real prompts, in the order an episode asks them), of two llama contexts in one
-process, reuse off and on, in turn prompt by prompt: the same prompts both times, so every answer
-can be compared, and the seconds per call compare like with like even on a loaded machine (the
-episode runs above are one after the other, so a change of load between them skews their ratio).
+process, before and after, in turn prompt by prompt: the same prompts both times, so every answer
+can be compared (greedy, both settings must give the same answer), and the seconds per call
+compare like with like even on a loaded machine (the episode runs above are one after the other,
+so a change of load between them skews their ratio).
 """
 
 from __future__ import annotations
@@ -38,8 +41,15 @@ ENV = {"PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTH
                                      if p)}
 
 
-def run(out: Path, prefix_mb: int, args) -> dict:
-    env = {**os.environ, **ENV, "SANDBOX_LLM_PREFIX_MB": str(prefix_mb)}
+# The settings of each arm (sandbox/llm/local.py reads them).
+ARMS = {"before": {"SANDBOX_LLM_PREFIX_MB": "0", "SANDBOX_LLM_GRAMMAR": "first"},
+        "after": {"SANDBOX_LLM_GRAMMAR": "last"}}
+
+
+def run(out: Path, arm: str, args) -> dict:
+    env = {**os.environ, **ENV, **ARMS[arm]}
+    if arm == "after":
+        env["SANDBOX_LLM_PREFIX_MB"] = str(args.prefix_mb)
     command = ["/usr/bin/time", "-f", "%M", *SANDBOX, "run", args.template, "--arch",
                "ga_tdp", "--model", "local/smollm2-135m", "--background", str(args.background),
                "--same-day", "--start", args.start, "--seed", str(args.seed), "--out", str(out),
@@ -101,7 +111,8 @@ def agreement(count: int, prefix_mb: int, log: Path | None) -> None:
     from sandbox.llm.local import LocalBackend
 
     prompts = scripted_prompts(count)
-    arms = {"off": LocalBackend(prefix_mb=0), "on": LocalBackend(prefix_mb=prefix_mb)}
+    arms = {"before": LocalBackend(prefix_mb=0, grammar="first"),
+            "after": LocalBackend(prefix_mb=prefix_mb, grammar="last")}
     pairs = []
     sink = log.open("w", encoding="utf-8") if log else None
     for i, request in enumerate(prompts, 1):
@@ -123,22 +134,23 @@ def agreement(count: int, prefix_mb: int, log: Path | None) -> None:
 
 def report_agreement(pairs: list[dict], prefix_mb: int) -> None:
     count = len(pairs)
-    same = sum(p["off"]["text"] == p["on"]["text"] for p in pairs)
+    same = sum(p["before"]["text"] == p["after"]["text"] for p in pairs)
     print(f"greedy agreement over {count} prompts of a scripted episode (public_spring_tasting, "
           f"4 background residents from 08:00), the two arms asked in turn, threads "
           f"{os.environ.get('SANDBOX_LLM_THREADS', 'all')}:")
     seconds = {}
-    for name, label in (("off", "reuse off"), ("on", f"reuse on ({prefix_mb} MiB)")):
+    for name, label in (("before", "before"), ("after", f"after ({prefix_mb} MiB)")):
         r = [p[name] for p in pairs]
         seconds[name] = sum(a["s"] for a in r)
         prompt, reused = sum(a["prompt"] for a in r), sum(a["reused"] for a in r)
         print(f"  {label:20s} {seconds[name]:7.1f} s, {seconds[name] / count:5.2f} s per call, "
               f"{reused}/{prompt} prompt tokens reused ({reused / max(prompt, 1):.0%}), "
               f"{sum(bool(a['restored']) for a in r)} restores")
-    print(f"  per call: {seconds['off'] / seconds['on']:.2f}x faster with reuse")
+    print(f"  per call: {seconds['before'] / seconds['after']:.2f}x faster after")
     print(f"  identical answers: {same} of {count} ({same / count:.1%})")
-    for p in [p for p in pairs if p["off"]["text"] != p["on"]["text"]][:5]:
-        print(f"    {p['tag']}: off {p['off']['text'][:60]!r} / on {p['on']['text'][:60]!r}")
+    for p in [p for p in pairs if p["before"]["text"] != p["after"]["text"]][:5]:
+        print(f"    {p['tag']}: before {p['before']['text'][:60]!r} / "
+              f"after {p['after']['text'][:60]!r}")
 
 
 def main() -> int:
@@ -149,8 +161,8 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--prefix-mb", type=int, default=512, help="the store's budget when on")
     parser.add_argument("--agreement", type=int, default=0, metavar="N",
-                        help="also ask N prompts of a scripted episode greedily, reuse off and "
-                             "on, and compare every answer (>= 200 for issue 17)")
+                        help="also ask N prompts of a scripted episode greedily, before and "
+                             "after, and compare every answer (>= 200 for issue 17)")
     parser.add_argument("--skip-episode", action="store_true",
                         help="only the --agreement part")
     parser.add_argument("--agreement-log", type=Path, metavar="FILE",
@@ -165,18 +177,18 @@ def main() -> int:
 
 def episode(args) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        off = run(Path(tmp) / "off", 0, args)
-        on = run(Path(tmp) / "on", args.prefix_mb, args)
+        off = run(Path(tmp) / "before", "before", args)
+        on = run(Path(tmp) / "after", "after", args)
     shared = [k for k in off["answers"] if k in on["answers"]]
     same = sum(off["answers"][k] == on["answers"][k] for k in shared)
     print(f"{args.template}, {args.background} background residents, from {args.start}, seed "
           f"{args.seed}, embedded model, threads {os.environ.get('SANDBOX_LLM_THREADS', 'all')}")
-    for name, r in (("reuse off", off), (f"reuse on ({args.prefix_mb} MiB)", on)):
+    for name, r in (("before", off), (f"after ({args.prefix_mb} MiB)", on)):
         share = r["reused"] / max(r["prompt"], 1)
         print(f"  {name:20s} {r['wall']:7.1f} s wall, {r['calls']:4d} calls, "
               f"{r['per_call']:5.2f} s per call, {r['reused']}/{r['prompt']} prompt tokens "
               f"reused ({share:.0%}), {r['restored']} restores, peak RSS {r['rss']:.0f} MiB")
-    print(f"  per call: {off['per_call'] / max(on['per_call'], 1e-9):.2f}x faster with reuse; "
+    print(f"  per call: {off['per_call'] / max(on['per_call'], 1e-9):.2f}x faster after; "
           f"wall {off['wall'] / on['wall']:.2f}x")
     print(f"  agreement: {same} of {len(shared)} calls with the same prompt gave the same answer"
           f"; events.jsonl {'identical' if off['events'] == on['events'] else 'differ'}")

@@ -68,6 +68,16 @@ def prefix_store_mb() -> int:
     return int(value)
 
 
+def grammar_order() -> str:
+    """Where the grammar sits in the sampling chain: $SANDBOX_LLM_GRAMMAR, "last" (the default:
+    it vetoes the token the chain picked; sandbox/llm/llama_sampling.py) or "first"
+    (llama-cpp-python's own chain: it checks every token of the vocabulary at every step)."""
+    value = os.environ.get("SANDBOX_LLM_GRAMMAR", "").strip() or "last"
+    if value not in ("first", "last"):
+        raise LLMConfigError(f"SANDBOX_LLM_GRAMMAR must be 'first' or 'last', not '{value}'")
+    return value
+
+
 def common_prefix(a, b) -> int:
     n = 0
     for x, y in zip(a, b, strict=False):
@@ -92,6 +102,69 @@ def prefix_store(budget_bytes: int):
     return PrefixStore(capacity_bytes=budget_bytes)
 
 
+def _llama_class():
+    """llama-cpp-python's Llama with three of its steps changed (the library is pinned in
+    pyproject.toml: these are its internals)."""
+    import ctypes
+
+    import llama_cpp
+    import numpy as np
+    from llama_cpp import Llama
+
+    from .llama_sampling import GrammarLastSampler
+
+    class EmbeddedLlama(Llama):
+        """Prefix reuse made visible and cheap, and sampling that asks the grammar little.
+
+        `generate` and `load_state` note what a call reused (how much of the prompt the
+        context held; a restore from the store and its time) in `call`. `save_state` keeps the
+        KV state without the logits: a restored state re-evaluates its last token before
+        sampling, so they are never read, and copying them cost more than the KV state itself,
+        about 100 MB a call. `_init_sampler` returns a GrammarLastSampler (same tokens, a
+        tenth of the grammar's work) unless `grammar_last` is off or the chain is one it does
+        not split (mirostat, logits processors, a negative temperature)."""
+
+        grammar_last = True
+
+        def __init__(self, *args, **kwargs):
+            self.call: dict[str, float] = {}
+            super().__init__(*args, **kwargs)
+
+        def _init_sampler(self, **options):
+            if (not self.grammar_last or options.get("mirostat_mode") or
+                    options.get("logits_processor") is not None or
+                    options.get("temp", 0.8) < 0):
+                return super()._init_sampler(**options)
+            return GrammarLastSampler(
+                self, **{k: options[k] for k in (
+                    "top_k", "top_p", "min_p", "typical_p", "temp", "repeat_penalty",
+                    "frequency_penalty", "presence_penalty", "grammar")})
+
+        def generate(self, tokens, *args, **kwargs):
+            held = self.input_ids[: self.n_tokens].tolist()
+            self.call["reused"] = common_prefix(held, list(tokens)[:-1])
+            return super().generate(tokens, *args, **kwargs)
+
+        def load_state(self, state) -> None:
+            started = time.perf_counter()
+            super().load_state(state)
+            self.call["restore_s"] = self.call.get("restore_s", 0.0) + \
+                time.perf_counter() - started
+            self.call["restored"] = 1.0
+
+        def save_state(self):
+            size = llama_cpp.llama_state_get_size(self._ctx.ctx)
+            buffer = (ctypes.c_uint8 * int(size))()
+            written = int(llama_cpp.llama_state_get_data(self._ctx.ctx, buffer, size))
+            return llama_cpp.LlamaState(
+                input_ids=self.input_ids.copy(), n_tokens=self.n_tokens,
+                scores=np.zeros((1, self.n_vocab()), dtype=np.single),
+                llama_state=ctypes.string_at(buffer, written), llama_state_size=written,
+                seed=self._seed)
+
+    return EmbeddedLlama
+
+
 class LocalBackend:
     """llama.cpp in this process. One call at a time: a llama context is not thread-safe.
 
@@ -100,6 +173,10 @@ class LocalBackend:
     prompt" reuse rarely fires. A prefix store keeps the KV state after recent calls; before a
     prompt is evaluated, the state with the longest matching prefix is restored and only the
     rest is evaluated. Each completion says how many prompt tokens were not evaluated again.
+
+    Sampling under a grammar asks the grammar about the chosen token only (`grammar="last"`,
+    sandbox/llm/llama_sampling.py); "first" is llama-cpp-python's own chain (bench/local_llm.py's
+    "before"); greedy, both give the same answers.
     """
 
     max_concurrency = 1
@@ -107,60 +184,22 @@ class LocalBackend:
     repeat_penalty = 1.3
 
     def __init__(self, name: str = "smollm2-135m", n_ctx: int = 4096,
-                 n_threads: int | None = None, prefix_mb: int | None = None):
+                 n_threads: int | None = None, prefix_mb: int | None = None,
+                 grammar: str | None = None):
         try:
-            from llama_cpp import Llama
+            llama_class = _llama_class()
         except ImportError as exc:  # pragma: no cover - a broken install
             raise LLMConfigError("the local backend needs llama-cpp-python") from exc
         self.model_id = f"local/{name}"
         self.path = embedded_model_path(name)
         self._lock = threading.Lock()
-        self._llm = Llama(model_path=str(self.path), n_ctx=n_ctx,
-                          n_threads=n_threads or llm_threads(), verbose=False)
+        self._llm = llama_class(model_path=str(self.path), n_ctx=n_ctx,
+                                n_threads=n_threads or llm_threads(), verbose=False)
+        self.grammar = grammar or grammar_order()
+        self._llm.grammar_last = self.grammar == "last"
         self.prefix_mb = prefix_store_mb() if prefix_mb is None else prefix_mb
-        self._call: dict[str, float] = {}
-        self._watch()
         if self.prefix_mb > 0:
             self._llm.set_cache(prefix_store(self.prefix_mb << 20))
-
-    def _watch(self) -> None:
-        """Wrap three steps of llama-cpp-python's completion: generate and load_state to learn
-        what a call reused (how much of the prompt the context held; a restore from the store
-        and its time); save_state to keep the KV state without the logits (a restored state
-        re-evaluates its last token before sampling, so they are never read, and copying them
-        cost more than the KV state itself, about 100 MB a call)."""
-        llm = self._llm
-        generate, load_state = llm.generate, llm.load_state
-
-        def watched_generate(tokens, *args, **kwargs):
-            held = llm.input_ids[: llm.n_tokens].tolist()
-            self._call["reused"] = common_prefix(held, list(tokens)[:-1])
-            return generate(tokens, *args, **kwargs)
-
-        def watched_load_state(state):
-            started = time.perf_counter()
-            load_state(state)
-            self._call["restore_s"] = self._call.get("restore_s", 0.0) + \
-                time.perf_counter() - started
-            self._call["restored"] = 1.0
-
-        def lean_save_state():
-            import ctypes
-
-            import llama_cpp
-            import numpy as np
-
-            size = llama_cpp.llama_state_get_size(llm._ctx.ctx)
-            buffer = (ctypes.c_uint8 * int(size))()
-            written = int(llama_cpp.llama_state_get_data(llm._ctx.ctx, buffer, size))
-            return llama_cpp.LlamaState(
-                input_ids=llm.input_ids.copy(), n_tokens=llm.n_tokens,
-                scores=np.zeros((1, llm.n_vocab()), dtype=np.single),
-                llama_state=ctypes.string_at(buffer, written), llama_state_size=written,
-                seed=llm._seed)
-
-        llm.generate, llm.load_state, llm.save_state = (watched_generate, watched_load_state,
-                                                       lean_save_state)
 
     def complete(self, request: LLMRequest) -> Completion:
         kwargs = dict(messages=[m.model_dump() for m in request.messages],
@@ -173,9 +212,9 @@ class LocalBackend:
             kwargs["response_format"] = {"type": "json_object", "schema": schema}
         start = time.perf_counter()
         with self._lock:
-            self._call = {}
+            self._llm.call = {}
             out = self._llm.create_chat_completion(**kwargs)
-            call = self._call
+            call = self._llm.call
         choice = out["choices"][0]
         usage = out.get("usage") or {}
         return Completion(

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 
 from sandbox.llm import LLMRequest, Message
 from sandbox.llm.base import LLMConfigError
-from sandbox.llm.local import DEFAULT_PREFIX_STORE_MB, prefix_store, prefix_store_mb
+from sandbox.llm.local import DEFAULT_PREFIX_STORE_MB, grammar_order, prefix_store, prefix_store_mb
 
 
 def state(tokens: list[int], kv_bytes: int = 1000) -> SimpleNamespace:
@@ -50,6 +50,16 @@ def test_the_budget_is_a_setting_with_a_clear_error(monkeypatch):
     monkeypatch.setenv("SANDBOX_LLM_PREFIX_MB", "lots")
     with pytest.raises(LLMConfigError, match="SANDBOX_LLM_PREFIX_MB"):
         prefix_store_mb()
+
+
+def test_the_grammars_place_is_a_setting_with_a_clear_error(monkeypatch):
+    monkeypatch.delenv("SANDBOX_LLM_GRAMMAR", raising=False)
+    assert grammar_order() == "last"
+    monkeypatch.setenv("SANDBOX_LLM_GRAMMAR", "first")
+    assert grammar_order() == "first"
+    monkeypatch.setenv("SANDBOX_LLM_GRAMMAR", "middle")
+    with pytest.raises(LLMConfigError, match="SANDBOX_LLM_GRAMMAR"):
+        grammar_order()
 
 
 class Plan(BaseModel):
