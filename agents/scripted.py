@@ -76,7 +76,7 @@ def steps(request: LLMRequest) -> str:
     prompt = _prompt(request)
     activity = _section(prompt, "is busy with: ", "\n").strip().rstrip(".")
     here = _section(prompt, " is now at ", "\n").strip().rstrip(".")
-    places = [line[2:].strip() for line in _section(prompt, "Places ", "Answer").splitlines()
+    places = [line[2:].strip() for line in _section(prompt, "Places ", "Today is").splitlines()
               if line.startswith("- ")]
     words = set(re.findall(r"[a-z]+", activity.lower()))
     home = "home" in words

@@ -92,3 +92,16 @@ def test_the_stable_part_comes_before_the_changing_part(template):
     assert ADA.identity() in a[:shared]
     if "task" in stable and template != "tdp_plan_reminder.j2":
         assert stable["task"] in a[:shared]
+
+
+def test_two_windows_of_one_activity_share_the_places_and_the_schedule():
+    """Of a decomposition's changing part, the window and where the agent stands change from
+    call to call; the places offered and the day's schedule seldom do: they come first."""
+    day = {"date": "Wednesday", "schedule": ["08:00-12:00 work", "12:00-13:00 lunch"],
+           "activity": "work", "places": ["mini:A:b", "mini:C:d"]}
+    a = render("agents", "plan_steps.j2", persona=ADA, **day, start="08:00", end="09:00",
+               here="mini:A:b")
+    b = render("agents", "plan_steps.j2", persona=ADA, **day, start="09:00", end="10:00",
+               here="mini:C:d")
+    shared = a[:len(os.path.commonprefix([a, b]))]
+    assert "- mini:C:d" in shared and "12:00-13:00 lunch" in shared
