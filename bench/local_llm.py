@@ -34,6 +34,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from sandbox.llm.local import DEFAULT_PREFIX_STORE_MB  # noqa: E402
+
 # This interpreter and this checkout (not whatever `sandbox` is installed): what is measured is
 # the code next to the script.
 SANDBOX = [sys.executable, "-m", "sandbox.cli"]
@@ -159,7 +163,8 @@ def main() -> int:
     parser.add_argument("--background", type=int, default=2)
     parser.add_argument("--start", default="15:00", help="start time on the event's day")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--prefix-mb", type=int, default=512, help="the store's budget when on")
+    parser.add_argument("--prefix-mb", type=int, default=DEFAULT_PREFIX_STORE_MB,
+                        help="the store's budget after [default: the backend's]")
     parser.add_argument("--agreement", type=int, default=0, metavar="N",
                         help="also ask N prompts of a scripted episode greedily, before and "
                              "after, and compare every answer (>= 200 for issue 17)")
