@@ -5,6 +5,7 @@ the grammar asked last), measured side by side in one run (each in its own proce
     .venv/bin/python bench/local_llm.py                       # the README demo's episode
     .venv/bin/python bench/local_llm.py --start 13:00         # a longer one (more calls)
     .venv/bin/python bench/local_llm.py --agreement 200       # + 200 prompts asked greedily
+    .venv/bin/python bench/local_llm.py --as-asked 80         # + 80 at their own temperatures
 
 For each: wall time, LLM calls, seconds per call, prompt tokens and the share not evaluated
 again, calls that restored a stored prefix, peak RSS; then the ratio, and the agreement of the
@@ -79,7 +80,7 @@ def run(out: Path, arm: str, args) -> dict:
             "events": (out / "events.jsonl").read_bytes()}
 
 
-def scripted_prompts(count: int) -> list:
+def scripted_prompts(count: int, schema_bound: bool = False) -> list:
     """The first `count` prompts a scripted episode asks (the town agents' real prompts, in the
     order an episode asks them)."""
     sys.path.insert(0, str(ROOT))
@@ -104,6 +105,8 @@ def scripted_prompts(count: int) -> list:
                                     backend=backend),
                  architecture="ga_tdp", seed=1, out=Path(tmp) / "run", background=4,
                  window=EpisodeWindow(same_day=True, start="08:00"))
+    if schema_bound:
+        requests = [r for r in requests if r.schema_model is not None]
     if len(requests) < count:
         sys.exit(f"the scripted episode asked {len(requests)} prompts; {count} were asked for")
     return requests[:count]
@@ -134,6 +137,39 @@ def agreement(count: int, prefix_mb: int, log: Path | None) -> None:
         print(f"\r  {i}/{count} prompts", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     report_agreement(pairs, prefix_mb)
+
+
+def as_asked(count: int, prefix_mb: int) -> None:
+    """The first `count` schema-bound prompts at their own temperatures (0.7 for plans), each
+    with its own seed, both arms in turn: the answers differ (the grammar asked last draws
+    differently), so what is compared is time, length and whether each answer is usable."""
+    from collections import Counter
+
+    from sandbox.llm.local import LocalBackend
+    from sandbox.llm.structured import parse_structured
+
+    prompts = scripted_prompts(count, schema_bound=True)
+    arms = {"before": LocalBackend(prefix_mb=0, grammar="first"),
+            "after": LocalBackend(prefix_mb=prefix_mb, grammar="last")}
+    stats = {name: Counter() for name in arms}
+    for i, request in enumerate(prompts):
+        request = request.model_copy(update={"seed": 1000 + i})
+        for name, model in arms.items():
+            done = model.complete(request)
+            parsed, _ = parse_structured(done.text, request.schema_model)
+            stats[name].update(s=done.latency_s, out=done.usage.completion_tokens,
+                               cut=done.finish_reason == "length",
+                               invalid=not isinstance(parsed, request.schema_model))
+        print(f"\r  {i + 1}/{count} prompts", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    temperatures = Counter(r.temperature for r in prompts)
+    print(f"{count} schema-bound prompts of the scripted episode at their own temperatures "
+          f"({', '.join(f'{n} at {t}' for t, n in sorted(temperatures.items()))}):")
+    for name, st in stats.items():
+        print(f"  {name:8s} {st['s'] / count:5.2f} s per call, "
+              f"{st['out'] / count:5.1f} tokens out, {st['cut']} cut at max_tokens, "
+              f"{st['invalid']} failing their schema")
+    print(f"  per call: {stats['before']['s'] / stats['after']['s']:.2f}x faster after")
 
 
 def report_agreement(pairs: list[dict], prefix_mb: int) -> None:
@@ -168,8 +204,11 @@ def main() -> int:
     parser.add_argument("--agreement", type=int, default=0, metavar="N",
                         help="also ask N prompts of a scripted episode greedily, before and "
                              "after, and compare every answer (>= 200 for issue 17)")
+    parser.add_argument("--as-asked", type=int, default=0, metavar="N",
+                        help="also ask N schema-bound prompts at their own temperatures, before "
+                             "and after: time, length, answers cut or failing their schema")
     parser.add_argument("--skip-episode", action="store_true",
-                        help="only the --agreement part")
+                        help="only the --agreement and --as-asked parts")
     parser.add_argument("--agreement-log", type=Path, metavar="FILE",
                         help="write each prompt's pair of answers there as it comes (JSONL)")
     args = parser.parse_args()
@@ -177,6 +216,8 @@ def main() -> int:
         episode(args)
     if args.agreement:
         agreement(args.agreement, args.prefix_mb, args.agreement_log)
+    if args.as_asked:
+        as_asked(args.as_asked, args.prefix_mb)
     return 0
 
 
