@@ -71,45 +71,36 @@ class GrammarLastSampler:
     def _apply(chain, array) -> None:
         llama_cpp.llama_sampler_apply(chain.sampler, ctypes.byref(array))
 
-    def _grammar_passes(self, array) -> bool:
-        """Whether the grammar keeps every candidate of `array` (checked on a copy)."""
-        n = int(array.size)
-        copy = (llama_cpp.llama_token_data * n)()
-        ctypes.memmove(copy, array.data, n * ctypes.sizeof(llama_cpp.llama_token_data))
-        probe = llama_cpp.llama_token_data_array(data=copy, size=n, selected=-1,
-                                                 sorted=array.sorted)
-        self._apply(self.grammar, probe)
-        return all(math.isfinite(copy[i].logit) for i in range(n))
+    def _draw(self, array) -> int:
+        """The token the head and tail pick from `array`."""
+        for chain in (self.head, self.tail):
+            if chain is not None:
+                self._apply(chain, array)
+        return array.data[array.selected].id
+
+    def _allowed(self, token: int) -> bool:
+        """Whether the grammar lets `token` come next (asked about that token alone)."""
+        one = (llama_cpp.llama_token_data * 1)(llama_cpp.llama_token_data(token, 0.0, 0.0))
+        self._apply(self.grammar, llama_cpp.llama_token_data_array(
+            data=one, size=1, selected=-1, sorted=True))
+        return math.isfinite(one[0].logit)
 
     def sample(self, ctx, idx: int = -1) -> int:
         array = self._candidates(ctx, idx)
         self._apply(self.penalties, array)
         if self.grammar is not None:
             # The chain without the grammar first; the grammar vetoes the token it picked.
-            for chain in (self.head, self.tail):
-                if chain is not None:
-                    self._apply(chain, array)
-            chosen = llama_cpp.llama_token_data_array(
-                data=ctypes.pointer(array.data[array.selected]), size=1, selected=-1,
-                sorted=True)
-            if self._grammar_passes(chosen):
-                return self._accept(chosen.data[0].id)
+            token = self._draw(array)
+            if self._allowed(token):
+                return self._accept(token)
             self.vetoes += 1
             array = self._candidates(ctx, idx)
             self._apply(self.penalties, array)
             self._apply(self.grammar, array)
-        for chain in (self.head, self.tail):
-            if chain is not None:
-                self._apply(chain, array)
-        return self._accept(array.data[array.selected].id)
+        return self._accept(self._draw(array))
 
     def _accept(self, token: int) -> int:
         for chain in (self.penalties, self.grammar, self.head, self.tail):
             if chain is not None:
                 llama_cpp.llama_sampler_accept(chain.sampler, token)
         return token
-
-    def close(self) -> None:
-        for chain in (self.penalties, self.grammar, self.head, self.tail):
-            if chain is not None:
-                chain.close()

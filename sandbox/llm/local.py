@@ -105,7 +105,7 @@ def prefix_store(budget_bytes: int):
 
 
 def _llama_class():
-    """llama-cpp-python's Llama with three of its steps changed (the library is pinned in
+    """llama-cpp-python's Llama with four of its steps changed (the library is pinned in
     pyproject.toml: these are its internals)."""
     import ctypes
 
@@ -122,9 +122,10 @@ def _llama_class():
         context held; a restore from the store and its time) in `call`. `save_state` keeps the
         KV state without the logits: a restored state re-evaluates its last token before
         sampling, so they are never read, and copying them cost more than the KV state itself,
-        about 100 MB a call. `_init_sampler` returns a GrammarLastSampler (same tokens, a
-        tenth of the grammar's work) unless `grammar_last` is off or the chain is one it does
-        not split (mirostat, logits processors, a negative temperature)."""
+        about 100 MB a call. `_init_sampler` returns a GrammarLastSampler (the grammar asked
+        about the chosen token only; greedy, the same tokens) unless `grammar_last` is off or
+        the chain is one it does not split (mirostat, logits processors, a negative
+        temperature)."""
 
         grammar_last = True
 
