@@ -26,6 +26,7 @@ so a change of load between them skews their ratio).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import subprocess
@@ -80,31 +81,40 @@ def run(out: Path, arm: str, args) -> dict:
             "events": (out / "events.jsonl").read_bytes()}
 
 
-def scripted_prompts(count: int, schema_bound: bool = False) -> list:
-    """The first `count` prompts a scripted episode asks (the town agents' real prompts, in the
-    order an episode asks them)."""
-    sys.path.insert(0, str(ROOT))
+@functools.lru_cache  # --agreement and --as-asked in one run share the episode
+def scripted_calls(background: int = 4, start: str = "08:00",
+                   embedder: str | None = None) -> list[tuple]:
+    """(request, answer text) of every call a scripted episode makes, in order: the town agents'
+    real prompts, in the order an episode asks them (public_spring_tasting on its day)."""
     from agents.scripted import town_backend
     from sandbox.llm import LLMSettings, make_llm
     from sandbox.suites.stss import run_task
     from tasks.stss import EpisodeWindow, template_path
     from worlds import load_world
 
-    requests = []
+    calls = []
     backend = town_backend()
     answer = backend.answer
 
     def record(request):
-        requests.append(request)
-        return answer(request)
+        text = answer(request)
+        calls.append((request, text))
+        return text
 
     backend.answer = record
     with tempfile.TemporaryDirectory() as tmp:
         run_task(template_path("public_spring_tasting"), load_world("town"),
                  lambda _: make_llm(LLMSettings(model="scripted/town", cache_mode="off"),
                                     backend=backend),
-                 architecture="ga_tdp", seed=1, out=Path(tmp) / "run", background=4,
-                 window=EpisodeWindow(same_day=True, start="08:00"))
+                 architecture="ga_tdp", seed=1, out=Path(tmp) / "run", background=background,
+                 window=EpisodeWindow(same_day=True, start=start), embedder=embedder)
+    return calls
+
+
+def scripted_prompts(count: int, schema_bound: bool = False) -> list:
+    """The first `count` prompts of the scripted episode from 08:00 with 4 background
+    residents (only the schema-bound ones if asked)."""
+    requests = [request for request, _ in scripted_calls()]
     if schema_bound:
         requests = [r for r in requests if r.schema_model is not None]
     if len(requests) < count:
@@ -112,20 +122,26 @@ def scripted_prompts(count: int, schema_bound: bool = False) -> list:
     return requests[:count]
 
 
+def arms(prefix_mb: int) -> dict:
+    """The two settings compared in one process: before (no reuse, the grammar first) and
+    after (the prefix store, the grammar last)."""
+    from sandbox.llm.local import LocalBackend
+
+    return {"before": LocalBackend(prefix_mb=0, grammar="first"),
+            "after": LocalBackend(prefix_mb=prefix_mb, grammar="last")}
+
+
 def agreement(count: int, prefix_mb: int, log: Path | None) -> None:
     """Both arms in this process, one llama context each, asked in turn prompt by prompt: what
     else runs on the machine then slows both alike. Each prompt's pair goes to `log` at once."""
-    from sandbox.llm.local import LocalBackend
-
     prompts = scripted_prompts(count)
-    arms = {"before": LocalBackend(prefix_mb=0, grammar="first"),
-            "after": LocalBackend(prefix_mb=prefix_mb, grammar="last")}
+    models = arms(prefix_mb)
     pairs = []
     sink = log.open("w", encoding="utf-8") if log else None
     for i, request in enumerate(prompts, 1):
         greedy = request.model_copy(update={"temperature": 0.0, "seed": 0})
         pair = {"tag": request.tag}
-        for name, model in arms.items():
+        for name, model in models.items():
             done = model.complete(greedy)
             pair[name] = {"text": done.text, "s": done.latency_s,
                           "prompt": done.usage.prompt_tokens, "reused": done.prefix_tokens,
@@ -145,16 +161,14 @@ def as_asked(count: int, prefix_mb: int) -> None:
     differently), so what is compared is time, length and whether each answer is usable."""
     from collections import Counter
 
-    from sandbox.llm.local import LocalBackend
     from sandbox.llm.structured import parse_structured
 
     prompts = scripted_prompts(count, schema_bound=True)
-    arms = {"before": LocalBackend(prefix_mb=0, grammar="first"),
-            "after": LocalBackend(prefix_mb=prefix_mb, grammar="last")}
-    stats = {name: Counter() for name in arms}
+    models = arms(prefix_mb)
+    stats = {name: Counter() for name in models}
     for i, request in enumerate(prompts):
         request = request.model_copy(update={"seed": 1000 + i})
-        for name, model in arms.items():
+        for name, model in models.items():
             done = model.complete(request)
             parsed, _ = parse_structured(done.text, request.schema_model)
             stats[name].update(s=done.latency_s, out=done.usage.completion_tokens,

@@ -16,41 +16,23 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 from collections import OrderedDict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from local_llm import scripted_calls  # noqa: E402  (bench/, beside this script)
+
+from sandbox.llm.local import common_prefix  # noqa: E402
+
 KV_BYTES_PER_TOKEN = 2_305_945 / 100  # llama_state_get_size after 100 tokens of SmolLM2-135M
 
 
 def episode_calls(background: int, start: str) -> list[tuple[list, str]]:
-    """(messages, answer text) of every call of a scripted episode, in order."""
-    from agents.scripted import town_backend
-    from sandbox.llm import LLMSettings, make_llm
-    from sandbox.suites.stss import run_task
-    from tasks.stss import EpisodeWindow, template_path
-    from worlds import load_world
-
-    calls = []
-    backend = town_backend()
-    answer = backend.answer
-
-    def record(request):
-        text = answer(request)
-        calls.append(([m.model_dump() for m in request.messages], text))
-        return text
-
-    backend.answer = record
-    with tempfile.TemporaryDirectory() as tmp:
-        run_task(template_path("public_spring_tasting"), load_world("town"),
-                 lambda _: make_llm(LLMSettings(model="scripted/town", cache_mode="off"),
-                                    backend=backend),
-                 architecture="ga_tdp", seed=1, out=Path(tmp) / "run", background=background,
-                 window=EpisodeWindow(same_day=True, start=start), embedder="hashing")
-    return calls
+    """(messages, answer text) of every call of the scripted episode, in order."""
+    return [([m.model_dump() for m in request.messages], text)
+            for request, text in scripted_calls(background, start, embedder="hashing")]
 
 
 def token_sequences(calls) -> list[tuple[list[int], list[int]]]:
@@ -81,9 +63,9 @@ def replay(sequences, budget_bytes: float) -> tuple[int, int]:
     held: list[int] = []  # what the context holds (llama.cpp's own same-prompt reuse)
     total = reused = 0
     for prompt, answer in sequences:
-        best, best_key = _common(held, prompt), None
+        best, best_key = common_prefix(held, prompt), None
         for key in store:
-            n = _common(key, prompt)
+            n = common_prefix(key, prompt)
             if n > best:
                 best, best_key = n, key
         if best_key is not None:
@@ -96,15 +78,6 @@ def replay(sequences, budget_bytes: float) -> tuple[int, int]:
         while sum(len(k) for k in store) * KV_BYTES_PER_TOKEN > budget_bytes and len(store) > 1:
             store.popitem(last=False)
     return total, reused
-
-
-def _common(a, b) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
 
 
 def main() -> int:
