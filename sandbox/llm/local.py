@@ -114,15 +114,17 @@ def f16_weights(shipped: Path) -> Path:
     level + minimum) to within its rounding, and the arithmetic is no coarser than Q4_1's
     (which rounds activations to 8 bits). The answers are not the Q4_1 file's: a 135M model's
     greedy answer moves with the last bits of its arithmetic. The conversion is llama.cpp's own
-    (`llama_model_quantize`), deterministic, about a second; the file is keyed by the source
-    file and the llama.cpp version, and appears whole or not at all (written aside, renamed)."""
+    (`llama_model_quantize`), deterministic, under 2 s; the file is keyed by the source file's
+    content and the llama.cpp version, and appears whole or not at all (written aside, renamed)."""
     import llama_cpp
     from llama_cpp._utils import suppress_stdout_stderr
 
-    stat = shipped.stat()
-    key = hashlib.sha256(f"{shipped.resolve()}:{stat.st_size}:{stat.st_mtime_ns}:"
-                         f"{llama_cpp.__version__}".encode()).hexdigest()[:12]
-    target = model_cache_dir() / f"{shipped.stem}.F16.{key}.gguf"
+    # Keyed by content, not path: every checkout's venv holds its own copy of the wheel's file,
+    # and each must not leave another 260 MiB behind. Hashing 90 MB takes a fraction of a second.
+    with shipped.open("rb") as source:
+        digest = hashlib.file_digest(source, "sha256")
+    digest.update(llama_cpp.__version__.encode())
+    target = model_cache_dir() / f"{shipped.stem}.F16.{digest.hexdigest()[:12]}.gguf"
     if target.is_file():
         return target
     draft = target.with_name(f".{target.name}.{os.getpid()}.part")

@@ -37,6 +37,20 @@ def test_f16_weights_are_written_once_whole_and_the_same_every_time(tmp_path, mo
     assert hashlib.sha256(f16_weights(shipped).read_bytes()).hexdigest() == first
 
 
+def test_another_install_of_the_same_file_reuses_its_f16_weights(tmp_path, monkeypatch):
+    import shutil
+
+    monkeypatch.setenv("SANDBOX_MODEL_CACHE", str(tmp_path / "models"))
+    shipped = embedded_model_path("smollm2-135m")
+    derived = f16_weights(shipped)
+    # another checkout's venv: the same file at another path, with another modification time
+    other = tmp_path / "other-venv" / shipped.name
+    other.parent.mkdir()
+    shutil.copyfile(shipped, other)
+    assert f16_weights(other) == derived
+    assert len(list(derived.parent.iterdir())) == 1  # no second 260 MiB copy
+
+
 def test_a_model_cache_that_cannot_be_written_says_what_to_do(tmp_path, monkeypatch):
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("a file where the cache directory should be")
