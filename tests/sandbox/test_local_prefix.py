@@ -11,7 +11,13 @@ from pydantic import BaseModel, Field
 
 from sandbox.llm import LLMRequest, Message
 from sandbox.llm.base import LLMConfigError
-from sandbox.llm.local import DEFAULT_PREFIX_STORE_MB, grammar_order, prefix_store, prefix_store_mb
+from sandbox.llm.local import (
+    DEFAULT_PREFIX_STORE_MB,
+    grammar_order,
+    prefix_store,
+    prefix_store_mb,
+    weights_format,
+)
 
 
 def state(tokens: list[int], kv_bytes: int = 1000) -> SimpleNamespace:
@@ -52,14 +58,19 @@ def test_the_budget_is_a_setting_with_a_clear_error(monkeypatch):
         prefix_store_mb()
 
 
-def test_the_grammars_place_is_a_setting_with_a_clear_error(monkeypatch):
-    monkeypatch.delenv("SANDBOX_LLM_GRAMMAR", raising=False)
-    assert grammar_order() == "last"
-    monkeypatch.setenv("SANDBOX_LLM_GRAMMAR", "first")
-    assert grammar_order() == "first"
-    monkeypatch.setenv("SANDBOX_LLM_GRAMMAR", "middle")
-    with pytest.raises(LLMConfigError, match="SANDBOX_LLM_GRAMMAR"):
-        grammar_order()
+@pytest.mark.parametrize("setting, read, default, other", [
+    ("SANDBOX_LLM_GRAMMAR", grammar_order, "last", "first"),
+    ("SANDBOX_LLM_WEIGHTS", weights_format, "f16", "shipped"),
+])
+def test_a_choice_setting_has_a_default_and_a_clear_error(monkeypatch, setting, read, default,
+                                                          other):
+    monkeypatch.delenv(setting, raising=False)
+    assert read() == default
+    monkeypatch.setenv(setting, other)
+    assert read() == other
+    monkeypatch.setenv(setting, "middle")
+    with pytest.raises(LLMConfigError, match=setting):
+        read()
 
 
 class Plan(BaseModel):

