@@ -3,7 +3,8 @@
 Two kinds of file, one rule each:
 - A file rewritten whole (header, result, score, judgments, suite and benchmark state, manifests,
   tables, boards): `write_atomic` writes a temporary file beside it, fsyncs it and renames it over
-  the old one. A reader sees the old file or the new one, never a mix.
+  the old one. A reader sees the old file or the new one, never a mix. `atomic_path` does the
+  same for a file another library writes by name (the embedded model's F16 weights).
 - An append-only JSON-lines file (events.jsonl, calls.jsonl, the LLM cache): `open_append`
   opens it for appending after cutting off a torn last line (one a kill stopped mid-write) and
   logging the repair, so the next line starts on a line of its own instead of being glued to
@@ -12,9 +13,11 @@ Two kinds of file, one rule each:
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
@@ -23,22 +26,31 @@ log = logging.getLogger(__name__)
 log.setLevel(logging.WARNING)
 
 
-def write_atomic(path: Path | str, data: str | bytes) -> None:
-    """Write the whole of `data` to `path`, or leave the old file as it was."""
+@contextlib.contextmanager
+def atomic_path(path: Path | str) -> Iterator[Path]:
+    """A temporary path beside `path` for whoever writes the file by name (a library converting
+    a model, say). When the block ends the file is fsynced and renamed over `path`; if the block
+    fails or is interrupted, it is removed and `path` is left as it was."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    payload = data.encode("utf-8") if isinstance(data, str) else data
     # A unique temporary name: two writers of one file (parallel jobs) never share it.
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:80]}.", suffix=".tmp")
+    os.close(fd)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(payload)
-            fh.flush()
+        yield Path(tmp)
+        with open(tmp, "rb") as fh:
             os.fsync(fh.fileno())  # the bytes are on disk before the name points at them
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_atomic(path: Path | str, data: str | bytes) -> None:
+    """Write the whole of `data` to `path`, or leave the old file as it was."""
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    with atomic_path(path) as tmp:
+        tmp.write_bytes(payload)
 
 
 def repair_torn_tail(path: Path | str) -> int:

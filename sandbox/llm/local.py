@@ -6,7 +6,6 @@ distribution's metadata so the package (and its plugin host) is never imported.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import threading
@@ -14,6 +13,7 @@ import time
 from importlib import metadata
 from pathlib import Path
 
+from ..storage import atomic_path
 from .base import Completion, LLMConfigError, LLMRequest, Usage
 
 # Model names the local backend knows, mapped to (distribution, file inside it).
@@ -115,7 +115,7 @@ def f16_weights(shipped: Path) -> Path:
     (which rounds activations to 8 bits). The answers are not the Q4_1 file's: a 135M model's
     greedy answer moves with the last bits of its arithmetic. The conversion is llama.cpp's own
     (`llama_model_quantize`), deterministic, under 2 s; the file is keyed by the source file's
-    content and the llama.cpp version, and appears whole or not at all (written aside, renamed)."""
+    content and the llama.cpp version, and appears whole or not at all (storage.atomic_path)."""
     import llama_cpp
     from llama_cpp._utils import suppress_stdout_stderr
 
@@ -127,21 +127,17 @@ def f16_weights(shipped: Path) -> Path:
     target = model_cache_dir() / f"{shipped.stem}.F16.{digest.hexdigest()[:12]}.gguf"
     if target.is_file():
         return target
-    draft = target.with_name(f".{target.name}.{os.getpid()}.part")
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        params = llama_cpp.llama_model_quantize_default_params()
-        params.ftype = llama_cpp.LLAMA_FTYPE_MOSTLY_F16
-        params.allow_requantize = True
-        with suppress_stdout_stderr(disable=False):  # llama.cpp lists every tensor
-            failed = llama_cpp.llama_model_quantize(str(shipped).encode(), str(draft).encode(),
-                                                    params)
-        if failed:
-            raise OSError(f"llama.cpp's conversion returned {failed}")
-        os.replace(draft, target)
+        with atomic_path(target) as draft:
+            params = llama_cpp.llama_model_quantize_default_params()
+            params.ftype = llama_cpp.LLAMA_FTYPE_MOSTLY_F16
+            params.allow_requantize = True
+            with suppress_stdout_stderr(disable=False):  # llama.cpp lists every tensor
+                failed = llama_cpp.llama_model_quantize(str(shipped).encode(),
+                                                        str(draft).encode(), params)
+            if failed:
+                raise OSError(f"llama.cpp's conversion returned {failed}")
     except OSError as exc:
-        with contextlib.suppress(OSError):  # e.g. no directory to hold it in the first place
-            draft.unlink()
         raise LLMConfigError(
             f"could not write the embedded model's F16 weights to {target}: {exc}. Point "
             f"SANDBOX_MODEL_CACHE at a writable directory, or set SANDBOX_LLM_WEIGHTS=shipped "

@@ -13,11 +13,13 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from sandbox.llm import CallLog, LLMRequest, Message
 from sandbox.llm.base import Completion
 from sandbox.llm.cache import CachedLLM
 from sandbox.llm.scripted import ScriptedBackend
-from sandbox.storage import repair_torn_tail, write_atomic
+from sandbox.storage import atomic_path, repair_torn_tail, write_atomic
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "tasks" / "stss" / "templates" / "public_spring_tasting.yaml"
@@ -155,6 +157,18 @@ def test_an_atomic_write_that_fails_leaves_the_old_file_and_no_temporary(tmp_pat
         pass
     assert path.read_text(encoding="utf-8") == '{"score": 1}'
     assert [p.name for p in tmp_path.iterdir()] == ["score.json"]
+
+
+def test_a_file_written_by_name_and_interrupted_leaves_the_old_file_and_no_temporary(tmp_path):
+    path = tmp_path / "model.gguf"
+    with atomic_path(path) as draft:  # a library writing the file itself, given its name
+        draft.write_bytes(b"whole")
+    assert path.read_bytes() == b"whole"
+    with pytest.raises(KeyboardInterrupt), atomic_path(path) as draft:
+        draft.write_bytes(b"half")
+        raise KeyboardInterrupt  # Ctrl-C in the middle of a conversion
+    assert path.read_bytes() == b"whole"
+    assert [p.name for p in tmp_path.iterdir()] == ["model.gguf"]
 
 
 def test_a_judge_call_recorded_before_a_kill_is_not_counted_twice(tmp_path, monkeypatch):
