@@ -139,8 +139,9 @@ def arms(prefix_mb: int, reuse_off: bool = False) -> dict:
 
 
 def agreement(count: int, prefix_mb: int, log: Path | None) -> None:
-    """Both arms in this process, one llama context each, asked in turn prompt by prompt: what
-    else runs on the machine then slows both alike. Each prompt's pair goes to `log` at once."""
+    """Every arm in this process (before, after, after with reuse off), one llama context each,
+    asked in turn prompt by prompt: what else runs on the machine then slows them alike. Each
+    prompt's answers go to `log` at once."""
     prompts = scripted_prompts(count)
     models = arms(prefix_mb, reuse_off=True)
     pairs = []
