@@ -46,13 +46,16 @@ def summarize(run: Run) -> dict[str, Any]:
 
 
 def prefix_reuse(run: Run) -> dict[str, Any]:
-    """How much prompt evaluation the local backend's prefix reuse saved (calls answered from
+    """How much evaluation the local backend saved: prompt tokens its prefix reuse did not
+    evaluate again, answer tokens it wrote in as the grammar dictated them (calls answered from
     the answer cache evaluate nothing and are left out)."""
     live = [c for c in run.calls if not c.cached]
     return {"calls": len(live), "restored": sum(c.prefix_restored for c in live),
             "prompt_tokens": sum(c.prompt_tokens for c in live),
             "tokens_reused": sum(c.prefix_tokens for c in live),
-            "restore_s": round(sum(c.prefix_restore_s for c in live), 3)}
+            "restore_s": round(sum(c.prefix_restore_s for c in live), 3),
+            "completion_tokens": sum(c.completion_tokens for c in live),
+            "tokens_dictated": sum(c.dictated_tokens for c in live)}
 
 
 def _status(run: Run) -> str:
@@ -142,6 +145,11 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
                       f"{reuse['prompt_tokens']} prompt tokens not evaluated again ({share:.0%}); "
                       f"{reuse['restored']} of {reuse['calls']} calls restored a stored prefix "
                       f"({reuse['restore_s']:.2f} s restoring)")
+    if reuse.get("tokens_dictated"):
+        share = reuse["tokens_dictated"] / max(reuse["completion_tokens"], 1)
+        console.print(f"dictated by the grammar: {reuse['tokens_dictated']} of "
+                      f"{reuse['completion_tokens']} answer tokens written in, not sampled "
+                      f"({share:.0%})")
     if summary["llm_faults"]:
         console.print("LLM faults: " + ", ".join(
             f"{kind}={n}" for kind, n in sorted(summary["llm_faults"].items())))

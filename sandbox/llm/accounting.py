@@ -44,6 +44,7 @@ class CallRecord(BaseModel):
     prefix_tokens: int = 0  # prompt tokens not evaluated again (local backend)
     prefix_restored: bool = False
     prefix_restore_s: float = 0.0
+    dictated_tokens: int = 0  # answer tokens written in as the grammar dictated (local backend)
 
 
 class CallLog:
@@ -73,7 +74,8 @@ class CallLog:
                 retries=completion.retries, faults=list(completion.faults),
                 prefix_tokens=completion.prefix_tokens,
                 prefix_restored=completion.prefix_restored,
-                prefix_restore_s=round(completion.prefix_restore_s, 4))
+                prefix_restore_s=round(completion.prefix_restore_s, 4),
+                dictated_tokens=completion.dictated_tokens)
             self.records.append(rec)
             if self._fh:
                 self._fh.write(rec.model_dump_json() + "\n")

@@ -83,6 +83,9 @@ class Completion(BaseModel):
     prefix_tokens: int = 0
     prefix_restored: bool = False
     prefix_restore_s: float = 0.0
+    # Answer tokens the local backend wrote in as the grammar dictated them, not sampled
+    # (sandbox/llm/llama_dictation.py); they are part of completion_tokens.
+    dictated_tokens: int = 0
 
 
 @runtime_checkable

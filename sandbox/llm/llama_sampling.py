@@ -58,6 +58,7 @@ class GrammarLastSampler:
         self._view = np.ctypeslib.as_array(self._data)
         self._ids = np.arange(n_vocab, dtype=np.int32)
         self.vetoes = 0  # tokens the grammar turned down, each step done again in full
+        self.forced: list[int] = []
 
     def _candidates(self, ctx, idx: int) -> llama_cpp.llama_token_data_array:
         logits = llama_cpp.llama_get_logits_ith(ctx.ctx, idx)
@@ -86,6 +87,8 @@ class GrammarLastSampler:
         return math.isfinite(one[0].logit)
 
     def sample(self, ctx, idx: int = -1) -> int:
+        if self.forced:
+            return self._accept(self.forced.pop(0))
         array = self._candidates(ctx, idx)
         self._apply(self.penalties, array)
         if self.grammar is not None:

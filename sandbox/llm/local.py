@@ -95,6 +95,13 @@ def weights_format() -> str:
     return _env_choice("SANDBOX_LLM_WEIGHTS", ("f16", "shipped"))
 
 
+def dictation_mode() -> str:
+    """What becomes of text a grammar dictates: $SANDBOX_LLM_DICTATION, "write" (the default:
+    written into the answer without sampling, its tokens evaluated in one batch;
+    sandbox/llm/llama_dictation.py) or "sample" (every token sampled, one pass each)."""
+    return _env_choice("SANDBOX_LLM_DICTATION", ("write", "sample"))
+
+
 def model_cache_dir() -> Path:
     """Where derived model files go: $SANDBOX_MODEL_CACHE, else $XDG_CACHE_HOME/social-sandbox
     (~/.cache/social-sandbox)."""
@@ -178,6 +185,7 @@ def _llama_class():
     import numpy as np
     from llama_cpp import Llama
 
+    from .llama_dictation import Dictation
     from .llama_sampling import GrammarLastSampler
 
     class EmbeddedLlama(Llama):
@@ -196,7 +204,14 @@ def _llama_class():
 
         def __init__(self, *args, **kwargs):
             self.call: dict[str, float] = {}
+            self.answer_start = 0  # where the answer begins in input_ids (Dictation reads it)
             super().__init__(*args, **kwargs)
+
+        def dictate(self, on: bool) -> None:
+            """Whether text a grammar dictates is written in (llama_dictation.py). Set after
+            construction: a draft model given to the constructor makes llama-cpp-python keep
+            the logits of every prompt token, which a written-in token never needs."""
+            self.draft_model = Dictation(self) if on else None
 
         def _init_sampler(self, **options):
             if (not self.grammar_last or options.get("mirostat_mode") or
@@ -210,6 +225,7 @@ def _llama_class():
 
         def generate(self, tokens, *args, **kwargs):
             held = self.input_ids[: self.n_tokens].tolist()
+            self.answer_start = len(tokens)
             self.call["reused"] = common_prefix(held, list(tokens)[:-1])
             return super().generate(tokens, *args, **kwargs)
 
@@ -256,7 +272,8 @@ class LocalBackend:
 
     def __init__(self, name: str = "smollm2-135m", n_ctx: int = 4096,
                  n_threads: int | None = None, prefix_mb: int | None = None,
-                 grammar: str | None = None, weights: str | None = None):
+                 grammar: str | None = None, weights: str | None = None,
+                 dictation: str | None = None):
         try:
             llama_class = _llama_class()
         except ImportError as exc:  # pragma: no cover - a broken install
@@ -271,6 +288,9 @@ class LocalBackend:
                                 n_threads=n_threads or llm_threads(), verbose=False)
         self.grammar = grammar or grammar_order()
         self._llm.grammar_last = self.grammar == "last"
+        # Written in by the sampler the grammar comes last in (with it first, nothing is).
+        self.dictation = dictation or dictation_mode()
+        self._llm.dictate(self.dictation == "write" and self._llm.grammar_last)
         self.prefix_mb = prefix_store_mb() if prefix_mb is None else prefix_mb
         if self.prefix_mb > 0:
             self._llm.set_cache(prefix_store(self.prefix_mb << 20))
@@ -298,4 +318,5 @@ class LocalBackend:
             latency_s=time.perf_counter() - start, finish_reason=choice.get("finish_reason"),
             model=self.model_id, prefix_tokens=int(call.get("reused", 0)),
             prefix_restored=bool(call.get("restored")),
-            prefix_restore_s=call.get("restore_s", 0.0))
+            prefix_restore_s=call.get("restore_s", 0.0),
+            dictated_tokens=int(call.get("dictated", 0)))

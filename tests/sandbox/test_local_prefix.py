@@ -13,6 +13,7 @@ from sandbox.llm import LLMRequest, Message
 from sandbox.llm.base import LLMConfigError
 from sandbox.llm.local import (
     DEFAULT_PREFIX_STORE_MB,
+    dictation_mode,
     grammar_order,
     prefix_store,
     prefix_store_mb,
@@ -61,6 +62,7 @@ def test_the_budget_is_a_setting_with_a_clear_error(monkeypatch):
 @pytest.mark.parametrize("setting, read, default, other", [
     ("SANDBOX_LLM_GRAMMAR", grammar_order, "last", "first"),
     ("SANDBOX_LLM_WEIGHTS", weights_format, "f16", "shipped"),
+    ("SANDBOX_LLM_DICTATION", dictation_mode, "write", "sample"),
 ])
 def test_a_choice_setting_has_a_default_and_a_clear_error(monkeypatch, setting, read, default,
                                                           other):

@@ -38,7 +38,8 @@ def backends():
     from sandbox.llm.local import LocalBackend
 
     return {"stock": LocalBackend(n_threads=1, prefix_mb=0, grammar="first"),
-            "grammar_last": LocalBackend(n_threads=1, prefix_mb=0, grammar="last")}
+            "grammar_last": LocalBackend(n_threads=1, prefix_mb=0, grammar="last",
+                                         dictation="sample")}
 
 
 def test_greedy_answers_are_the_grammar_first_chains(backends):
