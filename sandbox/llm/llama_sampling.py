@@ -22,6 +22,10 @@ import llama_cpp
 import numpy as np
 from llama_cpp import _internals
 
+# On a veto, the grammar is first asked about this many best tokens, not all 49,152: what the
+# sampler needs (the best allowed token, or top-k's 40) is almost always among them.
+SHORTLIST = 512
+
 
 class GrammarLastSampler:
     """The chain `Llama._init_sampler` builds for temperature >= 0 without mirostat or logits
@@ -42,6 +46,7 @@ class GrammarLastSampler:
             self.grammar = _internals.LlamaSampler()
             self.grammar.add_grammar(llama._model, grammar)
         self.head = None
+        self.need = 1 if temp == 0.0 else top_k  # allowed tokens the head and tail look at
         self.tail = _internals.LlamaSampler()
         if temp == 0.0:
             self.tail.add_greedy()
@@ -57,7 +62,11 @@ class GrammarLastSampler:
         self._data = (llama_cpp.llama_token_data * n_vocab)()
         self._view = np.ctypeslib.as_array(self._data)
         self._ids = np.arange(n_vocab, dtype=np.int32)
+        self._short = (llama_cpp.llama_token_data * SHORTLIST)()
+        self._short_view = np.ctypeslib.as_array(self._short)
         self.vetoes = 0  # tokens the grammar turned down, each step done again in full
+        # Tokens to write in next without sampling: the text the grammar dictates, put here by
+        # sandbox/llm/llama_dictation.py (and evaluated by then, in one batch).
         self.forced: list[int] = []
 
     def _candidates(self, ctx, idx: int) -> llama_cpp.llama_token_data_array:
@@ -99,8 +108,37 @@ class GrammarLastSampler:
             self.vetoes += 1
             array = self._candidates(ctx, idx)
             self._apply(self.penalties, array)
-            self._apply(self.grammar, array)
+            shortlist = self._best_allowed()
+            array = shortlist if shortlist is not None else self._all_allowed(array)
         return self._accept(self._draw(array))
+
+    def _all_allowed(self, array):
+        self._apply(self.grammar, array)
+        return array
+
+    def _best_allowed(self) -> llama_cpp.llama_token_data_array | None:
+        """The `need` best tokens the grammar allows, best first, if they are among the
+        SHORTLIST best after the penalties (then they are the best allowed of all: the grammar
+        first, then top-k, would keep the same ones, in the same order); else None.
+        Equal logits go by token id, as llama.cpp's greedy pick does."""
+        if self.need > SHORTLIST or SHORTLIST >= self._n_vocab:
+            return None
+        logits = self._view["logit"]
+        best = np.argpartition(-logits, SHORTLIST)[:SHORTLIST]
+        best = best[np.lexsort((best, -logits[best]))]
+        short = self._short_view
+        short["id"] = best
+        short["logit"] = logits[best]
+        short["p"] = 0.0
+        self._apply(self.grammar, llama_cpp.llama_token_data_array(
+            data=self._short, size=SHORTLIST, selected=-1, sorted=True))
+        allowed = np.flatnonzero(np.isfinite(short["logit"]))
+        if len(allowed) < self.need:
+            return None
+        kept = short[allowed[: self.need]].copy()  # the head and tail work on these alone
+        short[: self.need] = kept
+        return llama_cpp.llama_token_data_array(data=self._short, size=self.need,
+                                                selected=-1, sorted=True)
 
     def _accept(self, token: int) -> int:
         for chain in (self.penalties, self.grammar, self.head, self.tail):

@@ -230,21 +230,29 @@ def _llama_class():
             return super().generate(tokens, *args, **kwargs)
 
         def load_state(self, state) -> None:
+            # Llama.load_state copies the stored state once more and fills its logits table
+            # (the rows of a whole batch) from the stored logits; neither is needed here.
             started = time.perf_counter()
-            super().load_state(state)
+            self.input_ids = state.input_ids.copy()
+            self.n_tokens = state.n_tokens
+            self._requires_eval = True
+            self._seed = state.seed
+            size = state.llama_state_size
+            if llama_cpp.llama_state_set_data(self._ctx.ctx, state.llama_state, size) != size:
+                raise RuntimeError("llama.cpp did not take the stored KV state")
             self.call["restore_s"] = self.call.get("restore_s", 0.0) + \
                 time.perf_counter() - started
             self.call["restored"] = 1.0
 
         def save_state(self):
+            # The buffer llama.cpp writes into is what is kept: no copy to bytes (20 MB a call).
             size = llama_cpp.llama_state_get_size(self._ctx.ctx)
             buffer = (ctypes.c_uint8 * int(size))()
             written = int(llama_cpp.llama_state_get_data(self._ctx.ctx, buffer, size))
             return llama_cpp.LlamaState(
                 input_ids=self.input_ids.copy(), n_tokens=self.n_tokens,
                 scores=np.zeros((1, self.n_vocab()), dtype=np.single),
-                llama_state=ctypes.string_at(buffer, written), llama_state_size=written,
-                seed=self._seed)
+                llama_state=buffer, llama_state_size=written, seed=self._seed)
 
     return EmbeddedLlama
 

@@ -73,3 +73,16 @@ def test_the_same_seed_gives_the_same_answer(backends):
     model = backends["grammar_last"]
     first = model.complete(request(0.8, seed=5)).text
     assert model.complete(request(0.8, seed=5)).text == first
+
+
+@pytest.mark.parametrize("temperature", [0.0, 0.8])
+def test_a_veto_answered_from_the_shortlist_is_the_whole_vocabularys_answer(
+        backends, monkeypatch, temperature):
+    """After a veto the grammar is asked about the best 512 tokens first; what the sampler
+    then picks must be what asking it about all 49,152 would give."""
+    from sandbox.llm import llama_sampling
+
+    model = backends["grammar_last"]
+    shortlisted = model.complete(request(temperature, seed=7)).text
+    monkeypatch.setattr(llama_sampling, "SHORTLIST", 0)  # every veto asks the whole vocabulary
+    assert model.complete(request(temperature, seed=7)).text == shortlisted
