@@ -64,7 +64,7 @@ class GrammarLastSampler:
         self._ids = np.arange(n_vocab, dtype=np.int32)
         self._short = (llama_cpp.llama_token_data * SHORTLIST)()
         self._short_view = np.ctypeslib.as_array(self._short)
-        self.vetoes = 0  # tokens the grammar turned down, each step done again in full
+        self.vetoes = 0  # tokens the grammar turned down, each step done again grammar first
         # Tokens to write in next without sampling: the text the grammar dictates, put here by
         # sandbox/llm/llama_dictation.py (and evaluated by then, in one batch).
         self.forced: list[int] = []

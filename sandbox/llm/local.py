@@ -245,7 +245,7 @@ def _llama_class():
             self.call["restored"] = 1.0
 
         def save_state(self):
-            # The buffer llama.cpp writes into is what is kept: no copy to bytes (20 MB a call).
+            # The buffer llama.cpp writes into is what is kept: no copy to bytes (~15 MB a call).
             size = llama_cpp.llama_state_get_size(self._ctx.ctx)
             buffer = (ctypes.c_uint8 * int(size))()
             written = int(llama_cpp.llama_state_get_data(self._ctx.ctx, buffer, size))
