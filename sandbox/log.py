@@ -59,6 +59,8 @@ class RunHeader(BaseModel):
     seed: int
     start_time: datetime  # the simulated datetime of t = 0
     models: dict[str, str]  # role or agent -> model id
+    # The episode model's backend settings that shape answers (sandbox.llm.backend_settings)
+    backend: dict[str, Any] = Field(default_factory=dict)
     world: str | None = None  # world name or file, for viewers
     config: dict[str, Any] = Field(default_factory=dict)
     created_at: str = Field(default_factory=lambda: datetime.now().isoformat(timespec="seconds"))

@@ -11,7 +11,7 @@ from typing import Any, Protocol
 from .budget import Budget, BudgetExhausted
 from .engine import Engine
 from .events import EpisodeEnded, Event
-from .llm import CallLog
+from .llm import CallLog, backend_settings
 from .log import CALLS, EpisodeLog, RunHeader, RunResult
 
 
@@ -40,7 +40,8 @@ def run_episode(scenario: Scenario, llm, *, seed: int, out_dir: Path | str,
     A budget that runs out (sandbox.budget) ends the run with status "budget", not an error."""
     out_dir = Path(out_dir)
     header = RunHeader(scenario=scenario.name, seed=seed, start_time=scenario.start_time,
-                       models=scenario.models(llm.model_id), world=scenario.world,
+                       models=scenario.models(llm.model_id), backend=backend_settings(llm),
+                       world=scenario.world,
                        config={**scenario.config(), **(extra_header or {})})
     log = EpisodeLog(out_dir, header, overwrite=overwrite)
     calls = CallLog(out_dir / CALLS)

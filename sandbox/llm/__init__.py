@@ -40,7 +40,7 @@ __all__ = [
     "Completion", "LLMConfigError", "LLMError", "LLMRequest", "LLMSettings", "LLMUnavailable",
     "Message", "RetryingLLM", "SCRIPTS", "SCRIPTS_ENTRY_POINT_GROUP", "ScriptedBackend",
     "StructuredLLM", "TransientLLMError", "Usage", "calls_recorded", "make_backend", "make_llm",
-    "parse_structured", "scripted_names", "timed_complete",
+    "backend_settings", "parse_structured", "scripted_names", "timed_complete",
 ]
 
 BACKENDS = ("local", "openai", "scripted")
@@ -116,6 +116,17 @@ def make_backend(settings: LLMSettings, check: bool = True):
         llm.max_concurrency = min(settings.max_concurrency, llm.max_concurrency) \
             if backend == "local" else settings.max_concurrency
     return llm
+
+
+def backend_settings(llm) -> dict:
+    """What the backend under `llm`'s wrappers says of the settings that shape its answers
+    beyond the request (the local backend: weights, grammar, dictation, prefix store); empty
+    for a backend that has none. The run header keeps it: a live rerun under other settings
+    answers differently, and the header then says why."""
+    while hasattr(llm, "inner"):
+        llm = llm.inner
+    settings = getattr(llm, "settings", None)
+    return dict(settings()) if callable(settings) else {}
 
 
 def make_llm(settings: LLMSettings, backend=None, check: bool = True) -> LLM:

@@ -303,6 +303,11 @@ class LocalBackend:
         if self.prefix_mb > 0:
             self._llm.set_cache(prefix_store(self.prefix_mb << 20))
 
+    def settings(self) -> dict:
+        """The settings that change this backend's answers (sandbox.llm.backend_settings)."""
+        return {"weights": self.weights, "grammar": self.grammar, "dictation": self.dictation,
+                "prefix_mb": self.prefix_mb}
+
     def complete(self, request: LLMRequest) -> Completion:
         kwargs = dict(messages=[m.model_dump() for m in request.messages],
                       temperature=request.temperature, top_p=request.top_p,

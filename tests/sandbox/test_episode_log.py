@@ -41,6 +41,16 @@ def test_run_directory_reads_back_typed(tmp_path):
     assert [u.agent for u in utterances[:2]] == ["Ines Okafor", "Dario Lindqvist"]
     assert loaded.header.seed == 0 and loaded.header.models["Ines Okafor"] == "scripted/default"
     assert len(loaded.calls) == 6 and loaded.problems == []
+    assert loaded.header.backend == {}  # the scripted backend has no settings of its own
+
+
+def test_the_header_records_the_backend_settings_under_the_wrappers(tmp_path):
+    class Tuned(ScriptedBackend):
+        def settings(self):
+            return {"weights": "f16", "dictation": "write"}
+
+    out, _ = run(tmp_path, "tuned", backend=Tuned(), cache_path=tmp_path / "cache.jsonl")
+    assert load_run(out).header.backend == {"weights": "f16", "dictation": "write"}
 
 
 def test_a_killed_run_keeps_its_events_and_reports_the_cut_line(tmp_path):

@@ -40,7 +40,8 @@ class TestOnTheEmbeddedModel:
     def backends(cls):
         from sandbox.llm.local import LocalBackend
 
-        return {"write": LocalBackend(n_threads=1, prefix_mb=64, dictation="write"),
+        return {"write": LocalBackend(n_threads=1, prefix_mb=64, dictation="write",
+                                      weights="f16", grammar="last"),
                 "write, no reuse": LocalBackend(n_threads=1, prefix_mb=0, dictation="write"),
                 "sample": LocalBackend(n_threads=1, prefix_mb=0, dictation="sample")}
 
@@ -88,6 +89,11 @@ class TestOnTheEmbeddedModel:
             assert 0 < answer.dictated_tokens < answer.usage.completion_tokens
             assert backends["write"].complete(request).text == answer.text
             assert backends["write, no reuse"].complete(request).text == answer.text
+
+    def test_the_backend_names_its_settings_for_the_run_header(self, backends):
+        assert backends["write"].settings() == {"weights": "f16", "grammar": "last",
+                                                "dictation": "write", "prefix_mb": 64}
+        assert backends["sample"].settings()["dictation"] == "sample"
 
     def test_free_text_has_nothing_dictated(self, backends):
         request = self.request(0.0, 0, schema=None)
