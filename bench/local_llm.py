@@ -136,10 +136,10 @@ def arms(prefix_mb: int, reuse_off: bool = False) -> dict:
 
     models = {"before": LocalBackend(prefix_mb=0, grammar="first", weights="shipped",
                                      dictation="sample"),
-              "after": LocalBackend(prefix_mb=prefix_mb, grammar="last", weights="f16",
+              "after": LocalBackend(prefix_mb=prefix_mb, grammar="last", weights="auto",
                                     dictation="write")}
     if reuse_off:
-        models["reuse off"] = LocalBackend(prefix_mb=0, grammar="last", weights="f16",
+        models["reuse off"] = LocalBackend(prefix_mb=0, grammar="last", weights="auto",
                                            dictation="write")
     return models
 

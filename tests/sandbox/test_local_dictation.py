@@ -42,14 +42,16 @@ class TestOnTheEmbeddedModel:
 
         return {"write": LocalBackend(n_threads=1, prefix_mb=64, dictation="write",
                                       weights="f16", grammar="last"),
-                "write, no reuse": LocalBackend(n_threads=1, prefix_mb=0, dictation="write"),
-                "sample": LocalBackend(n_threads=1, prefix_mb=0, dictation="sample")}
+                "write, no reuse": LocalBackend(n_threads=1, prefix_mb=0, dictation="write",
+                                                weights="f16"),
+                "sample": LocalBackend(n_threads=1, prefix_mb=0, dictation="sample",
+                                       weights="f16")}
 
     def dictated_after(self, backend, written: str) -> str:
         """What the Steps grammar dictates once `written` is written."""
         from llama_cpp import LlamaGrammar, _internals
 
-        llama = backend._llm
+        llama = backend.contexts[0]
         grammar = _internals.LlamaSampler()
         grammar.add_grammar(llama._model, LlamaGrammar.from_json_schema(
             json.dumps(Steps.model_json_schema()), verbose=False))
@@ -99,7 +101,7 @@ class TestOnTheEmbeddedModel:
         request = self.request(0.0, 0, schema=None)
         write, sample = backends["write, no reuse"], backends["sample"]
         for model in (write, sample):  # both from an empty context: the same arithmetic
-            model._llm.reset()
+            model.contexts[0].reset()
         answer = write.complete(request)
         assert answer.dictated_tokens == 0
         assert answer.text == sample.complete(request).text

@@ -51,18 +51,18 @@ def test_greedy_answers_are_the_grammar_first_chains(backends):
 def test_a_vetoed_token_is_drawn_again_within_the_grammar(backends):
     model = backends["grammar_last"]
     sampled = []
-    original = model._llm._init_sampler
+    original = model.contexts[0]._init_sampler
 
     def keep(**options):
         sampler = original(**options)
         sampled.append(sampler)
         return sampler
 
-    model._llm._init_sampler = keep
+    model.contexts[0]._init_sampler = keep
     try:
         answers = [model.complete(request(0.8, seed=seed)) for seed in (1, 2)]
     finally:
-        del model._llm._init_sampler
+        del model.contexts[0]._init_sampler
     for answer in answers:
         parsed, faults = parse_structured(answer.text, Steps)
         assert isinstance(parsed, Steps), (answer.text, faults)
