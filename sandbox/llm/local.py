@@ -156,12 +156,12 @@ def widened_weights(shipped: Path, kind: str = "f16") -> Path:
     Q4_1 (bench/local_llm.py, 2 cores: about 440 tokens/s from Q4_1, 1,090 from F16, 1,460 from
     BF16 with AVX512-BF16), and prompt evaluation is about half of a call. F16 holds each 4-bit
     weight (scale x level + minimum) to within its rounding; BF16 rounds it to 8 significant
-    bits (about 0.2%, a tenth of the 4-bit grid's own step), and neither computes coarser than
-    Q4_1, which rounds activations to 8 bits. The answers are not the Q4_1 file's: a 135M
-    model's greedy answer moves with the last bits of its arithmetic. The conversion is
-    llama.cpp's own (`llama_model_quantize`), deterministic, under 2 s; the file is keyed by the
-    source file's content, the format and the llama.cpp version, and appears whole or not at
-    all (storage.atomic_path)."""
+    bits (about 0.2%, well under a tenth of the 4-bit grid's step), and neither computes
+    coarser than Q4_1, which rounds activations to 8 bits. The answers are not the Q4_1
+    file's: a 135M model's greedy answer moves with the last bits of its arithmetic. The
+    conversion is llama.cpp's own (`llama_model_quantize`), deterministic, under 2 s; the file
+    is keyed by the source file's content, the format and the llama.cpp version, and appears
+    whole or not at all (storage.atomic_path)."""
     import llama_cpp
     from llama_cpp._utils import suppress_stdout_stderr
 
