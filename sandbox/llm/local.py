@@ -204,15 +204,23 @@ def prefix_store(budget_bytes: int):
     """llama.cpp's RAM cache of KV states, keyed by the tokens they hold, least recently used
     evicted first, under a budget that counts everything a state keeps (llama-cpp-python's
     own count leaves out the logits, ten times the KV state of this model)."""
+    import ctypes
+
     from llama_cpp import LlamaRAMCache
 
     class PrefixStore(LlamaRAMCache):
         """Shared by the backend's lanes: one lane's lookup never sees another's insertion
-        half done."""
+        half done. An evicted state's buffer is kept for the next state saved (`spare`):
+        filling 15 MB of fresh memory cost about 29 ms a call, mostly the kernel handing out
+        pages; a lane restoring a state takes the lock, so a buffer is never refilled while
+        it is read."""
+
+        SPARE = 4  # evicted buffers kept for reuse
 
         def __init__(self, capacity_bytes: int):
             super().__init__(capacity_bytes=capacity_bytes)
             self.lock = threading.Lock()
+            self.spare: list = []
 
         def __getitem__(self, key):
             with self.lock:
@@ -224,11 +232,33 @@ def prefix_store(budget_bytes: int):
 
         def __setitem__(self, key, value):
             with self.lock:
-                super().__setitem__(key, value)
+                # Keyed by what the state holds (its prompt), not by the call's prompt and
+                # answer: a lookup then finds the state that really holds the most of it.
+                key = tuple(value.input_ids[: value.n_tokens].tolist())
+                if key in self.cache_state:
+                    self._recycle(self.cache_state.pop(key))
+                self.cache_state[key] = value
+                while self.cache_size > self.capacity_bytes and self.cache_state:
+                    self._recycle(self.cache_state.popitem(last=False)[1])
+
+        def _recycle(self, state) -> None:
+            buffer, state.llama_state = state.llama_state, None  # a lane holding it skips it
+            if buffer is not None and len(self.spare) < self.SPARE:
+                self.spare.append(buffer)
+
+        def buffer(self, size: int):
+            """A spare buffer of at least `size` bytes (the smallest), or a new one."""
+            with self.lock:
+                fits = [b for b in self.spare if ctypes.sizeof(b) >= size]
+                if fits:
+                    best = min(fits, key=ctypes.sizeof)
+                    self.spare.remove(best)
+                    return best
+            return (ctypes.c_uint8 * size)()
 
         @property
         def cache_size(self) -> int:
-            return sum(s.llama_state_size + s.scores.nbytes + s.input_ids.nbytes
+            return sum(ctypes.sizeof(s.llama_state) + s.scores.nbytes + s.input_ids.nbytes
                        for s in self.cache_state.values())
 
     return PrefixStore(capacity_bytes=budget_bytes)
@@ -237,6 +267,7 @@ def prefix_store(budget_bytes: int):
 def _llama_class():
     """llama-cpp-python's Llama with four of its steps changed (the library is pinned in
     pyproject.toml: these are its internals)."""
+    import contextlib
     import ctypes
 
     import llama_cpp
@@ -314,22 +345,32 @@ def _llama_class():
             # Llama.load_state copies the stored state once more and fills its logits table
             # (the rows of a whole batch) from the stored logits; neither is needed here.
             started = time.perf_counter()
+            with self.cache.lock if self.cache else contextlib.nullcontext():
+                # (its buffer is not handed to another state meanwhile)
+                if state.llama_state is None:
+                    return  # evicted since it was found: evaluate from what the context holds
+                size = state.llama_state_size
+                if llama_cpp.llama_state_set_data(self._ctx.ctx, state.llama_state,
+                                                  size) != size:
+                    raise RuntimeError("llama.cpp did not take the stored KV state")
             self.input_ids = state.input_ids.copy()
             self.n_tokens = state.n_tokens
             self._requires_eval = True
             self._seed = state.seed
             self.answer_start = state.answer_start
-            size = state.llama_state_size
-            if llama_cpp.llama_state_set_data(self._ctx.ctx, state.llama_state, size) != size:
-                raise RuntimeError("llama.cpp did not take the stored KV state")
             self.call["restore_s"] = self.call.get("restore_s", 0.0) + \
                 time.perf_counter() - started
             self.call["restored"] = 1.0
 
         def save_state(self):
+            # Only the prompt is kept: generate never reuses an answer's tokens, so their KV
+            # entries are dropped first (a smaller state; more of them fit the budget).
+            if self.n_tokens > self.answer_start:
+                self._ctx.kv_cache_seq_rm(-1, self.answer_start, -1)
+                self.n_tokens = self.answer_start
             # The buffer llama.cpp writes into is what is kept: no copy to bytes (~15 MB a call).
-            size = llama_cpp.llama_state_get_size(self._ctx.ctx)
-            buffer = (ctypes.c_uint8 * int(size))()
+            size = int(llama_cpp.llama_state_get_size(self._ctx.ctx))
+            buffer = self.cache.buffer(size) if self.cache else (ctypes.c_uint8 * size)()
             written = int(llama_cpp.llama_state_get_data(self._ctx.ctx, buffer, size))
             state = llama_cpp.LlamaState(
                 input_ids=self.input_ids.copy(), n_tokens=self.n_tokens,

@@ -3,6 +3,7 @@ budget evicts the least recently used states, and a restored state answers valid
 
 from __future__ import annotations
 
+import ctypes
 from types import SimpleNamespace
 
 import numpy as np
@@ -24,8 +25,9 @@ from sandbox.llm.local import (
 
 def state(tokens: list[int], kv_bytes: int = 1000) -> SimpleNamespace:
     """What the store keeps of a llama state: its tokens, KV bytes and the logits row."""
-    return SimpleNamespace(input_ids=np.array(tokens, dtype=np.intc), llama_state_size=kv_bytes,
-                           scores=np.zeros((1, 10), dtype=np.single))
+    return SimpleNamespace(input_ids=np.array(tokens, dtype=np.intc), n_tokens=len(tokens),
+                           llama_state=(ctypes.c_uint8 * kv_bytes)(),
+                           llama_state_size=kv_bytes, scores=np.zeros((1, 10), dtype=np.single))
 
 
 def test_the_longest_matching_prefix_is_found():
@@ -48,6 +50,25 @@ def test_the_budget_counts_the_whole_state_and_evicts_the_least_recently_used():
     store[(3, 3, 3)] = state([3, 3, 3])  # over budget: (2, 2, 2) goes
     assert set(store.cache_state) == {(1, 1, 1), (3, 3, 3)}
     assert store.cache_size == per_state * 2
+
+
+def test_a_state_is_stored_under_the_prompt_it_holds_not_the_answer_after_it():
+    store = prefix_store(1 << 20)
+    store[(1, 2, 3, 7, 7)] = state([1, 2, 3])  # the call's prompt 1 2 3, its answer 7 7
+    assert list(store.cache_state) == [(1, 2, 3)]
+
+
+def test_an_evicted_states_buffer_is_handed_to_the_next_state_saved():
+    store = prefix_store(2 * (1000 + 40 + 3 * 4))
+    first = state([1, 1, 1])
+    kept = first.llama_state
+    store[(1, 1, 1)] = first
+    store[(2, 2, 2)] = state([2, 2, 2])
+    store[(3, 3, 3)] = state([3, 3, 3])  # (1, 1, 1) goes
+    assert first.llama_state is None  # a lane that found it before skips it
+    assert store.buffer(2000) is not kept  # too small for this one: a new buffer
+    assert store.buffer(900) is kept  # big enough: the evicted state's memory
+    assert store.buffer(900) is not kept  # handed out once
 
 
 def test_the_budget_is_a_setting_with_a_clear_error(monkeypatch):
