@@ -190,8 +190,9 @@ def add_parallel_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("running episodes side by side")
     g.add_argument("--jobs", type=int, default=1, metavar="N",
                    help="episodes at once in each process; their LLM calls share "
-                        "--max-concurrency (the embedded model answers one call at a time "
-                        "whatever N) [default: %(default)s]")
+                        "--max-concurrency (the embedded model answers as many calls at "
+                        "once as it has lanes, SANDBOX_LLM_LANES, whatever N) "
+                        "[default: %(default)s]")
     g.add_argument("--executor", choices=["local", "ray"], default="local",
                    help="local: this process; ray: Ray worker processes, --jobs episodes at "
                         "once in each, on a local Ray or the cluster at --address "
