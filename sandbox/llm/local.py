@@ -47,13 +47,17 @@ def llm_threads() -> int:
     spin while they wait, and two 2-thread runs on 2 cores were measured 7-20x slower per call
     than one (17-50 s instead of 2.3 s); SANDBOX_LLM_THREADS=1 for each keeps them apart.
     """
-    value = os.environ.get("SANDBOX_LLM_THREADS", "").strip()
-    if value:
-        if not value.isdigit() or int(value) < 1:
-            raise LLMConfigError(f"SANDBOX_LLM_THREADS must be a positive whole number, "
-                                 f"not '{value}'")
-        return int(value)
-    return os.cpu_count() or 2
+    return _env_count("SANDBOX_LLM_THREADS") or os.cpu_count() or 2
+
+
+def _env_count(name: str) -> int | None:
+    """$name as a positive whole number, None when unset or empty, else a clear error."""
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return None
+    if not value.isdigit() or int(value) < 1:
+        raise LLMConfigError(f"{name} must be a positive whole number, not '{value}'")
+    return int(value)
 
 
 # bench/prefix_store.py, 12 residents: 46% of prompt tokens reused at 512 MiB, 52% at 1024, 56%
@@ -69,13 +73,7 @@ def llm_lanes(threads: int) -> int:
     context makes poor use of a second core (bench/local_llm.py, 2 cores: 11.8 ms a token on 1
     thread, 9.0 on 2); two contexts on a thread each generate about 1.5x the tokens of one.
     A lane alone takes every thread (prompts evaluate twice as fast on 2 as on 1)."""
-    value = os.environ.get("SANDBOX_LLM_LANES", "").strip()
-    if value:
-        if not value.isdigit() or int(value) < 1:
-            raise LLMConfigError(f"SANDBOX_LLM_LANES must be a positive whole number, "
-                                 f"not '{value}'")
-        return int(value)
-    return min(2, threads)
+    return _env_count("SANDBOX_LLM_LANES") or min(2, threads)
 
 
 def prefix_store_mb() -> int:
