@@ -78,9 +78,8 @@ def run(out: Path, arm: str, args) -> dict:
     for line in (out / "llm_cache.jsonl").read_text().splitlines():
         entry = json.loads(line)
         answers[entry["key"]] = entry["text"]
-    llm_s = sum(c["latency_s"] for c in calls)
     # Per call by the wall clock: lanes answer calls side by side, so their latencies overlap.
-    return {"wall": wall, "calls": len(calls), "llm_s": llm_s,
+    return {"wall": wall, "calls": len(calls),
             "per_call": wall / max(len(calls), 1),
             "prompt": sum(c["prompt_tokens"] for c in calls),
             "reused": sum(c.get("prefix_tokens", 0) for c in calls),

@@ -37,14 +37,12 @@ class BusyClock:
 
     def __init__(self, inner):
         self.inner = inner
-        self.model_id = inner.model_id
-        self.max_concurrency = inner.max_concurrency
         self.busy_s = 0.0
         self._in_flight = 0
         self._since = 0.0
         self._lock = threading.Lock()
 
-    def __getattr__(self, name):  # everything else is the model's
+    def __getattr__(self, name):  # model_id, max_concurrency, ...: the model's
         return getattr(self.inner, name)
 
     def complete(self, request):
