@@ -8,7 +8,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class Message(BaseModel):
@@ -40,7 +40,17 @@ class LLMRequest(BaseModel):
     temperature: float = 0.7
     top_p: float = 0.95
     max_tokens: int = 256
+    # A free-text answer ends with its nth full sentence (sandbox/llm/sentences.py): every
+    # answer is cut there before it is parsed, and a backend that generates token by token
+    # stops there (local: the tokens after it would be thrown away). None: no such limit.
+    max_sentences: int | None = Field(default=None, ge=1)
     seed: int | None = None  # None: the engine draws one from the episode's generator
+
+    @model_validator(mode="after")
+    def _sentences_are_free_text(self):
+        if self.max_sentences is not None and self.schema_model is not None:
+            raise ValueError("max_sentences limits free text; a schema-bound answer is JSON")
+        return self
 
     def json_schema(self) -> dict[str, Any] | None:
         return self.schema_model.model_json_schema() if self.schema_model else None
@@ -56,6 +66,8 @@ class LLMRequest(BaseModel):
             "max_tokens": self.max_tokens,
             "seed": self.seed,
         }
+        if self.max_sentences is not None:  # (absent otherwise: recorded keys stay valid)
+            payload["max_sentences"] = self.max_sentences
         blob = json.dumps(payload, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(blob.encode()).hexdigest()
 

@@ -13,6 +13,7 @@ import re
 from pydantic import BaseModel, ValidationError
 
 from .base import CacheMiss, Completion, LLMRequest, LLMUnavailable
+from .sentences import first_sentences, next_sentence_at
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
 
@@ -115,8 +116,15 @@ class StructuredLLM:
                 return self._fallback(request, faults, retries, str(exc))
             retries += last.retries
             faults.extend(last.faults)
+            # Sentences past max_sentences are dropped: then an answer cut off at max_tokens
+            # misses nothing that was asked for.
+            whole = False
+            if request.max_sentences is not None:
+                whole = next_sentence_at(last.text, request.max_sentences) is not None
+                last = last.model_copy(update={
+                    "text": first_sentences(last.text, request.max_sentences)})
             # Cut off at max_tokens: counted whether or not the rest still parses.
-            if last.finish_reason == "length":
+            if last.finish_reason == "length" and not whole:
                 faults.append("truncated")
             if not shaped:
                 # Any text is a free-text answer, except none at all: asked again, like an

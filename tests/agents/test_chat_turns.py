@@ -34,3 +34,17 @@ def test_a_long_answer_cut_at_max_tokens_ends_at_its_last_full_sentence():
 def test_an_empty_answer_is_refused_so_the_layer_reasks():
     with pytest.raises(ValueError):
         parse("  [END] ")
+
+
+def test_a_town_utterance_is_held_to_the_two_sentences_its_prompt_asks_for():
+    from agents.scripted import RESPONDERS
+    from tests.agents.ga_helpers import Recorder, town_day
+
+    def chatty(request):  # the scripted turn, then two sentences more
+        return RESPONDERS["converse.turn"](request).replace(
+            " [END]", "") + " The weather is lovely. I walked here by the river."
+
+    engine, _ = town_day(Recorder({**RESPONDERS, "converse.turn": chatty}), until_hour=16.5)
+    said = [e.text for e in engine.events if e.kind == "utterance"]
+    assert said and not any("river" in text for text in said)
+    assert any(text.endswith("The weather is lovely.") for text in said)  # kept: sentence 2

@@ -20,8 +20,9 @@ def test_widened_weights_are_written_once_whole_and_the_same_every_time(tmp_path
     derived = widened_weights(shipped, kind)
     assert derived.parent == tmp_path / "models" and f".{kind.upper()}." in derived.name
     assert derived.read_bytes()[:4] == b"GGUF"
-    # 16 bits a weight instead of about 5: the file is about three times the shipped one
-    assert derived.stat().st_size > 2.5 * shipped.stat().st_size
+    # 16 bits a weight instead of about 5, but for the token embedding (kept at 8 bits, 30 MB):
+    # about two and a half times the shipped file
+    assert 2.3 * shipped.stat().st_size < derived.stat().st_size < 2.6 * shipped.stat().st_size
     assert [p.name for p in derived.parent.iterdir()] == [derived.name]  # no part file left
     first = hashlib.sha256(derived.read_bytes()).hexdigest()
     written = derived.stat().st_mtime_ns
