@@ -1,30 +1,36 @@
 """Where an answer's first few sentences end (`LLMRequest.max_sentences`).
 
-A sentence ends at `.`, `!`, `?` or `…` (with any closing quotes or brackets) followed by white
-space. A mark in square brackets after it (`[END]`) is not a sentence: it stays with the text
-before it. "Mr. Smith" counts as two sentences; an answer cut one short there is still an
-answer.
+A sentence ends at `.`, `!`, `?` or `…` (with any closing quotes) followed by white space. An
+aside -- in square brackets, parentheses or asterisks: a mark such as `[END]`, a stage direction
+such as `(smiles.)` -- is not a sentence and ends none: one after the last sentence kept stays
+with it. "Mr. Smith" counts as two sentences; an answer cut one short there is still an answer.
 """
 
 from __future__ import annotations
 
 import re
 
-_END = re.compile(r"[.!?…]+[\"'”’)\]]*\s+")
-_MARK = re.compile(r"\[[^\]\n]*\]?\s*")  # [END], or the start of one still being written
+_END = re.compile(r"[.!?…]+[\"'”’]*\s+")
+# An aside, or the start of one still being written (up to the end of the text so far).
+_ASIDE = re.compile(r"\[[^\]]*\]?|\([^)]*\)?|\*[^*]*\*?")
+
+
+def _without_asides(text: str) -> str:
+    """`text` with every aside blanked out, character for character (positions stay)."""
+    return _ASIDE.sub(lambda aside: " " * len(aside[0]), text)
 
 
 def next_sentence_at(text: str, n: int) -> int | None:
     """Where the sentence after the first `n` begins in `text`; None while there is none yet
     (fewer sentences, or nothing but white space and marks after the nth)."""
+    speech = _without_asides(text)
     at = 0
     for _ in range(n):
-        found = _END.search(text, at)
+        found = _END.search(speech, at)
         if found is None:
             return None
         at = found.end()
-    while (mark := _MARK.match(text, at)) and mark.end() > at:
-        at = mark.end()
+    at += len(speech[at:]) - len(speech[at:].lstrip())  # asides after it are white space now
     return at if at < len(text) else None
 
 

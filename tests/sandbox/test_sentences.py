@@ -20,6 +20,10 @@ from sandbox.llm.sentences import first_sentences, next_sentence_at
     # a bracketed mark after the last sentence kept is not a sentence: it stays
     ("Goodbye now. See you soon. [END] And one more thing.", "Goodbye now. See you soon. [END]"),
     ("Just one sentence [END]", "Just one sentence [END]"),
+    # stage directions are not sentences either, wherever they stand
+    ("(smiles.) Hello there. How are you? Fine.", "(smiles.) Hello there. How are you?"),
+    ("Hi *waves.* there. Bye. Now go.", "Hi *waves.* there. Bye."),
+    ("Lovely. Truly! (laughs) And more.", "Lovely. Truly! (laughs)"),
 ])
 def test_an_answer_is_cut_after_its_second_sentence(text, two):
     assert first_sentences(text, 2) == two
@@ -30,6 +34,7 @@ def test_the_next_sentence_is_known_only_once_it_has_begun():
     assert next_sentence_at("Hello there. How are you? ", 2) is None  # white space is not one
     assert next_sentence_at("Hello there. How are you? [EN", 2) is None  # a mark being written
     assert next_sentence_at("Hello there. How are you? [END] ", 2) is None
+    assert next_sentence_at("Hello there. How are you? (wav", 2) is None
     assert next_sentence_at("Hello there. How are you? I", 2) == len("Hello there. How are you? ")
     assert next_sentence_at("It is 3.5", 1) is None  # a decimal point ends nothing
 
