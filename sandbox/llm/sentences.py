@@ -22,7 +22,7 @@ def _without_asides(text: str) -> str:
 
 def next_sentence_at(text: str, n: int) -> int | None:
     """Where the sentence after the first `n` begins in `text`; None while there is none yet
-    (fewer sentences, or nothing but white space and marks after the nth)."""
+    (fewer sentences, or nothing but white space and asides after the nth)."""
     speech = _without_asides(text)
     at = 0
     for _ in range(n):
@@ -35,6 +35,6 @@ def next_sentence_at(text: str, n: int) -> int | None:
 
 
 def first_sentences(text: str, n: int) -> str:
-    """`text` up to the end of its nth sentence (and any mark after it); all of it if shorter."""
+    """`text` up to the end of its nth sentence (and any aside after it); all of it if shorter."""
     at = next_sentence_at(text, n)
     return text if at is None else text[:at].rstrip()
