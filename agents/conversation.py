@@ -3,9 +3,15 @@
 On noticing someone in the same arena, the agent decides whether to talk or to wait and carry on
 (`react.talk`, one call, never asked again about the same person within `ask_cooldown_minutes`,
 nor within `talk_cooldown_minutes` after they last talked). A conversation lasts at most
-`max_turns` utterances; each is generated from memories retrieved for the partner and the last
-line, plus the task planner's context (TDP's checklist for the performer), as a chat in free
-text; an end mark says whether it ends the conversation (`converse.turn`). Afterwards each side
+`max_turns` utterances; each is generated from memories retrieved for the partner, plus the task
+planner's context (TDP's checklist for the performer), as a chat in free text; an end mark says
+whether it ends the conversation (`converse.turn`). The memories are retrieved once, for the
+agent's first line of the conversation (for the partner and what they said so far), as in the
+reference code, whose focal points (the partner, what the partner is doing) do not change in a
+conversation either: every later turn of the agent's then begins with the same system message and
+the transcript so far, which the embedded model's prefix store holds (sandbox/llm/local.py), so
+only the two newest lines are evaluated. `retrieve_every_turn: true` retrieves for each line,
+for the partner and the last line, instead. Afterwards each side
 stores its own one-sentence summary as a chat memory (`converse.summary`), whose answer also says
 whether the talk changes the rest of today; only then does its planner revise the day
 (`changed_plans`, the host's optional hook; `revise_every_talk: true` revises after every talk).
@@ -46,7 +52,11 @@ class ConversationParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     max_turns: int = Field(default=8, ge=1, le=40)
-    retrieve_k: int = Field(default=15, ge=1)  # memories per utterance
+    retrieve_k: int = Field(default=15, ge=1)  # memories per conversation (or utterance)
+    # Retrieve for each line (the query: the partner and the last line) instead of once per
+    # conversation. Measured on the embedded model (bench/stss.py): the turn's prompt is then
+    # re-evaluated from the memories on, about 500 of 770 tokens a turn instead of about 100.
+    retrieve_every_turn: bool = False
     react_k: int = Field(default=5, ge=0)  # memories about the other when deciding to talk
     ask_cooldown_minutes: float = Field(default=60, ge=0)
     talk_cooldown_minutes: float = Field(default=180, ge=0)
@@ -82,6 +92,9 @@ class GAConversation:
         self.last_asked: dict[str, float] = {}
         self.last_talk: dict[str, float] = {}
         self.changed: dict[str, bool] = {}  # partner -> the last talk changed today's plans
+        # partner -> what this agent's turns in the talk going on show: the memories retrieved
+        # and the time at its first line (kept the same, so every turn's prompt starts alike).
+        self.talk: dict[str, dict[str, Any]] = {}
 
     def _ask(self, agent, engine: Engine, template: str, tag: str, schema, fallback,
              max_tokens: int, **variables) -> Process:
@@ -121,33 +134,47 @@ class GAConversation:
 
     def utterance(self, agent, partner, transcript: list[Utterance], engine: Engine) -> Process:
         """The agent's next ChatTurn."""
-        query = partner.name + (f": {transcript[-1].text}" if transcript else "")
-        found = yield from agent.retriever.retrieve(agent, engine, query,
-                                                    purpose="converse.turn",
-                                                    k=self.params.retrieve_k)
+        talk = self.talk.get(partner.name)
+        if talk is None or self.params.retrieve_every_turn or \
+                not any(u.agent == agent.name for u in transcript):  # its first line
+            query = partner.name + (f": {transcript[-1].text}" if transcript else "")
+            found = yield from agent.retriever.retrieve(agent, engine, query,
+                                                        purpose="converse.turn",
+                                                        k=self.params.retrieve_k)
+            talk = self.talk[partner.name] = {
+                "memories": [m.description for m in found],
+                "now": engine.now_datetime.strftime("%H:%M")}
         completion = yield engine.ask(LLMRequest(
-            messages=self.turn_messages(agent, partner, transcript, engine,
-                                        [m.description for m in found]),
+            messages=self.turn_messages(agent, partner, transcript, talk["now"],
+                                        talk["memories"]),
             tag="converse.turn", agent=agent.name,
             parser=turn_parser([agent.name, partner.name]), fallback=GAVE_UP,
             temperature=self.params.temperature, max_tokens=self.params.max_tokens,
             max_sentences=self.params.max_sentences))
         return completion.parsed
 
-    def turn_messages(self, agent, partner, transcript: list[Utterance], engine: Engine,
+    def turn_messages(self, agent, partner, transcript: list[Utterance], now: str,
                       memories: list[str]) -> list[Message]:
         """A chat: the speaker's situation as the system message, the partner's lines as the
         user's, its own as the assistant's. Free text with an end mark, not JSON: measured on
         the embedded 135M model, JSON turns copied the instructions ("Set end") while chat
-        turns stayed in character (see agents/chat.py)."""
+        turns stayed in character (see agents/chat.py).
+
+        Each turn's messages begin with the speaker's previous turn's, the cue that started
+        the talk included, so that the model's stored prefix covers all but the newest lines."""
         system = render("agents", "converse_turn.j2", persona=agent.persona,
                         partner=partner.name, memories=memories, here=agent.location,
                         task=agent.task_planner.conversation_context(agent),
-                        now=engine.now_datetime.strftime("%H:%M"), end_mark=END_MARK)
-        messages = with_turns([Message(role="system", content=system)], transcript,
-                              agent.name)
-        cue = render("agents", "converse_cue.j2", partner=partner.name, first=not transcript,
-                     last=len(transcript) >= self.max_turns - 1).strip()
+                        now=now, end_mark=END_MARK)
+        messages = [Message(role="system", content=system)]
+        started = render("agents", "converse_cue.j2", partner=partner.name, first=True,
+                         last=False).strip()
+        if transcript and transcript[0].agent == agent.name:  # the cue its first line followed
+            messages.append(Message(role="user", content=started))
+        messages = with_turns(messages, transcript, agent.name)
+        cue = started if not transcript else render(
+            "agents", "converse_cue.j2", partner=partner.name, first=False,
+            last=len(transcript) >= self.max_turns - 1).strip()
         if cue and messages[-1].role == "user":
             messages[-1] = Message(role="user", content=f"{messages[-1].content}\n\n{cue}")
         elif cue or messages[-1].role != "user":  # the model answers a user turn
@@ -156,6 +183,7 @@ class GAConversation:
 
     def remember(self, agent, partner, transcript: list[Utterance], engine: Engine) -> Process:
         self.last_talk[partner.name] = engine.now
+        self.talk.pop(partner.name, None)
         lines = transcript_lines(transcript)
         fallback = ChatSummary(summary=(f"talked with {partner.name}: "
                                         + " / ".join(lines))[:300], importance=4,
@@ -177,10 +205,14 @@ class GAConversation:
 
     def get_state(self) -> dict[str, Any]:
         return {"last_asked": dict(self.last_asked), "last_talk": dict(self.last_talk),
-                "changed": dict(self.changed)}
+                "changed": dict(self.changed),
+                "talk": {k: {"memories": list(v["memories"]), "now": v["now"]}
+                         for k, v in self.talk.items()}}
 
     def set_state(self, state: dict[str, Any]) -> None:
         self.last_asked = dict(state["last_asked"])
         self.last_talk = dict(state["last_talk"])
         self.changed = dict(state.get("changed", {}))
+        self.talk = {k: {"memories": list(v["memories"]), "now": v["now"]}
+                     for k, v in state.get("talk", {}).items()}
 
