@@ -6,10 +6,11 @@ nor within `talk_cooldown_minutes` after they last talked). A conversation lasts
 `max_turns` utterances; each is generated from memories retrieved for the partner, plus the task
 planner's context (TDP's checklist for the performer), as a chat in free text; an end mark says
 whether it ends the conversation (`converse.turn`). The memories are retrieved once, for the
-agent's first line of the conversation (for the partner and what they said so far), as in the
-reference code, whose focal points (the partner, what the partner is doing) do not change in a
-conversation either: every later turn of the agent's then begins with the same system message and
-the transcript so far, which the embedded model's prefix store holds (sandbox/llm/local.py), so
+agent's first line of the conversation (for the partner and what they said so far). The
+reference code retrieves for every line, but for focal points that do not change within a
+conversation (the partner, what the partner is doing), so its memories change little in one.
+Every later turn of the agent's then begins with the same system message and the transcript so
+far, which the embedded model's prefix store holds (sandbox/llm/local.py), so
 only the two newest lines are evaluated. `retrieve_every_turn: true` retrieves for each line,
 for the partner and the last line, instead. Afterwards each side
 stores its own one-sentence summary as a chat memory (`converse.summary`), whose answer also says
