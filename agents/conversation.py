@@ -10,12 +10,12 @@ agent's first line of the conversation (for the partner and what they said so fa
 reference code retrieves for every line, but for focal points that do not change within a
 conversation (the partner, what the partner is doing), so its memories change little in one.
 Every later turn of the agent's then begins with the same system message and the transcript so
-far, which the embedded model's prefix store holds (sandbox/llm/local.py), so
-only the two newest lines are evaluated. `retrieve_every_turn: true` retrieves for each line,
-for the partner and the last line, instead. Afterwards each side
-stores its own one-sentence summary as a chat memory (`converse.summary`), whose answer also says
-whether the talk changes the rest of today; only then does its planner revise the day
-(`changed_plans`, the host's optional hook; `revise_every_talk: true` revises after every talk).
+far, which the embedded model's prefix store holds (sandbox/llm/local.py), so only the two
+newest lines are evaluated. `retrieve_every_turn: true` retrieves for each line, for the partner
+and the last line, instead. Afterwards each side stores its own one-sentence summary as a chat
+memory (`converse.summary`), whose answer also says whether the talk changes the rest of today;
+only then does its planner revise the day (`changed_plans`, the host's optional hook;
+`revise_every_talk: true` revises after every talk).
 
 The turn-taking itself is `agents.chat.converse`, the loop every conversation uses: the host
 (agents/agent.py) decides before it, speaks through `utterance` in it, remembers after it.
@@ -23,6 +23,7 @@ The turn-taking itself is `agents.chat.converse`, the loop every conversation us
 
 from __future__ import annotations
 
+import copy
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -206,14 +207,11 @@ class GAConversation:
 
     def get_state(self) -> dict[str, Any]:
         return {"last_asked": dict(self.last_asked), "last_talk": dict(self.last_talk),
-                "changed": dict(self.changed),
-                "talk": {k: {"memories": list(v["memories"]), "now": v["now"]}
-                         for k, v in self.talk.items()}}
+                "changed": dict(self.changed), "talk": copy.deepcopy(self.talk)}
 
     def set_state(self, state: dict[str, Any]) -> None:
         self.last_asked = dict(state["last_asked"])
         self.last_talk = dict(state["last_talk"])
         self.changed = dict(state.get("changed", {}))
-        self.talk = {k: {"memories": list(v["memories"]), "now": v["now"]}
-                     for k, v in state.get("talk", {}).items()}
+        self.talk = copy.deepcopy(state.get("talk", {}))
 
