@@ -159,7 +159,10 @@ class GenerativeAgent:
         try:
             yield from town.walk(self.name, action.address)
         except AddressError:
-            pass  # a place the world does not have: do it where we are
+            # The world logged `walk_failed`; the agent knows it did not get there and does
+            # the action where it is (the action's logged location says where that is).
+            self.memory.add("event", f"{self.name} could not get to {action.address}",
+                            engine.now, importance=3, subject=self.name)
         self.location = str(town.arena_of(self.name))
 
     def _begin(self, engine: Engine, action: Action) -> None:

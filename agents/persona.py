@@ -27,6 +27,7 @@ class Persona(BaseModel):
     sleeps_at: str = "22:00"
     daily_requirements: list[str] = Field(default_factory=list)
     knows: dict[str, str] = Field(default_factory=dict)
+    spatial_memory: list[str] = Field(default_factory=list)  # arenas known; empty: all public
 
     @classmethod
     def from_resident(cls, resident: Any) -> Persona:

@@ -90,8 +90,11 @@ def steps(request: LLMRequest) -> str:
     own = _section(prompt, "Home: ", "\n").strip()
     if home and own in places:
         best = own
-    elif "work" in activity.lower() and not home:  # a place that is nobody's home, by name
-        public = [p for p in places if "bedroom" not in p.lower() and "home" not in p.lower()]
+    elif "work" in activity.lower() and not home:
+        # Somewhere outside the agent's own home (the agent knows no one else's), one per
+        # person: works on any map, as it reads only the places the prompt lists.
+        own_sector = own.rsplit(":", 1)[0] + ":"
+        public = [p for p in places if not p.startswith(own_sector)]
         best = public[_h(_section(prompt, "Name: ", "\n")) % len(public)] if public else best
     important = 7 if re.search(r"party|hosting|gathering|meeting", activity) else 2
     return json.dumps({"steps": [

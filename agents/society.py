@@ -8,12 +8,13 @@
     engine.run(until=...)
 
 A different architecture per agent is just a different entry in `architectures`. Each agent knows
-the places of the world except other residents' homes (`known_places`); its planner can only
-choose among those.
+the places of its spatial memory (or of the world) except other residents' homes and places no
+walk from its home reaches (`known_places`); its planner can only choose among those.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 
 from sandbox.engine import Engine
@@ -31,12 +32,27 @@ def arena_of(world: World, place: str) -> str:
 
 
 def known_places(world: World, persona: Persona, homes: Iterable[str] = ()) -> list[str]:
-    """Arena addresses the agent knows: every arena but other people's homes and places no
-    walk reaches (an imported map may have some), in map order."""
-    own = {arena_of(world, persona.living_area)}
-    private = {arena_of(world, h) for h in homes} - own
+    """Arena addresses the agent knows, in map order: the arenas of its spatial memory when the
+    persona has one (and the pieces an arena is drawn in), else every arena. Never other
+    residents' homes (every room of their home's sector; in a sector several people share, the
+    others' own rooms), never a place no walk from its home reaches; always its own home."""
+    home = world.resolve(persona.living_area).up_to("arena")
+    own_sector = home.up_to("sector")
+    private: set[Address] = set()
+    for other in homes:
+        other = world.resolve(other).up_to("arena")
+        if other.up_to("sector") != own_sector:
+            private.update(world.arenas(other.up_to("sector")))
+        elif other != home:
+            private.add(other)
+    known = None
+    if persona.spatial_memory:
+        named = {str(world.resolve(p).up_to("arena")) for p in persona.spatial_memory}
+        known = named | {str(a) for a in world.arenas()
+                         if re.sub(r" \(\d+\)$", "", str(a)) in named}
     return [str(a) for a in world.arenas()
-            if str(a) not in private and (a not in world.unreachable or str(a) in own)]
+            if a == home or (a not in private and world.reachable(a, home)
+                             and (known is None or str(a) in known))]
 
 
 class Society:
@@ -75,11 +91,13 @@ class Society:
 def build_society(town: WorldState, personas: Iterable[Persona | object], *,
                   architecture: str | Architecture = "ga",
                   architectures: Mapping[str, str | Architecture] | None = None,
-                  attention: int = 3) -> Society:
+                  attention: int = 3, homes: Iterable[str] | None = None) -> Society:
     """Agents for `personas` (Persona or worlds.Resident) in the live world `town`.
 
     `architecture` is everyone's default (a built-in name, a YAML path or a loaded
-    Architecture); `architectures` overrides it per agent name.
+    Architecture); `architectures` overrides it per agent name. `homes`: the living areas
+    that are private to their residents [default: those of `personas`; a town passes all its
+    residents', so the homes of people not in this episode stay private too].
     """
     people = [p if isinstance(p, Persona) else Persona.from_resident(p) for p in personas]
     people = [p.model_copy(update={
@@ -99,7 +117,7 @@ def build_society(town: WorldState, personas: Iterable[Persona | object], *,
             loaded[choice] = load_architecture(choice)
         return loaded[choice]
 
-    homes = [p.living_area for p in people]
+    homes = [p.living_area for p in people] if homes is None else list(homes)
     agents = [GenerativeAgent(p, resolve(overrides.get(p.name, architecture)),
                               places=known_places(town.world, p, homes), attention=attention)
               for p in people]

@@ -73,6 +73,9 @@ class RunResult(BaseModel):
     events: int
     llm_calls: int
     error: str | None = None
+    # What makes the run's numbers suspect though it ended: nobody moved, nobody talked, no
+    # call answered by the model (sandbox/runner.py `nothing_happened`).
+    warnings: list[str] = Field(default_factory=list)
 
 
 class RunDirectoryExists(Exception):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -11,12 +12,15 @@ from typing import Any, Protocol
 from .budget import Budget, BudgetExhausted
 from .engine import Engine
 from .events import EpisodeEnded, Event
-from .llm import CallLog, backend_settings
+from .llm import CallLog, CallRecord, backend_settings
 from .log import CALLS, EpisodeLog, RunHeader, RunResult
 
 
 class Scenario(Protocol):
-    """What the runner needs of a scenario (single room, a town task, a benchmark pair)."""
+    """What the runner needs of a scenario (single room, a town task, a benchmark pair).
+
+    Optional: `expected_events`, {event kind: what it means when none happened} ("move":
+    "nobody moved"): a run without any of one kind ends with that warning in its result."""
 
     name: str
     start_time: datetime
@@ -49,6 +53,8 @@ def run_episode(scenario: Scenario, llm, *, seed: int, out_dir: Path | str,
                     max_concurrency=max_concurrency, budgets=budgets)
     if on_event is not None:
         engine.subscribe(on_event)
+    happened: Counter[str] = Counter()
+    engine.subscribe(lambda event: happened.update((event.kind,)))
     started = time.perf_counter()
     status, error = "completed", None
     try:
@@ -66,7 +72,20 @@ def run_episode(scenario: Scenario, llm, *, seed: int, out_dir: Path | str,
     finally:
         result = RunResult(status=status, wall_time_s=round(time.perf_counter() - started, 3),
                            sim_time_s=engine.now, events=log.count, llm_calls=len(calls.records),
-                           error=error)
+                           error=error, warnings=nothing_happened(
+                               happened, calls.records, getattr(scenario, "expected_events", {})))
         log.finish(result)
         calls.close()
     return result
+
+
+def nothing_happened(happened: Counter[str], calls: list[CallRecord],
+                     expected: dict[str, str]) -> list[str]:
+    """Warnings for a run whose numbers cannot be right: an expected kind of event that never
+    happened, or model calls none of which the model answered (every one a fallback)."""
+    warnings = [f"{meaning} (no '{kind}' event)" for kind, meaning in expected.items()
+                if not happened[kind]]
+    answered = sum("fallback" not in call.faults for call in calls)
+    if calls and not answered:
+        warnings.append(f"no model answer: all {len(calls)} LLM calls fell back to a default")
+    return warnings

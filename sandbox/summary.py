@@ -34,6 +34,7 @@ def summarize(run: Run) -> dict[str, Any]:
         "models": run.header.models,
         "status": _status(run),
         "error": run.result.error if run.result else None,
+        "warnings": run.result.warnings if run.result else [],
         "events_by_kind": dict(Counter(e.kind for e in run.events)),
         "llm_calls_by_purpose": {tag: dict(c) for tag, c in sorted(by_tag.items())},
         "llm_faults": dict(faults),
@@ -119,6 +120,12 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
                   f"wall time: {'-' if wall is None else f'{wall:.1f} s'}")
     if summary["error"]:
         console.print(f"[red]error:[/] {summary['error']}")
+    for warning in summary.get("warnings") or []:
+        console.print(f"[yellow]warning:[/] {warning}")
+    failed_walks = summary["events_by_kind"].get("walk_failed", 0)
+    if failed_walks:
+        console.print(f"[yellow]walks that could not happen:[/] {failed_walks} "
+                      "(`sandbox log --events walk_failed` lists them)")
 
     events = Table(title="events by kind")
     events.add_column("kind")

@@ -46,6 +46,9 @@ class TownScenario:
     """Generative agents living a day in a town; implements sandbox.runner.Scenario."""
 
     name = "town_day"
+    # A day in a town where nobody walks or nobody talks measures nothing (sandbox/runner.py).
+    expected_events = {"move": "nobody moved: no agent walked anywhere",
+                       "utterance": "nobody talked: no conversation happened"}
 
     def __init__(self, config: TownConfig):
         self.cfg = config
@@ -104,9 +107,14 @@ class TownScenario:
             return loaded[name]
 
         town = WorldState(engine, world)
+        for person in people:  # a start tile of the storage base; the others start at home
+            if person.start_tile is not None:
+                town.place(person.name, person.start_tile)
+        # Every resident's home is private, also of those who sit this episode out.
         self.society = build_society(
             town, people, architecture=arch(self.cfg.architecture),
-            architectures={n: arch(a) for n, a in self.cfg.architectures.items()})
+            architectures={n: arch(a) for n, a in self.cfg.architectures.items()},
+            homes=world.homes)
         for name, task in self.cfg.tasks.items():
             self.society.agent(name).give_task(task)
         self.society.start(engine)

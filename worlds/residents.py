@@ -3,7 +3,9 @@
 Fields follow the generative-agents persona (name, age, innate, learned, currently, lifestyle,
 living area) plus what a town needs: occupation, workplace, wake and sleep times, daily
 requirements, whom they know, and a plain daily routine (times and places) that scripted runs
-and benchmarks walk without a model.
+and benchmarks walk without a model. Optional: the arenas they know (`spatial_memory`, as the
+reference town's personas have; otherwise they know every arena but other people's homes) and
+the tile they start on (`start_tile`; otherwise their home).
 """
 
 from __future__ import annotations
@@ -70,6 +72,10 @@ class Resident(BaseModel):
     daily_requirements: list[str] = Field(default_factory=list)
     knows: dict[str, str] = Field(default_factory=dict)  # other resident -> how they know them
     routine: list[RoutineStep] = Field(default_factory=list)
+    # The arenas the resident knows (the reference's spatial memory); empty: every arena but
+    # other residents' homes.
+    spatial_memory: list[str] = Field(default_factory=list)
+    start_tile: tuple[int, int] | None = None  # where the resident starts [default: home]
 
     @field_validator("wakes_at", "sleeps_at", mode="before")
     @classmethod
@@ -98,11 +104,15 @@ def load_resident(path: Path | str, world: World | None = None) -> Resident:
         if resident.workplace:
             places.append(("workplace", resident.workplace))
         places += [(f"routine.{i}.place", s.place) for i, s in enumerate(resident.routine)]
+        places += [(f"spatial_memory.{i}", p) for i, p in enumerate(resident.spatial_memory)]
         for field, place in places:
             try:
                 world.resolve(place)
             except AddressError as exc:
                 raise FileFormatError(path, str(exc), field) from exc
+        if resident.start_tile is not None and not world.walkable(resident.start_tile):
+            raise FileFormatError(path, f"tile {resident.start_tile} is not a walkable tile of "
+                                        f"world '{world.name}'", "start_tile")
     return resident
 
 

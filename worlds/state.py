@@ -9,7 +9,8 @@ and walking as a SimPy process.
 
 A walk computes its path once, logs one `move` event with the path and its timing, and sleeps
 until arrival, waking only where the path crosses into another arena so that occupancy (and the
-`on_enter` callbacks perception uses) change at the exact simulated second. Interrupting the
+`on_enter` callbacks perception uses) change at the exact simulated second. A walk that cannot
+happen (no path, no such place) logs `walk_failed` and raises AddressError. Interrupting the
 walking process (`process.interrupt(cause)`) stops the agent on its current tile, logs
 `move_stopped` and re-raises the Interrupt to the agent's own code.
 """
@@ -22,7 +23,14 @@ from typing import Any
 
 import simpy
 
-from sandbox.events import ArenaEntry, Moved, MoveStopped, ObjectStateChanged, Placed
+from sandbox.events import (
+    ArenaEntry,
+    Moved,
+    MoveStopped,
+    ObjectStateChanged,
+    Placed,
+    WalkFailed,
+)
 
 from .address import Address, AddressError, within
 from .trajectory import tile_index
@@ -124,12 +132,19 @@ class WorldState:
         reached at its nearest tile; an arena or sector at the agent's own spot in it
         (`World.spot`), through the nearest entrance.
 
-        Returns the tile it arrived on. Raises AddressError (before any time passes) for an
-        unknown or unreachable place.
+        Returns the tile it arrived on. For an unknown or unreachable place it logs
+        `walk_failed` and raises AddressError, before any time passes: the agent stays put.
         """
         engine, world = self.engine, self.world
-        target = world.resolve(to)
-        path = world.path(self.tile_of(agent), target)
+        start = self.tile_of(agent)
+        try:
+            target = world.resolve(to)
+            path = world.path(start, target)
+        except AddressError as exc:
+            engine.emit(WalkFailed(t=engine.now, agent=agent, tile=start,
+                                   origin=str(world.place_at(start)), destination=str(to),
+                                   reason=str(exc)))
+            raise
         if target.level != "object":
             inner = world.path_inside(path[-1], world.spot(target, agent), target)
             path = path + inner[1:]

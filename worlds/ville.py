@@ -331,6 +331,7 @@ class Imported:
     residents: list[Resident]
     converted: VilleWorld
     personas: Path | None  # where the residents came from (None: no storage base found)
+    notes: list[str] = field(default_factory=list)  # what the personas' files lost on the way
 
 
 def import_ville(source: Path | str, out: Path | str, *, personas: Path | str | None = None,
@@ -349,8 +350,11 @@ def import_ville(source: Path | str, out: Path | str, *, personas: Path | str | 
     if personas is not None:
         data["residents"] = "residents"
     world_file = out / f"{name}.yaml"
-    world = World(WorldFile.model_validate(data), world_file)
-    residents = read_personas(personas, world) if personas is not None else []
+    # homes=[]: where people live is not known until the personas are read (and a residents/
+    # folder left by an earlier import must not count); the spawning spots say it meanwhile.
+    world = World(WorldFile.model_validate(data), world_file, homes=[])
+    notes: list[str] = []
+    residents = read_personas(personas, world, notes) if personas is not None else []
     out.mkdir(parents=True, exist_ok=True)
     world_file.write_text(world_yaml(data), encoding="utf-8")
     if personas is not None:
@@ -361,8 +365,9 @@ def import_ville(source: Path | str, out: Path | str, *, personas: Path | str | 
         for resident in residents:
             slug = "_".join(w for w in "".join(c if c.isalnum() else " " for c in
                                                resident.name.lower()).split())
-            text = yaml.safe_dump(resident.model_dump(exclude_defaults=True), sort_keys=False,
+            text = yaml.safe_dump(resident.model_dump(mode="json", exclude_defaults=True),
+                                  sort_keys=False,
                                   allow_unicode=True, width=100)
             (folder / f"{slug}.yaml").write_text(text, encoding="utf-8")
     return Imported(world_file, World.load(world_file), residents, converted,
-                    Path(personas) if personas is not None else None)
+                    Path(personas) if personas is not None else None, notes)

@@ -27,6 +27,8 @@ from .world import World
 
 BASE_IN_CHECKOUT = Path("environment/frontend_server/storage/base_the_ville_n25")
 SCRATCH = Path("bootstrap_memory/scratch.json")
+SPATIAL = Path("bootstrap_memory/spatial_memory.json")
+STARTS = Path("environment/0.json")  # in the storage base, beside personas/
 _CLOCK = r"(?:(\d{1,2})(?::(\d{2}))?\s*(am|pm)|(midnight|noon))"
 _WAKES = re.compile(r"\b(?:awakes?|wakes?|gets? up)(?: up)?(?: at| around)? " + _CLOCK, re.I)
 _SLEEPS = re.compile(r"\b(?:bed|sleeps?)(?: at| around)? " + _CLOCK, re.I)
@@ -61,9 +63,66 @@ def _occupation(name: str, learned: str) -> str:
     return re.sub(rf"^{re.escape(name)}\s+is\s+", "", first).strip() or first
 
 
-def read_persona(folder: Path, world: World) -> Resident:
+def read_spatial_memory(folder: Path, name: str, world: World,
+                        notes: list[str]) -> list[str]:
+    """The arenas a persona's spatial memory names ({world: {sector: {arena: [objects]}}}),
+    as addresses of `world`, in map order; [] without the file. A place the map does not have
+    is left out and noted (the reference's memories name a few rooms its map never drew)."""
+    path = folder / SPATIAL
+    if not path.is_file():
+        return []
+    try:
+        tree = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise FileFormatError(path, f"{name}: not valid JSON ({exc})") from exc
+    if not isinstance(tree, dict) or not all(isinstance(v, dict) for v in tree.values()):
+        raise FileFormatError(path, f"{name}: expected {{world: {{sector: {{arena: [objects]}}}}}}")
+    known, missing = set(), []
+    for sectors in tree.values():
+        for sector, arenas in sectors.items():
+            if not isinstance(arenas, dict):
+                raise FileFormatError(path, f"{name}: sector {sector!r} must map arenas to "
+                                            "their objects", sector)
+            for arena in arenas:
+                address = f"{world.name}:{sector}:{arena}"
+                if world.has(address) and world.resolve(address).level == "arena":
+                    known.add(world.resolve(address))
+                else:
+                    missing.append(f"{sector}:{arena}")
+    if missing:
+        notes.append(f"{name}: {len(missing)} place(s) of the spatial memory not on the map, "
+                     f"left out: {', '.join(sorted(missing))}")
+    return [str(a) for a in world.arenas() if a in known]
+
+
+def read_starts(base: Path, world: World, notes: list[str]) -> dict[str, tuple[int, int]]:
+    """Each persona's start tile from the storage base's environment/0.json ({name: {x, y}});
+    {} without the file. A tile nobody can stand on is left out and noted (home instead)."""
+    path = base / STARTS
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise FileFormatError(path, f"not valid JSON ({exc})") from exc
+    if not isinstance(data, dict):
+        raise FileFormatError(path, "expected {persona name: {maze, x, y}}")
+    starts = {}
+    for name, where in data.items():
+        x, y = (where.get("x"), where.get("y")) if isinstance(where, dict) else (None, None)
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in (x, y)):
+            raise FileFormatError(path, f"{name}: x and y must be whole numbers", name)
+        if world.walkable((x, y)):
+            starts[name] = (x, y)
+        else:
+            notes.append(f"{name}: start tile ({x}, {y}) in {STARTS} is not walkable; starts "
+                         "at home")
+    return starts
+
+
+def read_persona(folder: Path, world: World, notes: list[str] | None = None) -> Resident:
     """One persona folder as a resident of `world`; FileFormatError naming the persona, the
-    field and the reason."""
+    field and the reason. What had to be left out is added to `notes`."""
     path = folder / SCRATCH
     who = f"persona {folder.name!r}"
     if not path.is_file():
@@ -108,6 +167,8 @@ def read_persona(folder: Path, world: World) -> Resident:
         "innate": scratch["innate"], "learned": scratch["learned"],
         "currently": scratch["currently"], "lifestyle": lifestyle, **times,
         "living_area": living_area, "daily_requirements": [plan] if plan else [],
+        "spatial_memory": read_spatial_memory(folder, name.strip(), world,
+                                              [] if notes is None else notes),
     }
     try:
         return Resident.model_validate(data)
@@ -117,16 +178,22 @@ def read_persona(folder: Path, world: World) -> Resident:
         raise FileFormatError(path, f"{name}: {first['msg']}", field) from exc
 
 
-def read_personas(path: Path | str, world: World) -> list[Resident]:
-    """Every persona of a storage base, sorted by name; the first bad one raises. A base whose
-    reverie/meta.json lists personas must have a folder for each (a missing one is named)."""
+def read_personas(path: Path | str, world: World,
+                  notes: list[str] | None = None) -> list[Resident]:
+    """Every persona of a storage base, sorted by name, with its spatial memory and its start
+    tile when the base has them; the first bad one raises. A base whose reverie/meta.json lists
+    personas must have a folder for each (a missing one is named). What had to be left out is
+    added to `notes`."""
+    notes = [] if notes is None else notes
     folder = find_personas(path)
     listed = _listed(folder.parent / "reverie" / "meta.json")
     for name in listed:
         if not (folder / name).is_dir():
             raise FileFormatError(folder / name, f"persona {name!r} is listed in "
                                                  "reverie/meta.json but has no folder")
-    residents = [read_persona(d, world) for d in sorted(folder.iterdir()) if d.is_dir()]
+    residents = [read_persona(d, world, notes) for d in sorted(folder.iterdir()) if d.is_dir()]
+    starts = read_starts(folder.parent, world, notes)
+    residents = [r.model_copy(update={"start_tile": starts.get(r.name)}) for r in residents]
     seen: dict[str, str] = {}
     for resident, d in zip(residents, sorted(p for p in folder.iterdir() if p.is_dir()),
                            strict=True):

@@ -12,12 +12,12 @@ import difflib
 import hashlib
 import re
 import threading
-from collections import OrderedDict, deque
+from collections import Counter, OrderedDict, deque
 from pathlib import Path
 
 import networkx as nx
 
-from sandbox.files import FileFormatError
+from sandbox.files import FileFormatError, read_data
 
 from .address import Address, AddressError
 from .mapfile import LegendEntry, WorldFile, load_world_file
@@ -41,7 +41,8 @@ class World:
     """A loaded, validated tile world. Build one with `World.load(path)` or `load_world(name)`."""
 
     def __init__(self, spec: WorldFile, source: Path | str | None = None, *,
-                 first_row_line: int = 0, check_reachable: bool = True):
+                 first_row_line: int = 0, check_reachable: bool = True,
+                 homes: list[str] | None = None):
         self.spec = spec
         self.source = Path(source) if source else Path(f"<{spec.name}>")
         self.name = spec.name
@@ -63,15 +64,25 @@ class World:
         self.tile_graph = self._build_tile_graph()
         self._tiles: dict[Address, list[Tile]] = self._index_places()
         self._check_arenas_connected()
-        self.unreachable: list[Address] = self._unreachable_arenas()
-        if check_reachable and self.unreachable and not spec.allow_unreachable:
-            arena = self.unreachable[0]
-            self._fail(f"arena '{arena}' cannot be reached from the rest of the map "
-                       "(walled in, or no door)", self._cell(*self._tiles[arena][0]))
         self.location_graph = self._build_location_graph()
         self._by_lower = {str(a).lower(): a for a in self._tiles}
         self.spawns: dict[str, Address] = {
             who: self._resolve_field(where, f"spawns.{who}") for who, where in spec.spawns.items()}
+        # Walkable areas: pieces of ground no walk joins, each in map order of its first tile.
+        self.areas: list[list[Tile]] = sorted(
+            (sorted(piece, key=lambda t: (t[1], t[0]))
+             for piece in nx.connected_components(self.tile_graph)),
+            key=lambda tiles: (tiles[0][1], tiles[0][0]))
+        self._area_index = {tile: i for i, area in enumerate(self.areas) for tile in area}
+        self.homes: list[Address] = self._resident_homes() if homes is None else [
+            self.resolve(h) for h in homes]
+        self.town_area, self.town_rule = self._town_area()
+        self.unreachable: list[Address] = [a for a in self.arenas()
+                                           if self.area_of(a) != self.town_area]
+        if check_reachable and self.unreachable and not spec.allow_unreachable:
+            arena = self.unreachable[0]
+            self._fail(f"arena '{arena}' cannot be reached from {self.town_rule} "
+                       "(walled in, or no door)", self._cell(*self._tiles[arena][0]))
         self._default_states = self._check_object_states()
         self._trees: OrderedDict[Address, dict[Tile, Tile]] = OrderedDict()
         # One world serves the episodes a suite runs side by side (--jobs): the cache of
@@ -204,12 +215,61 @@ class World:
                            f"a smaller piece ({len(pieces[-1])} tiles) starts here",
                            self._cell(*pieces[-1][0]))
 
-    def _unreachable_arenas(self) -> list[Address]:
-        components = sorted(nx.connected_components(self.tile_graph), key=len, reverse=True)
-        if len(components) <= 1:
+    def _resident_homes(self) -> list[Address]:
+        """The living areas of the residents the file points to (`residents:`), read here only
+        to know where people live; `world_residents` checks those files in full."""
+        if not self.spec.residents:
             return []
-        main = components[0]
-        return [a for a in self.arenas() if self._tiles[a][0] not in main]
+        folder = (self.source.parent / self.spec.residents).resolve()
+        if not folder.is_dir():
+            return []  # world_residents reports the missing directory with its path
+        homes = []
+        for path in sorted(folder.glob("*.yaml")):
+            data = read_data(path)
+            where = data.get("living_area") if isinstance(data, dict) else None
+            if not isinstance(where, str):
+                raise FileFormatError(path, "a resident needs a living_area (an address in "
+                                            f"world '{self.name}')", "living_area")
+            try:
+                homes.append(self.resolve(where))
+            except AddressError as exc:
+                raise FileFormatError(path, str(exc), "living_area") from exc
+        return homes
+
+    def _town_area(self) -> tuple[int, str]:
+        """The walkable area people live in: the one holding the most homes and spawning
+        spots. Never the largest by tiles: an imported map's bare ground outside the town's
+        boundary can be bigger than the town. A map with neither homes nor spawns has only its
+        places to go by: the area holding the most arenas."""
+        if len(self.areas) == 1:
+            return 0, "the rest of the map"
+        people = Counter(self.area_of(p) for p in [*self.homes, *self.spawns.values()])
+        if people:
+            area = min(people, key=lambda a: (-people[a], a))
+            return area, "where the residents live and spawn"
+        arenas = Counter(self.area_of(a) for a in self.arenas())
+        return min(arenas, key=lambda a: (-arenas[a], a)), "the area holding most places"
+
+    def area_of(self, place: Address | str) -> int:
+        """The index in `areas` of the walkable area holding a place (an arena or object is
+        always in one piece; a sector by its first tile)."""
+        return self._area_index[self._tiles[self.resolve(place)][0]]
+
+    def reachable(self, place: Address | str, start: Address | str) -> bool:
+        """Whether a walk from `start` can get to `place`."""
+        return self.area_of(place) == self.area_of(start)
+
+    def areas_summary(self) -> list[dict]:
+        """Each walkable area: its size, arenas, homes and spawning spots (`sandbox world`)."""
+        rows = []
+        for i, tiles in enumerate(self.areas):
+            arenas = [str(a) for a in self.arenas() if self.area_of(a) == i]
+            rows.append({"area": i + 1, "tiles": len(tiles), "first_tile": list(tiles[0]),
+                         "arenas": len(arenas),
+                         "homes": sum(self.area_of(h) == i for h in self.homes),
+                         "spawns": sum(self.area_of(s) == i for s in self.spawns.values()),
+                         "town": i == self.town_area})
+        return rows
 
     def _build_location_graph(self) -> nx.DiGraph:
         graph = nx.DiGraph()
@@ -424,6 +484,8 @@ class World:
             "sectors": len(self.sectors()), "arenas": len(self.arenas()),
             "objects": len(self.objects()), "places": sectors,
             "unreachable": [str(a) for a in self.unreachable],
+            "town_area": self.town_area + 1, "town_rule": self.town_rule,
+            "areas": self.areas_summary(),
             "spawns": {k: str(v) for k, v in self.spawns.items()},
         }
 

@@ -94,6 +94,9 @@ class STSSScore(BaseModel):
     window: dict[str, str] | None = None
     options: ScoringOptions = Field(default_factory=ScoringOptions)
     evidence: list[Evidence] = Field(default_factory=list)
+    # The run's own warnings (result.json): nobody moved, nobody talked, no model answer. A
+    # score with warnings is not a measurement of the agents, whatever its value.
+    warnings: list[str] = Field(default_factory=list)
 
 
 class _Context:
@@ -395,7 +398,8 @@ def score_run(run: Run, options: ScoringOptions | None = None) -> STSSScore:
         model=run.header.models.get(task.performer, ""),
         seed=run.header.seed, score=value, rule=rule, expected=task.expected,
         participants=participants, conversation_ratio=ratio,
-        talked_with=talked, window=window, options=options, evidence=evidence)
+        talked_with=talked, window=window, options=options, evidence=evidence,
+        warnings=list(run.result.warnings) if run.result else [])
 
 
 def write_score(run_dir: Path | str, options: ScoringOptions | None = None) -> STSSScore:

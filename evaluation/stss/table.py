@@ -8,9 +8,10 @@ episodes of every type but asking for help (the paper leaves help tasks out of i
 
 from __future__ import annotations
 
+from collections import Counter
 from statistics import mean
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from tasks.stss.schema import TaskType
 
@@ -24,6 +25,9 @@ class TableRow(BaseModel):
     episodes: dict[str, int]  # TaskType value -> how many episodes
     overall: float | None
     conversation_ratio: float | None
+    # Episodes of the row whose run warned that nothing happened (nobody moved, nobody
+    # talked, no model answer): scored and counted above, but they measure nothing.
+    warned: dict[str, int] = Field(default_factory=dict)  # warning -> episodes
 
 
 class SuiteTable(BaseModel):
@@ -52,10 +56,17 @@ def suite_table(scores: list[STSSScore]) -> SuiteTable:
         rows.append(TableRow(
             model=model, architecture=arch, by_type=by_type, episodes=counts,
             overall=round(mean(s.score for s in group), 3) if group else None,
-            conversation_ratio=round(mean(ratios), 3) if ratios else None))
+            conversation_ratio=round(mean(ratios), 3) if ratios else None,
+            warned=dict(sorted(Counter(_what(w) for s in group for w in s.warnings).items()))))
     # Read from the scores themselves, so the table cannot claim a rule they were not scored by.
     rules = sorted({s.options.window for s in scores}) or ["overlap"]
     return SuiteTable(rows=rows, window_rule=" and ".join(rules))
+
+
+def _what(warning: str) -> str:
+    """A warning without its particulars ("no model answer: all 12 calls ..." -> "no model
+    answer"), so episodes with the same trouble add up."""
+    return warning.split(":")[0].split(" (")[0]
 
 
 def _cell(value: float | None) -> str:
@@ -73,6 +84,13 @@ def table_markdown(table: SuiteTable) -> str:
     if table.rows:
         counts = ", ".join(f"{k.label} {table.rows[0].episodes[k.value]}" for k in TaskType)
         lines.append(f"\nEpisodes per row: {counts}.")
+    for row in table.rows:
+        if row.warned:
+            total = sum(row.episodes.values())
+            trouble = "; ".join(f"{what}: {n}" for what, n in row.warned.items())
+            lines.append(f"\n**Warning** ({row.model}, {row.architecture}): episodes of {total} "
+                         f"in which nothing happened -- {trouble}. Their scores are in the row "
+                         "but measure nothing; see each run's result.json.")
     why = WINDOW_RULES.get(table.window_rule, "mixed: re-score the runs with one rule")
     lines.append(f"\nWindow rule: {table.window_rule} ({why}).")
     return "\n".join(lines) + "\n"

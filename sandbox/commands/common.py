@@ -171,6 +171,8 @@ def print_score(score, console: Console, *, evidence: int = 8) -> None:
     """An STSS score, its rule and the evidence that counted (`sandbox run <template>`,
     `sandbox score`)."""
     console.print(f"[bold]score {score.score:g}[/]  ({score.type.value}: {score.rule})")
+    for warning in score.warnings:
+        console.print(f"  [yellow]warning:[/] {warning}: this score does not measure the agents")
     if score.participants:
         console.print(f"  counted: {', '.join(score.participants)}")
     if score.conversation_ratio is not None:

@@ -14,9 +14,11 @@ def register(sub) -> None:
     p = sub.add_parser("world", help="check, summarise and draw a world map",
                        description="Load a world (a built-in name such as 'town' or "
                                    "'single_room', or a .yaml world file), check it, and print "
-                                   "its sectors, arenas, objects, residents and any place no "
-                                   "walk can reach. Exit code 1 when some place is unreachable, "
-                                   "2 when the file is invalid.")
+                                   "its sectors, arenas, objects, residents, its walkable "
+                                   "areas (the town is the one where most residents live and "
+                                   "spawn) and any place no walk from the town can reach. Exit "
+                                   "code 1 when some place is unreachable or some resident's "
+                                   "home is cut off from the town, 2 when the file is invalid.")
     p.add_argument("world", help="world name (built-in or imported) or path to a world .yaml "
                                  "file")
     p.add_argument("--render", type=Path, metavar="OUT.png", help="draw the map to a PNG file")
@@ -80,12 +82,15 @@ def import_main(args) -> int:
         print("  no residents: no storage base found (give --personas DIR)")
     else:
         print(f"  {len(done.residents)} residents from {done.personas} -> "
-              f"{done.world_file.parent / 'residents'}")
+              f"{done.world_file.parent / 'residents'}; "
+              f"{sum(bool(r.spatial_memory) for r in done.residents)} with a spatial memory, "
+              f"{sum(r.start_tile is not None for r in done.residents)} with a start tile")
     for label, items in (("arenas in unconnected pieces (the smaller ones numbered)",
                           converted.split),
                          ("objects only on blocked tiles (left out)", converted.lost_objects),
                          ("spawning spots on blocked tiles (left out)", converted.lost_spawns),
-                         ("places no walk can reach", [str(a) for a in world.unreachable])):
+                         ("places no walk can reach", [str(a) for a in world.unreachable]),
+                         ("left out of the personas", done.notes)):
         if items:
             print(f"  {label} ({len(items)}): {', '.join(items)}")
     use = world.name if args.out is None else str(done.world_file)
@@ -105,6 +110,8 @@ def main(args) -> int:
     summary = world.summary()
     summary["residents"] = [{"name": r.name, "age": r.age, "occupation": r.occupation,
                              "living_area": r.living_area} for r in residents]
+    summary["cut_off"] = [r.name for r in residents
+                          if world.area_of(r.living_area) != world.town_area]
     if args.render is not None:
         if args.tile < 2:
             raise UserError("--tile must be at least 2 pixels")
@@ -115,7 +122,7 @@ def main(args) -> int:
         print(json.dumps(summary, indent=2))
     else:
         _print_summary(summary)
-    return 1 if summary["unreachable"] else 0
+    return 1 if summary["unreachable"] or summary["cut_off"] else 0
 
 
 def _print_summary(s: dict) -> None:
@@ -135,9 +142,23 @@ def _print_summary(s: dict) -> None:
         for r in s["residents"]:
             print(f"    {r['name']} ({r['age']}), {r['occupation']}; lives at {r['living_area']}")
     print()
+    areas = s["areas"]
+    if len(areas) > 1:
+        town = areas[s["town_area"] - 1]
+        print(f"  walkable areas: {len(areas)}, no walk joins one to another; the town is area "
+              f"{town['area']} ({s['town_rule']}: {town['tiles']} tiles, {town['arenas']} "
+              f"arenas, {town['homes']} homes, {town['spawns']} spawning spots)")
+        for area in areas:
+            if not area["town"] and (area["arenas"] or area["homes"] or area["spawns"]):
+                print(f"    area {area['area']}: {area['tiles']} tiles from tile "
+                      f"{tuple(area['first_tile'])}, {area['arenas']} arenas, {area['homes']} "
+                      f"homes, {area['spawns']} spawning spots")
     if s["unreachable"]:
         print(f"  unreachable places ({len(s['unreachable'])}): {', '.join(s['unreachable'])}")
     else:
         print("  unreachable places: none")
+    if s["cut_off"]:
+        print(f"  residents whose home no walk from the town reaches ({len(s['cut_off'])}): "
+              f"{', '.join(s['cut_off'])}")
     if "rendered" in s:
         print(f"  map drawn to {s['rendered']}")

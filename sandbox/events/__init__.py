@@ -13,7 +13,14 @@ from . import (
 )
 from .base import EVENT_TYPES, Event, UnknownEvent
 from .core import AgentJoined, ConversationEnded, ConversationStarted, EpisodeEnded, Utterance
-from .world import ArenaEntry, Moved, MoveStopped, ObjectStateChanged, Placed  # noqa: F401
+from .world import (  # noqa: F401
+    ArenaEntry,
+    Moved,
+    MoveStopped,
+    ObjectStateChanged,
+    Placed,
+    WalkFailed,
+)
 
 __all__ = [
     "EVENT_TYPES", "AgentJoined", "ConversationEnded", "ConversationStarted", "EpisodeEnded",

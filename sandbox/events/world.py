@@ -8,6 +8,8 @@ The log alone rebuilds every agent's position at any simulated time, without the
   stays there until its next event. `enters` lists where the walk crosses into another arena
   (path index, time, arena address), so "who was in arena A at time t" needs no map either.
 - `move_stopped` cuts the agent's last walk short: it stays on `path[index]` (= `tile`) from `t`.
+- `walk_failed` is a walk that could not start (no path to the place, or no such place): the
+  agent stays where it is.
 
 Tiles are [x, y] = [column, row], 0-based, row 0 at the top of the map.
 """
@@ -53,6 +55,14 @@ class MoveStopped(Event):
     tile: Tile
     index: int  # index into the interrupted walk's path
     reason: str = ""
+
+
+class WalkFailed(Event):
+    kind: Literal["walk_failed"] = "walk_failed"
+    tile: Tile  # where the agent stands, and stays
+    origin: str  # the place of that tile
+    destination: str  # the place as asked
+    reason: str
 
 
 class ObjectStateChanged(Event):

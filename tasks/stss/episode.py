@@ -72,6 +72,7 @@ class STSSEpisode:
     """Implements sandbox.runner.Scenario for one instantiated task."""
 
     name = "stss"
+    expected_events = TownScenario.expected_events
 
     def __init__(self, task: STSSTask, architecture: str = "ga", *,
                  window: EpisodeWindow | None = None, embedder: str | None = None):

@@ -70,12 +70,29 @@ PERSONAS = {
 }
 
 
+def walled_town(margin: int = 12) -> str:
+    """The same town inside a boundary wall, with bare ground all around it: as in the real
+    reference map, the ground outside the boundary (no sector: 'outdoors') is a walkable area
+    larger than the town itself, and no walk joins the two. Inside, the streets are their own
+    piece of 'outdoors' ('outdoors (2)')."""
+    town = ART.split("\n")
+    inner = [town[0], *town[1:5]] + ["#" + row[1:-1] + "#" for row in town[5:]] + ["#" * 16]
+    width = 16 + 2 * margin
+    ground = "." * width
+    rows = [ground] * 3 + ["." * margin + row + "." * margin for row in inner] + [ground] * 3
+    return "\n".join(rows)
+
+
 def _ids(values: list[tuple], first: int) -> dict[tuple, int]:
     return {v: first + i for i, v in enumerate(dict.fromkeys(values))}
 
 
-def write_checkout(root: Path, art: str = ART, personas: dict | None = None) -> Path:
-    """Write the reference layout under `root`; returns `root`."""
+def write_checkout(root: Path, art: str = ART, personas: dict | None = None, *,
+                   spatial: dict[str, dict] | None = None,
+                   starts: dict[str, tuple[int, int]] | None = None) -> Path:
+    """Write the reference layout under `root`; returns `root`. `spatial`: persona name ->
+    its spatial_memory.json ({world: {sector: {arena: [objects]}}}); `starts`: persona name ->
+    its start tile in the storage base's environment/0.json."""
     rows = art.split("\n")
     height, width = len(rows), len(rows[0])
     cells = [TILES[ch] for row in rows for ch in row]
@@ -114,6 +131,12 @@ def write_checkout(root: Path, art: str = ART, personas: dict | None = None) -> 
         folder = base / "personas" / name / "bootstrap_memory"
         folder.mkdir(parents=True)
         (folder / "scratch.json").write_text(json.dumps(scratch, indent=2))
+        if spatial and name in spatial:
+            (folder / "spatial_memory.json").write_text(json.dumps(spatial[name], indent=2))
+    if starts:
+        (base / "environment").mkdir(parents=True)
+        (base / "environment" / "0.json").write_text(json.dumps(
+            {name: {"maze": "the_ville", "x": x, "y": y} for name, (x, y) in starts.items()}))
     (base / "reverie").mkdir(parents=True)
     (base / "reverie" / "meta.json").write_text(json.dumps({
         "fork_sim_code": "base_the_ville_n25", "maze_name": "the_ville",

@@ -14,7 +14,7 @@ _MARGIN = 14
 
 # Tick colours on the timeline, by what the event is about.
 _TICK = {"utterance": (255, 196, 64), "conversation_started": (255, 150, 60),
-         "move": (90, 140, 200)}
+         "move": (90, 140, 200), "walk_failed": theme.WARNING}
 _TICK_OTHER = (150, 154, 166)
 
 

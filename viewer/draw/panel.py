@@ -24,8 +24,8 @@ PANEL_WIDTH = 400
 _PAD = 12
 
 # Kinds the panel explains in their own sections; others go under "other events".
-_EXPLAINED = {"agent_joined", "placed", "move", "move_stopped", "action_started", "plan_made",
-              "memory_retrieved", "memory_added", "reflected", "reaction_decided",
+_EXPLAINED = {"agent_joined", "placed", "move", "move_stopped", "walk_failed", "action_started",
+              "plan_made", "memory_retrieved", "memory_added", "reflected", "reaction_decided",
               "task_planned", "task_assigned", "utterance"}
 
 
@@ -109,6 +109,10 @@ class InspectionPanel:
             out.append(Line(f"{span}  at {where}", 12, theme.TEXT_DIM))
             if get(action, "activity"):
                 out.append(Line(f"part of: {get(action, 'activity')}", 12, theme.TEXT_DIM))
+        failed = tl.latest("walk_failed", t, agent)
+        if failed is not None and (action is None or failed.t >= action.t):
+            out.append(Line(f"could not get to {get(failed, 'destination', '?')}: "
+                            f"{get(failed, 'reason', '')}", 12, theme.WARNING))
         move = tl.latest("move", t, agent)
         stopped = tl.latest("move_stopped", t, agent)
         if move is not None and t < float(get(move, "arrival", move.t)) and \

@@ -207,6 +207,10 @@ class TownView:
     def _caption(self, name: str, t: float) -> str:
         leg = self.positions.leg(name, t)
         action = self.replay.timeline.latest("action_started", t, name)
+        failed = self.replay.timeline.latest("walk_failed", t, name)
+        if failed is not None and (action is None or failed.t >= action.t) and \
+                t - failed.t < 3600:  # for the hour after: the agent is not where it meant
+            return "could not get to " + str(get(failed, "destination", "?")).split(":")[-1]
         if action is not None and t <= float(get(action, "until", math.inf)):
             return str(get(action, "description", ""))
         if leg is not None and leg.walking(t) and leg.destination:
