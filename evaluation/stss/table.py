@@ -27,6 +27,7 @@ class TableRow(BaseModel):
     conversation_ratio: float | None
     # Episodes of the row whose run warned that nothing happened (nobody moved, nobody
     # talked, no model answer): scored and counted above, but they measure nothing.
+    warned_episodes: int = 0
     warned: dict[str, int] = Field(default_factory=dict)  # warning -> episodes
 
 
@@ -57,6 +58,7 @@ def suite_table(scores: list[STSSScore]) -> SuiteTable:
             model=model, architecture=arch, by_type=by_type, episodes=counts,
             overall=round(mean(s.score for s in group), 3) if group else None,
             conversation_ratio=round(mean(ratios), 3) if ratios else None,
+            warned_episodes=sum(bool(s.warnings) for s in group),
             warned=dict(sorted(Counter(_what(w) for s in group for w in s.warnings).items()))))
     # Read from the scores themselves, so the table cannot claim a rule they were not scored by.
     rules = sorted({s.options.window for s in scores}) or ["overlap"]
@@ -88,9 +90,10 @@ def table_markdown(table: SuiteTable) -> str:
         if row.warned:
             total = sum(row.episodes.values())
             trouble = "; ".join(f"{what}: {n}" for what, n in row.warned.items())
-            lines.append(f"\n**Warning** ({row.model}, {row.architecture}): episodes of {total} "
-                         f"in which nothing happened -- {trouble}. Their scores are in the row "
-                         "but measure nothing; see each run's result.json.")
+            lines.append(f"\n**Warning** ({row.model}, {row.architecture}): in "
+                         f"{row.warned_episodes} of {total} episodes nothing happened "
+                         f"({trouble}). Their scores are in the row but measure nothing; see "
+                         "each run's result.json.")
     why = WINDOW_RULES.get(table.window_rule, "mixed: re-score the runs with one rule")
     lines.append(f"\nWindow rule: {table.window_rule} ({why}).")
     return "\n".join(lines) + "\n"

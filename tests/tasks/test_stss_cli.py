@@ -276,3 +276,25 @@ def test_a_template_run_and_a_suite_load_the_model_once(tmp_path, monkeypatch):
                  "0..1", "--out", str(tmp_path / "suite"), *SHORT, "--until", "12:00"]) == 0
     assert len(built) == 1  # one backend for both episodes, each with its own cache
     assert (tmp_path / "suite" / "help_light_bulbs" / "ga" / "s1" / "llm_cache.jsonl").exists()
+
+
+def test_an_episode_in_which_nobody_talked_is_flagged_on_its_score_and_the_table(tmp_path,
+                                                                                capsys):
+    # No background residents: the performer has nobody to talk to or invite.
+    out = tmp_path / "suite"
+    assert main(["stss", "--templates", str(TEMPLATES_DIR / "public_spring_tasting.yaml"),
+                 "--arch", "ga", "--seeds", "0", "--model", "scripted/town", "--embedder",
+                 "hashing", "--background", "0", "--same-day", "--start", "16:00",
+                 "--out", str(out)]) == 0
+    run = out / "public_spring_tasting" / "ga" / "s0"
+    assert json.loads((run / "score.json").read_text())["warnings"] == [
+        "nobody talked: no conversation happened (no 'utterance' event)"]
+    table = (out / "table.md").read_text()
+    assert "**Warning** (scripted/town, ga): in 1 of 1 episodes nothing happened (nobody " \
+           "talked: 1)" in table
+    assert json.loads((out / "table.json").read_text())["rows"][0]["warned"] == {
+        "nobody talked": 1}
+    capsys.readouterr()
+    assert main(["score", str(run)]) == 0
+    assert "warning: nobody talked: no conversation happened (no 'utterance' event): this " \
+           "score does not measure the agents" in capsys.readouterr().out

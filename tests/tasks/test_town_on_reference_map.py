@@ -5,6 +5,8 @@ measurement."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import yaml
 
@@ -52,3 +54,39 @@ def test_a_scripted_day_on_the_reference_shaped_town_has_moves_and_talk(tmp_path
             assert e.destination != "ville:outdoors:outdoors"
             if e.agent == "Klaus Mueller":
                 assert "Isabella Rodriguez's apartment" not in e.destination
+
+
+def test_a_day_in_which_nobody_moves_or_talks_ends_with_warnings(tmp_path, walled, capsys):
+    # One resident for one early hour: asleep at home, so no walk and nobody to talk to.
+    code, run = _day(tmp_path, walled, residents=["Klaus Mueller"], hours=1)
+    assert code == 0
+    assert run.result.warnings == [
+        "nobody moved: no agent walked anywhere (no 'move' event)",
+        "nobody talked: no conversation happened (no 'utterance' event)"]
+    out = capsys.readouterr().out
+    assert "warning: nobody moved" in out and "warning: nobody talked" in out
+    result = json.loads((tmp_path / "run" / "result.json").read_text())
+    assert result["warnings"] == run.result.warnings
+
+
+def test_a_resident_who_cannot_get_home_logs_each_failed_walk(tmp_path, capsys):
+    # Klaus starts in the cafe (his start tile) but his dorm room's door is walled up.
+    walled_dorm = walled_town().replace("##cx###m######k#", "##cx###m########")
+    world = import_ville(write_checkout(tmp_path / "ga", art=walled_dorm,
+                                        starts={"Klaus Mueller": (14, 5)}),
+                         tmp_path / "out").world
+    code, run = _day(tmp_path, world, hours=3)
+    assert code == 0
+    failed = [e for e in run.events if e.kind == "walk_failed"]
+    assert failed and {e.agent for e in failed} == {"Klaus Mueller"}
+    assert failed[0].destination == "ville:Dorm for Oak Hill College:Klaus Mueller's room"
+    assert failed[0].origin.startswith("ville:Hobbs Cafe:cafe")
+    assert "cannot be reached" in failed[0].reason
+    remembered = [e.description for e in run.events if e.kind == "memory_added"
+                  and e.agent == "Klaus Mueller" and "could not get to" in e.description]
+    assert remembered  # he knows he did not arrive
+    actions = [e for e in run.events if e.kind == "action_started" and e.agent == "Klaus Mueller"]
+    assert all(a.location.startswith("ville:Hobbs Cafe") for a in actions)  # done where he is
+    capsys.readouterr()
+    assert main(["log", str(tmp_path / "run")]) == 0
+    assert f"walks that could not happen: {len(failed)}" in capsys.readouterr().out

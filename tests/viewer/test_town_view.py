@@ -249,3 +249,23 @@ def test_the_panel_shows_the_score_and_the_evidence_about_the_agent(tmp_path):
     assert ("at the party  at mini:Corner Cafe:dining room  2024-03-04 08:02 – 2024-03-04 08:10"
             "  log line 10") in text
     assert not any("not at the cafe" in line for line in text)
+
+
+def test_a_walk_that_could_not_happen_is_shown_on_the_map_and_in_the_panel(tmp_path):
+    from sandbox.events import WalkFailed
+
+    t = ADA_ARRIVAL + 5
+    failed = WalkFailed(t=t, agent="Ada Stone", tile=ADA_PATH[-1],
+                        origin="mini:Corner Cafe:dining room",
+                        destination="mini:Old Mill:loft",
+                        reason="'mini:Old Mill:loft' cannot be reached from tile (3, 4)")
+    stay = ActionStarted(t=t, agent="Ada Stone", description="milling flour",
+                         location="mini:Corner Cafe:dining room", until=t + 7200)
+    replay = Replay(write_run(tmp_path / "run", sorted(town_events() + [failed, stay],
+                                                       key=lambda e: e.t)))
+    view, _ = render(replay, t + 60, select="Ada Stone")
+    text = [line.text for line in view.panel.lines("Ada Stone", t + 60)]
+    assert "could not get to mini:Old Mill:loft: 'mini:Old Mill:loft' cannot be reached from " \
+           "tile (3, 4)" in text
+    assert view._caption("Ada Stone", t + 60) == "could not get to loft"
+    assert view._caption("Ada Stone", t + 3700) == "milling flour"
