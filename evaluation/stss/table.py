@@ -12,6 +12,7 @@ from statistics import mean
 
 from pydantic import BaseModel
 
+from tasks.stss.importer import ImportReport
 from tasks.stss.schema import TaskType
 
 from .scoring import STSSScore
@@ -29,6 +30,7 @@ class TableRow(BaseModel):
 class SuiteTable(BaseModel):
     rows: list[TableRow]
     window_rule: str = "overlap"  # how public and online activity windows were scored
+    imports: ImportReport | None = None  # tasks imported from the public format: what it did
 
 
 WINDOW_RULES = {
@@ -37,7 +39,7 @@ WINDOW_RULES = {
 }
 
 
-def suite_table(scores: list[STSSScore]) -> SuiteTable:
+def suite_table(scores: list[STSSScore], imports: ImportReport | None = None) -> SuiteTable:
     groups: dict[tuple[str, str], list[STSSScore]] = {}
     for s in scores:
         groups.setdefault((s.model, s.architecture), []).append(s)
@@ -55,7 +57,7 @@ def suite_table(scores: list[STSSScore]) -> SuiteTable:
             conversation_ratio=round(mean(ratios), 3) if ratios else None))
     # Read from the scores themselves, so the table cannot claim a rule they were not scored by.
     rules = sorted({s.options.window for s in scores}) or ["overlap"]
-    return SuiteTable(rows=rows, window_rule=" and ".join(rules))
+    return SuiteTable(rows=rows, window_rule=" and ".join(rules), imports=imports)
 
 
 def _cell(value: float | None) -> str:
@@ -75,4 +77,22 @@ def table_markdown(table: SuiteTable) -> str:
         lines.append(f"\nEpisodes per row: {counts}.")
     why = WINDOW_RULES.get(table.window_rule, "mixed: re-score the runs with one rule")
     lines.append(f"\nWindow rule: {table.window_rule} ({why}).")
+    if table.imports is not None:
+        lines += ["", *imports_markdown(table.imports)]
     return "\n".join(lines) + "\n"
+
+
+def imports_markdown(report: ImportReport) -> list[str]:
+    """The import under the table: N of M tasks imported, every task that failed and why, the
+    place names matched near, the warnings and the notes, each under its template's id."""
+    lines = []
+    if report.source is not None:
+        lines.append(f"Imported {report.imported} of {report.tasks} public task(s) from "
+                     f"{report.source}.")
+    lines += [f"- not imported: {failure}" for failure in report.failed]
+    for template, said in report.templates.items():
+        lines += [f"- {template}: name mapped: {theirs!r} -> {ours}"
+                  for theirs, ours in said.name_mapping.items()]
+        lines += [f"- {template}: warning: {warning}" for warning in said.warnings]
+        lines += [f"- {template}: note: {note}" for note in said.notes]
+    return lines

@@ -31,18 +31,22 @@ from __future__ import annotations
 import difflib
 import json
 import re
+from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import yaml
+from pydantic import BaseModel, Field
 
 from sandbox.files import FileFormatError, read_data
 from sandbox.storage import write_atomic
 from tasks.kit.items import digest
-from worlds import AddressError, World, world_residents
+from worlds import Address, AddressError, World, world_residents
 
+from .instantiate import expected_count
 from .schema import TaskTemplate, TaskType, check_in_world, parse_template
+from .statements import name_pattern, place_key, stated_counts, tell_drawn_values
 
 WILDCARDS = {"#any"}  # a character field that means "any resident", compared lower-cased
 PUBLIC_TYPES = {
@@ -84,14 +88,18 @@ def is_wildcard(name: str) -> bool:
 
 
 class _Placer:
-    """Maps one task's names onto the world, remembering what it could not place."""
+    """Maps one task's names onto the world, remembering what it could not place and which
+    place names it matched near (`mapped`, unless `strict_names`)."""
 
-    def __init__(self, world: World, name_map: dict[str, str]):
+    def __init__(self, world: World, name_map: dict[str, str], strict_names: bool = False):
         self.world = world
         self.names = dict(name_map)
         self.map = {k.lower(): v for k, v in name_map.items()}
         self.residents = {r.name for r in world_residents(world)}
+        self.strict_names = strict_names
         self.used: dict[str, str] = {}  # original -> ours, for rewriting sentences
+        self.mapped: dict[str, str] = {}  # a public place name matched near -> our address
+        self.spellings: dict[str, str] = {}  # its own name in sentences -> ours
         self.unplaced: list[Unplaced] = []
 
     def person(self, name: str) -> str | None:
@@ -115,15 +123,28 @@ class _Placer:
         text = text.strip()
         parts = [p.strip() for p in text.split(":")]
         tries = [self.map.get(text.lower(), text)]
-        mapped = [self.map.get(p.lower(), p) for p in parts]
-        tries += [":".join(mapped[i:]) for i in range(len(mapped))]  # drop their world name
+        named = [self.map.get(p.lower(), p) for p in parts]
+        tries += [":".join(named[i:]) for i in range(len(named))]  # drop their world name
         for attempt in tries:
             try:
                 found = str(self.world.resolve(attempt))
             except AddressError:
                 continue
             return found
-        self.unplaced.append(Unplaced(text, "location", nearest_places(self.world, parts[-1])))
+        near = near_places(self.world, named)
+        if len(near) == 1 and not self.strict_names:
+            self.mapped[text] = str(near[0])
+            self.spellings[named[-1]] = near[0].parts[-1]
+            return str(near[0])
+        if len(near) == 1:
+            unplaced = Unplaced(text, "location", (), f"--strict-names: its near match "
+                                                      f"{str(near[0])!r} is not taken")
+        elif near:  # choosing one would be a guess
+            unplaced = Unplaced(text, "location", tuple(map(str, near)),
+                                f"a near match of {len(near)} places")
+        else:
+            unplaced = Unplaced(text, "location", nearest_places(self.world, parts[-1]))
+        self.unplaced.append(unplaced)
         return None
 
     def sentence(self, text: str) -> str:
@@ -131,6 +152,8 @@ class _Placer:
         swaps = {**self.names, **self.used}
         for original in sorted(swaps, key=len, reverse=True):
             text = re.sub(re.escape(original), swaps[original], text)
+        for theirs, ours in self.spellings.items():  # "Hobbs coffee" as well as "Hobbs Coffee"
+            text = re.sub(name_pattern(theirs), ours, text, flags=re.IGNORECASE)
         return text.replace("{", "{{").replace("}", "}}")  # no placeholders in imported text
 
 
@@ -140,14 +163,31 @@ class Unplaced(NamedTuple):
     name: str
     kind: str  # character | location
     nearest: tuple[str, ...]
+    why: str = ""  # a near match refused: of several places, or by --strict-names
 
     def __str__(self) -> str:
         return f"{self.name!r} ({self.kind})"
 
     def described(self) -> str:
         near = f"; nearest: {', '.join(repr(n) for n in self.nearest)}" if self.nearest else \
-            "; nothing close"
-        return f"{self.name!r} ({self.kind}{near})"
+            "" if self.why else "; nothing close"
+        why = f"; {self.why}" if self.why else ""
+        return f"{self.name!r} ({self.kind}{why}{near})"
+
+
+def near_places(world: World, parts: list[str]) -> list[Address]:
+    """The places a public address names up to case, punctuation and PLACE_SYNONYMS ("the
+    Ville:Hobbs coffee" -> Hobbs Cafe); its leading parts (their world's name) may be left out.
+    More than one place: the name is ambiguous, and the caller must not choose."""
+    by_key: dict[tuple[str, ...], list[Address]] = {}
+    for level in ("sector", "arena", "object"):
+        for place in world.places(level):
+            by_key.setdefault(tuple(place_key(p) for p in place.parts[1:]), []).append(place)
+    keys = tuple(place_key(p) for p in parts)
+    for i in range(len(keys)):
+        if keys[i:] in by_key:
+            return by_key[keys[i:]]
+    return []
 
 
 def nearest_places(world: World, name: str, n: int = 3) -> tuple[str, ...]:
@@ -241,13 +281,15 @@ def public_id(raw: dict[str, Any], index: int) -> str:
 
 def import_task(raw: dict[str, Any], world: World, name_map: dict[str, str] | None = None, *,
                 path: Path | str = "<public tasks>", index: int = 0,
-                task_id: str | None = None) -> TaskTemplate:
+                task_id: str | None = None, strict_names: bool = False) -> TaskTemplate:
     """One public task as a template of `world`; ImportProblem (naming the task's index and
-    id, and the field) when it cannot be placed or is malformed."""
+    id, and the field) when it cannot be placed or is malformed. `strict_names`: a place name
+    the world does not have exactly is not placed even when it is a near match of one place."""
     task_id = task_id or public_id(raw, index)
     label = task_label(index, task_id)
     try:
-        return _import(raw, world, name_map or {}, path, label, task_id)
+        return _import(raw, world, _Placer(world, name_map or {}, strict_names), path, label,
+                       task_id)
     except _FieldError as exc:
         raise ImportProblem(path, exc.reason, f"{label}.{exc.field}") from exc
     except KeyError as exc:
@@ -256,7 +298,7 @@ def import_task(raw: dict[str, Any], world: World, name_map: dict[str, str] | No
         raise ImportProblem(path, f"malformed task: {exc}", label) from exc
 
 
-def _import(raw: dict[str, Any], world: World, name_map: dict[str, str], path: Path | str,
+def _import(raw: dict[str, Any], world: World, placer: _Placer, path: Path | str,
             label: str, task_id: str) -> TaskTemplate:
     kind = PUBLIC_TYPES.get(str(raw.get("task_type", "")).strip().lower())
     if kind is None:
@@ -269,7 +311,6 @@ def _import(raw: dict[str, Any], world: World, name_map: dict[str, str], path: P
     if kind is not TaskType.asking_for_help and len(goals) > 1:
         raise _FieldError("task.goal", f"{len(goals)} goal entries; only asking for help has "
                                        "several steps here")
-    placer = _Placer(world, name_map)
     named = str(raw.get("performer") or "").strip()
     performer = placer.person(named) if named and not is_wildcard(named) else None
     choices, anyone = placer.people(list(raw.get("performer_choices") or []))
@@ -322,8 +363,30 @@ def _import(raw: dict[str, Any], world: World, name_map: dict[str, str], path: P
                           f"duration_in_minutes {data['duration_minutes']}: a {kind.value} task "
                           "starts at a fixed time and needs how long it lasts (> 0) for its "
                           "scoring window")
-    data["goal"] = placer.sentence(str(raw.get("FPG") or raw.get("goal") or ""))
-    data["target"] = placer.sentence(str(raw.get("Description") or raw.get("goal") or ""))
+    warnings, notes = [], []
+    if performer and raw.get("performer_choices"):
+        if performer in choices:
+            notes.append(f"performer_choices not used: the task names its performer, "
+                         f"{performer}")
+        else:  # the file contradicts itself; the named performer is the one its sentences name
+            warnings.append(f"performer {named!r} is not among performer_choices "
+                            f"({', '.join(raw['performer_choices'])}); {performer} performs "
+                            "and the choices are not used")
+    told = tell_drawn_values(
+        {"FPG": placer.sentence(str(raw.get("FPG") or raw.get("goal") or "")),
+         "Description": placer.sentence(str(raw.get("Description") or raw.get("goal") or ""))},
+        world=world, time_choices=data.get("time_choices", []),
+        duration=data.get("duration_minutes"), location_choices=data.get("location_choices", []),
+        day=day)
+    data["goal"], data["target"] = told.sentences["FPG"], told.sentences["Description"]
+    if data.get("time_choices"):
+        data["time_choices"] = told.time_choices
+    if data.get("location_choices"):
+        data["location_choices"] = told.location_choices
+    warnings += told.warnings + _count_warnings(kind, told.sentences["Description"],
+                                                spec.get("target_num"))
+    data.update(name_mapping=placer.mapped, import_warnings=warnings,
+                import_notes=told.notes + notes)
     try:
         template = parse_template(data, path)
     except FileFormatError as exc:
@@ -334,33 +397,117 @@ def _import(raw: dict[str, Any], world: World, name_map: dict[str, str], path: P
     return template
 
 
-def import_public_tasks(path: Path | str, world: World,
-                        name_map: dict[str, str] | None = None) -> list[TaskTemplate]:
-    """Every task of a public STSS file as templates. When any fails: an ImportProblem listing
-    every name of the whole file that could not be placed (with the tasks that use it and the
-    nearest names the world has), or else the first task's error."""
+def _count_warnings(kind: TaskType, description: str, target_num: Any) -> list[str]:
+    """A head count the Description states that the score will not use: the score counts
+    against ceil(background / 2) (or / 3) over the 10-12 background residents drawn per seed;
+    `target_num` is not read."""
+    lo, hi = TaskTemplate.model_fields["background"].default
+    scored = sorted({expected_count(kind, n) for n in range(lo, hi + 1)})
+    out = []
+    for count in dict.fromkeys(stated_counts(description)):
+        if count not in scored:
+            out.append(f"Description states {count} people, but the score counts against "
+                       f"{' or '.join(map(str, scored))} here ({lo}-{hi} background residents)")
+        if isinstance(target_num, int) and target_num != count:
+            out.append(f"Description states {count} people, but target_num is {target_num} "
+                       "(not read: the score counts against the background drawn)")
+    return out
+
+
+class FailedTask(BaseModel):
+    """A public task that did not become a template: its index in the file, its id, where
+    (`[4] (party_3).time_choices.1`) and why."""
+
+    index: int
+    id: str
+    where: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.reason}"
+
+
+@dataclass
+class PublicImport:
+    """What importing one public file gave: the templates, and the tasks that failed alone."""
+
+    source: Path
+    templates: list[TaskTemplate]
+    failed: list[FailedTask]
+
+    @property
+    def total(self) -> int:
+        return len(self.templates) + len(self.failed)
+
+
+def import_public_tasks(path: Path | str, world: World, name_map: dict[str, str] | None = None,
+                        *, strict_names: bool = False) -> PublicImport:
+    """Every task of a public STSS file as templates. A task that cannot be placed or is
+    malformed fails alone: it is in `failed` with its index, id and the reason, and the others
+    import. With `strict_names`, a place name must be the world's own (no near match) and any
+    failure refuses the whole file: an ImportProblem listing every name of the file that could
+    not be placed (with the tasks that use it and the nearest names the world has), or else
+    the first task's error."""
     tasks = read_public_tasks(path)
     ids = [public_id(raw, i) for i, raw in enumerate(tasks)]
     repeated = {i for i in ids if ids.count(i) > 1}  # e.g. every task named after one base
     ids = [f"{t}_{i}" if t in repeated else t for i, t in enumerate(ids)]
-    out, first_error = [], None
+    out, failed, errors = [], [], []
     unplaced: dict[Unplaced, list[str]] = {}  # name -> the tasks that use it
     for i, raw in enumerate(tasks):
         try:
-            out.append(import_task(raw, world, name_map, path=path, index=i, task_id=ids[i]))
+            out.append(import_task(raw, world, name_map, path=path, index=i, task_id=ids[i],
+                                   strict_names=strict_names))
         except ImportProblem as exc:
-            first_error = first_error or exc
+            errors.append(exc)
+            failed.append(FailedTask(index=i, id=ids[i], where=exc.where, reason=exc.reason))
             for name in exc.names:
                 unplaced.setdefault(name, []).append(task_label(i, ids[i]))
-    if first_error is None:
-        return out
-    if unplaced:
+    if strict_names and unplaced:
         parts = [f"{n.described()} in {', '.join(tasks)}" for n, tasks in sorted(unplaced.items())]
         raise ImportProblem(path, f"cannot place {len(unplaced)} name(s) in world "
                                   f"'{world.name}': {'; '.join(parts)}. Map them with a name "
                                   "map, or import the world they come from",
                             unplaced=list(unplaced))
-    raise first_error
+    if strict_names and errors:
+        raise errors[0]
+    return PublicImport(Path(path), out, failed)
+
+
+class TemplateImport(BaseModel):
+    """What the import decided on its own for one template (see TaskTemplate)."""
+
+    name_mapping: dict[str, str] = Field(default_factory=dict)
+    warnings: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+
+class ImportReport(BaseModel):
+    """The import, as the suite table lists it: the public file and how many of its tasks
+    became templates (when the suite imported one), the tasks that failed, and per template
+    the place names matched near, the warnings and the notes."""
+
+    source: str | None = None
+    tasks: int | None = None
+    failed: list[FailedTask] = Field(default_factory=list)
+    templates: dict[str, TemplateImport] = Field(default_factory=dict)
+
+    @property
+    def imported(self) -> int | None:
+        return None if self.tasks is None else self.tasks - len(self.failed)
+
+
+def import_report(templates: list[TaskTemplate], imported: PublicImport | None = None
+                  ) -> ImportReport | None:
+    """The report of `imported` (a suite run from a public file), or of templates imported
+    earlier and read from their YAML files; None when there is nothing to say."""
+    said = {t.id: TemplateImport(name_mapping=t.name_mapping, warnings=t.import_warnings,
+                                 notes=t.import_notes)
+            for t in templates if t.name_mapping or t.import_warnings or t.import_notes}
+    if imported is None:
+        return ImportReport(templates=said) if said else None
+    return ImportReport(source=str(imported.source), tasks=imported.total,
+                        failed=imported.failed, templates=said)
 
 
 def write_templates(templates: list[TaskTemplate], directory: Path | str) -> list[Path]:
