@@ -58,7 +58,8 @@ def name_pattern(name: str) -> str:
 # -- times ---------------------------------------------------------------------------------------
 _CLOCK = re.compile(r"""
     (?P<day>\d{4}-\d{2}-\d{2})[ T](?P<dclock>(?P<dh>\d{1,2}):(?P<dm>\d{2})(?::\d{2})?)
-  | (?<![\d:])(?P<h12>\d{1,2})(?::(?P<m12>\d{2}))?\s*(?P<ap>[ap])\.?\s?m\b\.?
+  | (?<![\d:])(?P<h12>\d{1,2})(?::(?P<m12>\d{2}))?\s*(?P<ap>[ap])\.?\s?m\b
+    (?:\.(?=\s+[a-z]))?                 # the dot of 'p.m.', not the sentence's full stop
   | (?<![\d:])(?P<h24>\d{1,2}):(?P<m24>\d{2})(?![\d:])
 """, re.IGNORECASE | re.VERBOSE)
 _IN_WORDS = re.compile(
@@ -202,20 +203,21 @@ def tell_drawn_values(sentences: dict[str, str], *, world: World, time_choices: 
     """`sentences` (field name -> text) with every statement of the task's time and place
     rewritten as {time}, {end_time}, {place}; see the module docstring. A task without time
     choices (or place choices) keeps its times (or places) as written: nothing is drawn."""
+    # A placeholder states whatever is drawn, so the statements are read against every choice
+    # and the choices narrowed after, for all the sentences at once.
     told = Told(dict(sentences), list(time_choices), list(location_choices))
     for name, text in sentences.items():
         spans: list[tuple[int, int, str]] = []
         if time_choices:
-            spans += _tell_time(name, text, told, duration or 0, day)
+            spans += _tell_time(name, text, told, time_choices, duration or 0, day)
         if location_choices:
-            spans += _tell_place(name, text, told, world)
+            spans += _tell_place(name, text, told, location_choices, world)
         told.sentences[name] = _replace(text, spans)
     return told
 
 
-def _tell_time(name: str, text: str, told: Told, duration: int,
+def _tell_time(name: str, text: str, told: Told, choices: list[str], duration: int,
                day: date | None) -> list[tuple[int, int, str]]:
-    choices = list(told.time_choices)
     ends = {_plus(c, duration): c for c in choices}
     mentions, spans, i = time_mentions(text), [], 0
     while i < len(mentions):
@@ -250,7 +252,8 @@ def _tell_time(name: str, text: str, told: Told, duration: int,
         kept = [c for c in told.time_choices if c in clocks]
         if not kept:
             told.warnings.append(f"{name} states the time as {words!r}, which is none of the "
-                                 f"times the task starts at ({', '.join(told.time_choices)})")
+                                 f"times the task may start at "
+                                 f"({', '.join(told.time_choices)}); left as written")
         elif kept != told.time_choices:
             told.notes.append(f"{name} states the time in words ({words!r}), which is not "
                               f"rewritten: time_choices kept to {', '.join(kept)}")
@@ -258,8 +261,9 @@ def _tell_time(name: str, text: str, told: Told, duration: int,
     return spans
 
 
-def _tell_place(name: str, text: str, told: Told, world: World) -> list[tuple[int, int, str]]:
-    sectors = {str(Address.parse(c).up_to("sector")).lower(): c for c in told.location_choices}
+def _tell_place(name: str, text: str, told: Told, choices: list[str],
+                world: World) -> list[tuple[int, int, str]]:
+    sectors = {str(world.resolve(c).up_to("sector")).lower() for c in choices}
     mentions = place_mentions(text, world)
     ours = [m for m in mentions if str(m.sector).lower() in sectors]
     spans = [(m.start, m.end, "{place}") for m in ours if m.locative]
@@ -267,7 +271,10 @@ def _tell_place(name: str, text: str, told: Told, world: World) -> list[tuple[in
         if m.locative:
             continue
         kept = [c for c in told.location_choices if m.sector.contains(world.resolve(c))]
-        if kept != told.location_choices:
+        if not kept:  # another statement kept another place: the sentences disagree
+            told.warnings.append(f"{name} names {m.sector.parts[-1]}, but another statement "
+                                 f"keeps the task at {', '.join(told.location_choices)}")
+        elif kept != told.location_choices:
             told.notes.append(f"{name} names {m.sector.parts[-1]} outside an 'at/in/to ...' "
                               "phrase, where it cannot be rewritten safely: location_choices "
                               f"kept to {', '.join(kept)}")
@@ -278,10 +285,9 @@ def _tell_place(name: str, text: str, told: Told, world: World) -> list[tuple[in
         spans += [(m.start, m.end, "{place}") for m in others]
         told.warnings.append(
             f"{name} names {other} as the place, but the task is scored at "
-            f"{', '.join(told.location_choices)}; the sentence now names the place drawn")
+            f"{', '.join(choices)}; the sentence now names the place drawn")
     elif not ours and others:
         told.warnings.append(
             f"{name} names {', '.join(sorted({m.sector.parts[-1] for m in others}))}, none of "
-            f"them the place the task is scored at ({', '.join(told.location_choices)}); left "
-            "as written")
+            f"them the place the task is scored at ({', '.join(choices)}); left as written")
     return spans

@@ -10,7 +10,7 @@ import pytest
 from tasks.stss import ImportProblem, TaskType, import_public_tasks, instantiate
 from tasks.stss.importer import public_time
 from tests.tasks.test_stss_templates import NAMES, PUBLIC
-from worlds import load_world, world_residents
+from worlds import World, load_world, world_residents
 
 
 @pytest.fixture(scope="module")
@@ -109,3 +109,74 @@ def test_unplaceable_names_come_with_the_tasks_and_the_nearest_names(tmp_path, t
                                      "'Maya Lindqvst' (character)"]
     assert "'Maya Lindqvst' (character; nearest: 'Maya Lindqvist') in [0] (base_party)" in message
     assert "'Copper Kettle Caffe' (location; nearest: 'town:Copper Kettle Cafe'" in message
+
+
+def test_a_near_match_of_one_place_is_mapped_and_recorded(tmp_path, town):
+    party = _party(FPG="Maya Lindqvist hosts a party at copper-kettle Coffee at 19:00.")
+    party["task"]["goal"][0]["location"] = "the Ville:Copper Kettle coffee"
+    [template] = import_public_tasks(_write(tmp_path, [party]), town, NAMES).templates
+    assert template.location_choices == ["town:Copper Kettle Cafe"]
+    assert template.name_mapping == {"the Ville:Copper Kettle coffee": "town:Copper Kettle Cafe"}
+    assert instantiate(template, 0, town).goal == \
+        "Maya Lindqvist hosts a party at Copper Kettle Cafe at 19:00."
+
+
+def test_strict_names_take_no_near_match(tmp_path, town):
+    party = _party()
+    party["task"]["goal"][0]["location"] = "Copper Kettle Coffee"
+    with pytest.raises(ImportProblem) as caught:
+        import_public_tasks(_write(tmp_path, [party]), town, NAMES, strict_names=True)
+    assert "'Copper Kettle Coffee' (location; --strict-names: its near match " \
+        "'town:Copper Kettle Cafe' is not taken) in [0] (base_party)" in str(caught.value)
+
+
+def test_a_near_match_of_two_places_is_no_match(tmp_path):
+    from tasks.stss.importer import near_places
+    from tests.worlds.conftest import write_world
+
+    world = World.load(write_world(tmp_path, """\
+        name: corner
+        legend:
+          "a": {sector: Hobbs Cafe, arena: cafe}
+          "b": {sector: Hobbs Coffee, arena: cafe}
+        grid: |
+          aabb
+        """))
+    assert [str(p) for p in near_places(world, ["Hobbs Café"])] == [
+        "corner:Hobbs Cafe", "corner:Hobbs Coffee"]
+    assert [str(p) for p in near_places(world, ["the Ville", "hobbs-coffee", "Cafe"])] == [
+        "corner:Hobbs Cafe:cafe", "corner:Hobbs Coffee:cafe"]
+    assert near_places(world, ["Hobbs Tea Room"]) == []
+
+
+def test_a_performer_outside_performer_choices_is_a_warning(tmp_path, town):
+    party = _party(performer_choices=["Julian Reyes", "Nora Byrne"])
+    [template] = import_public_tasks(_write(tmp_path, [party]), town, NAMES).templates
+    assert template.performer == "Maya Lindqvist" and template.performer_choices == []
+    assert template.import_warnings[0] == (
+        "performer 'Isabella Rodriguez' is not among performer_choices (Julian Reyes, Nora "
+        "Byrne); Maya Lindqvist performs and the choices are not used")
+
+
+def test_a_head_count_the_score_does_not_use_is_a_warning(tmp_path, town):
+    [template] = import_public_tasks(_write(tmp_path, [_party()]), town, NAMES).templates
+    assert template.import_warnings == [  # 5 is a count the score may use; target_num is not
+        "Description states 5 people, but target_num is 6 (not read: the score counts against "
+        "the background drawn)"]
+    party = _party(Description="The target is to have 8 people at the party.")
+    [template] = import_public_tasks(_write(tmp_path, [party]), town, NAMES).templates
+    assert template.import_warnings == [
+        "Description states 8 people, but the score counts against 5 or 6 here (10-12 "
+        "background residents)",
+        "Description states 8 people, but target_num is 6 (not read: the score counts against "
+        "the background drawn)"]
+
+
+def test_a_goal_that_names_another_place_than_the_scored_one_is_a_warning(tmp_path, town):
+    party = _party(FPG="Isabella Rodriguez holds a party at the Fox and Fiddle Pub at 19:00.")
+    [template] = import_public_tasks(_write(tmp_path, [party]), town, NAMES).templates
+    assert template.import_warnings[0] == (
+        "FPG names Fox and Fiddle Pub as the place, but the task is scored at town:Copper Kettle "
+        "Cafe; the sentence now names the place drawn")
+    assert instantiate(template, 0, town).goal == \
+        "Maya Lindqvist holds a party at Copper Kettle Cafe at 19:00."
