@@ -381,7 +381,8 @@ def main(args) -> int:
         except ExecutorError as exc:
             raise UserError(str(exc)) from exc
     table = write_table(run.scores, args.out, imports)
-    console.print(table_markdown(table), highlight=False, soft_wrap=True)  # no wrapping: markdown
+    # no wrapping: markdown; escaped: the import's lines quote public names, [brackets] too
+    console.print(escape(table_markdown(table)), highlight=False, soft_wrap=True)
     retried = sum(o.retried for o in run.outcomes)
     console.print(f"{len(episodes)} episodes ({monitor.skipped} already done"
                   f"{f', {retried} run again after their worker died' if retried else ''}); "

@@ -1,5 +1,9 @@
 """Import the public STSS task format (a JSON list of tasks) as our templates.
 
+    imported = import_public_tasks("tasks.json", world)          # -> PublicImport
+    imported.templates, imported.failed                           # failed: index, id, reason
+    write_templates(imported.templates, "out/templates")
+
 Each public task has: goal, FPG (the sentence injected into `currently`), Description (the
 target sentence), task_type, performer, role_requirement, Note, n_characters, all_chars,
 env_name, optional performer_choices / time_choices / location_choices, and `task`: {target,
@@ -9,9 +13,18 @@ duration_in_minutes, location, required_character}]}.
 Its characters and places are Smallville's. On a world imported from the reference
 (`sandbox import-ville`) they are ours too and import as they are; on another world
 `name_map` maps them (`{"Isabella Rodriguez": "Maya Lindqvist", "Hobbs Cafe": "Copper Kettle
-Cafe"}`), in the sentences too. A name that neither resolves nor is mapped fails with the list of
-every such name, the tasks that use it and the nearest names the world has. `#Any` in a
-character field means any resident (a performer drawn from all, an appointment with anyone).
+Cafe"}`), in the sentences too. A place name that is a near match of exactly one place (case,
+punctuation, statements.PLACE_SYNONYMS: "Hobbs Coffee" for Hobbs Cafe) is mapped and recorded in
+the template's `name_mapping`, unless `strict_names`. A task with a name that neither resolves
+nor is mapped, or a malformed one, fails alone (`PublicImport.failed`, naming the names it
+could not place and the nearest the world has); with `strict_names` any failure refuses the
+whole file. `#Any` in a character field means any resident (a performer drawn from all, an
+appointment with anyone).
+
+The goal and target sentences state the time and place a seed draws: where they state the
+task's own they get {time}, {end_time}, {place}; where that cannot be done safely the choices
+shrink to what they state (`import_notes`); what the task contradicts in itself is an
+`import_warnings` entry (statements.py, tasks/README.md).
 
 Times: `start_time` and `time_choices` are 'YYYY-MM-DD HH:MM' (seconds and a 'T' are read too;
 a bare 'HH:MM' choice takes the task's day); all of one task's times must fall on one day, which
@@ -20,10 +33,10 @@ the field.
 
 Not read: `all_chars` and `n_characters` (the background is drawn per seed from our residents,
 10-12, as for our own templates), `target_num` (the expected count follows from the background,
-as in the paper's scorer), `required_character` (an appointment's target comes from
-`task.target`). `duration_in_minutes` is the window of a task with a fixed start time and must
-be > 0 there (0 or missing is an error, not a guessed default); without a start time ("N/A")
-it is not read.
+as in the paper's scorer; a Description that states another count is warned about),
+`required_character` (an appointment's target comes from `task.target`).
+`duration_in_minutes` is the window of a task with a fixed start time and must be > 0 there (0
+or missing is an error, not a guessed default); without a start time ("N/A") it is not read.
 """
 
 from __future__ import annotations

@@ -69,7 +69,7 @@ _IN_WORDS = re.compile(
 _RANGE_JOIN = re.compile(r"^\s*(?:-|–|—|to|until|till)\s*$", re.IGNORECASE)
 _BETWEEN = re.compile(r"\bbetween\s+$", re.IGNORECASE)
 _AND = re.compile(r"^\s*and\s*$", re.IGNORECASE)
-_UNTIL = re.compile(r"\b(?:until|till|to|ends? at|finish(?:es)? at)\s+$", re.IGNORECASE)
+_UNTIL = re.compile(r"\b(?:until|till|ends? at|finish(?:es)? at)\s+$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -239,10 +239,10 @@ def _tell_time(name: str, text: str, told: Told, choices: list[str], duration: i
                     "now states the scored window")
             i += 2
             continue
-        if first.clock in choices:
-            spans.append((first.start, first.end, "{time}"))
-        elif first.clock in ends and _UNTIL.search(text[:first.start]):
+        if first.clock in ends and _UNTIL.search(text[:first.start]):  # "until 9pm"
             spans.append((first.start, first.end, "{end_time}"))
+        elif first.clock in choices:
+            spans.append((first.start, first.end, "{time}"))
         else:
             told.warnings.append(
                 f"{name} states {first.clock}, which is neither a time the task starts at "

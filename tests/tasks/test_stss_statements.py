@@ -189,6 +189,11 @@ def test_a_window_that_is_not_the_scored_one_is_rewritten_and_warned_about(town)
                              "120 minutes (17:00-19:00); the sentence now states the scored window"]
 
 
+def test_a_time_after_until_is_the_end_of_the_window(town):
+    told, text = _tell("A party at 17:00, going on until 19:00.", town, times=["17:00", "19:00"])
+    assert text == "A party at {time}, going on until {end_time}." and told.warnings == []
+
+
 def test_a_time_that_is_no_start_is_left_and_warned_about(town):
     told, text = _tell("The cafe closes at 8am; the party is at 19:00.", town,
                        times=["17:00", "19:00"])
