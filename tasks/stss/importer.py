@@ -57,7 +57,7 @@ from sandbox.storage import write_atomic
 from tasks.kit.items import digest
 from worlds import Address, AddressError, World, world_residents
 
-from .instantiate import expected_count
+from .instantiate import SHARE, expected_count, place_name
 from .schema import TaskTemplate, TaskType, check_in_world, parse_template
 from .statements import name_pattern, place_key, stated_counts, tell_drawn_values
 
@@ -385,10 +385,12 @@ def _import(raw: dict[str, Any], world: World, placer: _Placer, path: Path | str
             warnings.append(f"performer {named!r} is not among performer_choices "
                             f"({', '.join(raw['performer_choices'])}); {performer} performs "
                             "and the choices are not used")
+    sentences = {}
+    for field in ("FPG", "Description"):
+        text = placer.sentence(str(raw.get(field) or raw.get("goal") or ""))
+        sentences[field] = _fill_public_placeholders(text, field, kind, data, day, warnings)
     told = tell_drawn_values(
-        {"FPG": placer.sentence(str(raw.get("FPG") or raw.get("goal") or "")),
-         "Description": placer.sentence(str(raw.get("Description") or raw.get("goal") or ""))},
-        world=world, time_choices=data.get("time_choices", []),
+        sentences, world=world, time_choices=data.get("time_choices", []),
         duration=data.get("duration_minutes"), location_choices=data.get("location_choices", []),
         day=day)
     data["goal"], data["target"] = told.sentences["FPG"], told.sentences["Description"]
@@ -410,10 +412,48 @@ def _import(raw: dict[str, Any], world: World, placer: _Placer, path: Path | str
     return template
 
 
+_PUBLIC_PLACEHOLDER = re.compile(r"#[a-z]+(?:_[a-z]+|_\d+)?\b")
+
+
+def _fill_public_placeholders(text: str, field: str, kind: TaskType, data: dict[str, Any],
+                              day: date | None, warnings: list[str]) -> str:
+    """The public meta-task files write their sentences with their own placeholders, which the
+    public code fills as it draws a task: #performer, #target_0, #location_0, #time_0,
+    #target_num. Here they become ours, so that the sentence states what each seed draws
+    (#target_num: the count our score uses, {expected}); a step's #location_N of a help task
+    is that step's place. One that nothing fills here is left, with a warning."""
+    fixed_time = kind in (TaskType.public_activity, TaskType.online_activity)
+    steps = [s["location"] for s in data.get("steps", [])]
+
+    def ours(found: re.Match) -> str:
+        word = found[0][1:]
+        index = int(word.rsplit("_", 1)[1]) if word[-1].isdigit() else 0
+        if word == "performer":
+            return "{performer}"
+        if word == "target_0" and kind is TaskType.appointment:
+            return "{target}"
+        if word == "target_num" and kind in SHARE:
+            return "{expected}"
+        if word == "time_0" and fixed_time:
+            return f"{day} {{time}}" if day else "{time}"  # as the public code writes it
+        if word.startswith("location_") and data.get("location_choices") and index == 0:
+            return "{place}"
+        if word.startswith("location_") and index < len(steps):
+            return place_name(steps[index])
+        warnings.append(f"{field} holds {found[0]}, a public placeholder that nothing fills "
+                        f"for a {kind.value} task; left as written")
+        return found[0]
+
+    return _PUBLIC_PLACEHOLDER.sub(ours, text)
+
+
 def _count_warnings(kind: TaskType, description: str, target_num: Any) -> list[str]:
-    """A head count the Description states that the score will not use: the score counts
-    against ceil(background / 2) (or / 3) over the 10-12 background residents drawn per seed;
-    `target_num` is not read."""
+    """A head count the Description states that a score will not use: ours counts against
+    ceil(background / 2) (or / 3) over the 10-12 background residents drawn per seed; the
+    public code against target_num - 1 (target_num counts the performer), which is not read
+    here."""
+    if kind not in SHARE:
+        return []
     lo, hi = TaskTemplate.model_fields["background"].default
     scored = sorted({expected_count(kind, n) for n in range(lo, hi + 1)})
     out = []
@@ -421,9 +461,10 @@ def _count_warnings(kind: TaskType, description: str, target_num: Any) -> list[s
         if count not in scored:
             out.append(f"Description states {count} people, but the score counts against "
                        f"{' or '.join(map(str, scored))} here ({lo}-{hi} background residents)")
-        if isinstance(target_num, int) and target_num != count:
-            out.append(f"Description states {count} people, but target_num is {target_num} "
-                       "(not read: the score counts against the background drawn)")
+        if isinstance(target_num, int) and target_num - 1 != count:
+            out.append(f"Description states {count} people, but its target_num {target_num} "
+                       f"counts against {target_num - 1} (the performer and {target_num - 1} "
+                       "others) in the public code")
     return out
 
 

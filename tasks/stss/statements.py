@@ -136,13 +136,18 @@ _LOCATIVE = re.compile(r"\b(?:at|in|inside|into|to|near|outside|around)\s+(?P<th
 
 @dataclass(frozen=True)
 class PlaceMention:
-    """A sector a sentence names; `locative` when it is named as where something happens ("at
-    Hobbs Cafe", "to the Hobbs Cafe"), and then `start` includes the "the"."""
+    """A place a sentence names: a sector, or an arena written as an address ("Oak Hill
+    College:classroom"); `locative` when it is named as where something happens ("at Hobbs
+    Cafe", "to the Hobbs Cafe"), and then `start` includes the "the"."""
 
     start: int
     end: int
-    sector: Address
+    place: Address
     locative: bool
+
+    @property
+    def sector(self) -> Address:
+        return self.place.up_to("sector")
 
 
 def place_mentions(text: str, world: World) -> list[PlaceMention]:
@@ -158,18 +163,24 @@ def place_mentions(text: str, world: World) -> list[PlaceMention]:
         if all(hit[1] <= t[0] or hit[0] >= t[1] for t in taken):
             taken.append(hit)
     found = []
-    for start, end, sector in sorted(taken, key=lambda h: h[0]):
+    for start, end, place in sorted(taken, key=lambda h: h[0]):
+        if text[end:end + 1] == ":":  # the public files write an arena as its address
+            for arena in sorted(world.arenas(place), key=lambda a: -len(a.parts[-1])):
+                after = re.match(name_pattern(arena.parts[-1]), text[end + 1:], re.IGNORECASE)
+                if after:
+                    end, place = end + 1 + after.end(), arena
+                    break
         before = _LOCATIVE.search(text[:start])
         if before:
             start = before.start("the") if before["the"] else start
-        found.append(PlaceMention(start, end, sector, before is not None))
+        found.append(PlaceMention(start, end, place, before is not None))
     return found
 
 
 # -- head counts ---------------------------------------------------------------------------------
 _COUNT = re.compile(r"\b(?P<n>\d+|" + "|".join(NUMBER_WORDS) + r")\s+(?:more\s+|other\s+)?"
                     r"(?:people|persons|guests|friends|participants|attendees|residents"
-                    r"|characters|companions|others|villagers)\b", re.IGNORECASE)
+                    r"|characters|companions|others|villagers|audience)\b", re.IGNORECASE)
 
 
 def stated_counts(text: str) -> list[int]:

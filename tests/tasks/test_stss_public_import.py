@@ -160,16 +160,14 @@ def test_a_performer_outside_performer_choices_is_a_warning(tmp_path, town):
 
 def test_a_head_count_the_score_does_not_use_is_a_warning(tmp_path, town):
     [template] = import_public_tasks(_write(tmp_path, [_party()]), town, NAMES).templates
-    assert template.import_warnings == [  # 5 is a count the score may use; target_num is not
-        "Description states 5 people, but target_num is 6 (not read: the score counts against "
-        "the background drawn)"]
+    assert template.import_warnings == []  # 5 people, target_num 6: the performer and 5
     party = _party(Description="The target is to have 8 people at the party.")
     [template] = import_public_tasks(_write(tmp_path, [party]), town, NAMES).templates
     assert template.import_warnings == [
         "Description states 8 people, but the score counts against 5 or 6 here (10-12 "
         "background residents)",
-        "Description states 8 people, but target_num is 6 (not read: the score counts against "
-        "the background drawn)"]
+        "Description states 8 people, but its target_num 6 counts against 5 (the performer and "
+        "5 others) in the public code"]
 
 
 def test_a_goal_that_names_another_place_than_the_scored_one_is_a_warning(tmp_path, town):

@@ -37,7 +37,7 @@ LANTERNS = {
     "time_choices": ["2024-03-08 18:00", "2024-03-08 19:00", "2024-03-08 20:30"],
     "location_choices": ["the Ville:Copper Kettle Cafe", "the Ville:Fox and Fiddle Pub",
                          "the Ville:Harrow Park"],
-    "task": {"target": [], "target_num": 6, "goal": [{
+    "task": {"target": [], "target_num": 7, "goal": [{  # the performer and 6 others
         "keyword": "lantern", "alter_kwd": ["party"], "start_time": "2024-03-08 18:00",
         "duration_in_minutes": 120, "location": "the Ville:Copper Kettle Cafe",
         "required_character": []}]},
@@ -57,6 +57,12 @@ EVERY_FIELD = {
                    "at Copper Kettle coffee from 6 p.m. until 20:00."},
     "FPG (time in words)": {"FPG": "Maya Lindqvist wants lanterns lit at seven o'clock in the "
                                    "evening at Harrow Park."},
+    "FPG (an arena as an address)": {
+        "FPG": "Maya Lindqvist wants a lantern evening at Fox and Fiddle Pub:back room at 18:00.",
+        "location_choices": ["the Ville:Fox and Fiddle Pub:back room", "the Ville:Harrow Park"]},
+    "FPG and Description (the meta-task placeholders)": {
+        "FPG": "#performer wants to host a lantern evening at #location_0 at #time_0",
+        "Description": "The target is to have #target_num people at #location_0 at #time_0."},
     "Description": {"Description": "Success means six guests at 18:00 in Copper Kettle Cafe."},
     "task_type": {"task_type": "Public Activity"},
     "task_type (online)": ONLINE,
@@ -136,6 +142,7 @@ def test_every_seed_tells_the_performer_the_time_and_place_it_is_scored_on(tmp_p
         else:
             sector = Address.parse(scored).parts[1]
             assert place_name(scored) in told and sectors_named(told, town) == {sector}, told
+            assert not re.search(r"[a-z]:[a-z]", told, re.IGNORECASE), told  # no address left
         starts.add(start)
         places.add(scored)
     # The seeds drew other times and places when there was a choice (the check is not idle),
@@ -236,3 +243,27 @@ def test_places_are_named_ignoring_case_punctuation_and_synonyms(town):
                            town)
     assert [(m.sector.parts[-1], m.locative) for m in found] == [
         ("Ashford College Library", False), ("Copper Kettle Cafe", True)]
+
+
+def test_the_meta_task_placeholders_become_ours(tmp_path, town):
+    meta = public_task({"FPG": "#performer hosts lanterns at #location_0 at #time_0.",
+                        "Description": "Have #target_num people at #location_0, not #mystery."})
+    help_task = {**public_task({"task_type": "Ask for others", "time_choices": None,
+                                "location_choices": None}),
+                 "FPG": "#performer needs lanterns from #location_0 brought to #location_1."}
+    help_task["task"]["goal"] = [
+        {"keyword": "buy", "alter_kwd": [], "start_time": "N/A", "duration_in_minutes": 0,
+         "location": "Larkhaven Market", "required_character": []},
+        {"keyword": "bring", "alter_kwd": [], "start_time": "N/A", "duration_in_minutes": 0,
+         "location": "Copper Kettle Cafe:kitchen", "required_character": []}]
+    path = tmp_path / "tasks.json"
+    path.write_text(json.dumps([meta, help_task]))
+    party, errand = import_public_tasks(path, town).templates
+    assert party.goal == "{performer} hosts lanterns at {place} at 2024-03-08 {time}."
+    assert party.target == "Have {expected} people at {place}, not #mystery."
+    assert party.import_warnings == ["Description holds #mystery, a public placeholder that "
+                                     "nothing fills for a public_activity task; left as written"]
+    assert errand.goal == "{performer} needs lanterns from Larkhaven Market brought to the " \
+        "kitchen of Copper Kettle Cafe."
+    task = instantiate(party, 0, town)
+    assert task.criteria.startswith(f"Have {task.expected} people at ")
