@@ -344,7 +344,7 @@ def _import(raw: dict[str, Any], world: World, placer: _Placer, path: Path | str
     elif choices and not anyone:
         data["performer_choices"] = choices
     elif raw.get("role_requirement"):  # drawn from everyone whose occupation fits
-        data["performer_role"] = str(raw["role_requirement"])
+        data["performer_role"] = _role(raw["role_requirement"])
     elif anyone:
         data["performer_choices"] = sorted(placer.residents)
     if kind is TaskType.asking_for_help:
@@ -378,7 +378,7 @@ def _import(raw: dict[str, Any], world: World, placer: _Placer, path: Path | str
                           "scoring window")
     warnings, notes = [], []
     if performer and raw.get("performer_choices"):
-        if performer in choices:
+        if performer in choices or anyone:
             notes.append(f"performer_choices not used: the task names its performer, "
                          f"{performer}")
         else:  # the file contradicts itself; the named performer is the one its sentences name
@@ -445,6 +445,16 @@ def _fill_public_placeholders(text: str, field: str, kind: TaskType, data: dict[
         return found[0]
 
     return _PUBLIC_PLACEHOLDER.sub(ours, text)
+
+
+def _role(requirement: Any) -> str:
+    """role_requirement: a text, or (in some files) a list holding one."""
+    if isinstance(requirement, list):
+        if len(requirement) != 1:
+            raise _FieldError("role_requirement", f"{requirement!r}: one role is read here, "
+                                                  "the words the performer's occupation holds")
+        requirement = requirement[0]
+    return str(requirement)
 
 
 def _count_warnings(kind: TaskType, description: str, target_num: Any) -> list[str]:

@@ -70,6 +70,8 @@ EVERY_FIELD = {
     "performer_choices": {"performer_choices": ["Julian Reyes", "Nora Byrne"]},
     "role_requirement": {"performer": "", "performer_choices": None,
                          "role_requirement": "barista"},
+    "role_requirement (a list)": {"performer": "", "performer_choices": None,
+                                  "role_requirement": ["barista"]},
     "Note": {"Note": "Doors open at 17:15 at Harrow Park."},
     "n_characters": {"n_characters": 5},
     "all_chars": {"all_chars": ["Maya Lindqvist", "Julian Reyes", "Nora Byrne"]},
