@@ -377,8 +377,9 @@ def _import(raw: dict[str, Any], world: World, placer: _Placer, path: Path | str
                           "starts at a fixed time and needs how long it lasts (> 0) for its "
                           "scoring window")
     warnings, notes = [], []
-    if performer and raw.get("performer_choices"):
-        if performer in choices or anyone:
+    others = [c for c in choices if c != performer]  # whom a named performer leaves out
+    if performer and others and not anyone:  # (#Any holds the named performer too)
+        if performer in choices:
             notes.append(f"performer_choices not used: the task names its performer, "
                          f"{performer}")
         else:  # the file contradicts itself; the named performer is the one its sentences name

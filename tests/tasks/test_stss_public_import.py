@@ -156,10 +156,13 @@ def test_a_performer_outside_performer_choices_is_a_warning(tmp_path, town):
     assert template.import_warnings[0] == (
         "performer 'Isabella Rodriguez' is not among performer_choices (Julian Reyes, Nora "
         "Byrne); Maya Lindqvist performs and the choices are not used")
-    party = _party(performer_choices=["#Any"])  # everyone: the named performer among them
+    party = _party(performer_choices=["Isabella Rodriguez", "Julian Reyes"])
     [template] = import_public_tasks(_write(tmp_path, [party]), town, NAMES).templates
     assert template.import_warnings == [] and template.import_notes == [
         "performer_choices not used: the task names its performer, Maya Lindqvist"]
+    party = _party(performer_choices=["#Any"])  # anyone: the named performer, nothing lost
+    [template] = import_public_tasks(_write(tmp_path, [party]), town, NAMES).templates
+    assert template.import_warnings == template.import_notes == []
 
 
 def test_a_head_count_the_score_does_not_use_is_a_warning(tmp_path, town):
