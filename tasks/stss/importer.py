@@ -24,7 +24,8 @@ appointment with anyone).
 The goal and target sentences state the time and place a seed draws: where they state the
 task's own they get {time}, {end_time}, {place}; where that cannot be done safely the choices
 shrink to what they state (`import_notes`); what the task contradicts in itself is an
-`import_warnings` entry (statements.py, tasks/README.md).
+`import_warnings` entry (statements.py, tasks/README.md). The meta-task files' own placeholders
+(#performer, #target_0, #location_0, #time_0, #target_num) become ours.
 
 Times: `start_time` and `time_choices` are 'YYYY-MM-DD HH:MM' (seconds and a 'T' are read too;
 a bare 'HH:MM' choice takes the task's day); all of one task's times must fall on one day, which
