@@ -162,6 +162,13 @@ def test_every_seed_tells_the_performer_the_time_and_place_it_is_scored_on(tmp_p
         assert template.time_choices == ["18:00", "19:00", "20:30"]
 
 
+def test_the_variants_cover_every_field_of_the_public_format():
+    fields = {k for k in LANTERNS if k != "task"} | \
+        {f"task.{k}" for k in LANTERNS["task"] if k != "goal"} | \
+        {f"task.goal.0.{k}" for k in LANTERNS["task"]["goal"][0]}
+    assert len(fields) == 21 and fields <= {name.split(" (")[0] for name in EVERY_FIELD}
+
+
 def test_a_plain_task_imports_without_warnings_or_notes(tmp_path, town):
     path = tmp_path / "tasks.json"
     path.write_text(json.dumps([LANTERNS]))
