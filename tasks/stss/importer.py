@@ -167,7 +167,8 @@ class _Placer:
         for original in sorted(swaps, key=len, reverse=True):
             text = re.sub(re.escape(original), swaps[original], text)
         for theirs, ours in self.spellings.items():  # "Hobbs coffee" as well as "Hobbs Coffee"
-            text = re.sub(name_pattern(theirs), ours, text, flags=re.IGNORECASE)
+            text = re.sub(name_pattern(theirs), lambda _, ours=ours: ours, text,
+                          flags=re.IGNORECASE)
         return text.replace("{", "{{").replace("}", "}}")  # no placeholders in imported text
 
 
