@@ -13,6 +13,7 @@ from statistics import mean
 
 from pydantic import BaseModel, Field
 
+from tasks.stss.importer import ImportReport
 from tasks.stss.schema import TaskType
 
 from .scoring import STSSScore
@@ -34,6 +35,7 @@ class TableRow(BaseModel):
 class SuiteTable(BaseModel):
     rows: list[TableRow]
     window_rule: str = "overlap"  # how public and online activity windows were scored
+    imports: ImportReport | None = None  # tasks imported from the public format: what it did
 
 
 WINDOW_RULES = {
@@ -42,7 +44,7 @@ WINDOW_RULES = {
 }
 
 
-def suite_table(scores: list[STSSScore]) -> SuiteTable:
+def suite_table(scores: list[STSSScore], imports: ImportReport | None = None) -> SuiteTable:
     groups: dict[tuple[str, str], list[STSSScore]] = {}
     for s in scores:
         groups.setdefault((s.model, s.architecture), []).append(s)
@@ -62,7 +64,7 @@ def suite_table(scores: list[STSSScore]) -> SuiteTable:
             warned=dict(sorted(Counter(_what(w) for s in group for w in s.warnings).items()))))
     # Read from the scores themselves, so the table cannot claim a rule they were not scored by.
     rules = sorted({s.options.window for s in scores}) or ["overlap"]
-    return SuiteTable(rows=rows, window_rule=" and ".join(rules))
+    return SuiteTable(rows=rows, window_rule=" and ".join(rules), imports=imports)
 
 
 def _what(warning: str) -> str:
@@ -96,4 +98,22 @@ def table_markdown(table: SuiteTable) -> str:
                          "each run's result.json.")
     why = WINDOW_RULES.get(table.window_rule, "mixed: re-score the runs with one rule")
     lines.append(f"\nWindow rule: {table.window_rule} ({why}).")
+    if table.imports is not None:
+        lines += ["", *imports_markdown(table.imports)]
     return "\n".join(lines) + "\n"
+
+
+def imports_markdown(report: ImportReport) -> list[str]:
+    """The import under the table: N of M tasks imported, every task that failed and why, the
+    place names matched near, the warnings and the notes, each under its template's id."""
+    lines = []
+    if report.source is not None:
+        lines.append(f"Imported {report.imported} of {report.tasks} public task(s) from "
+                     f"{report.source}.")
+    lines += [f"- not imported: {failure}" for failure in report.failed]
+    for template, said in report.templates.items():
+        lines += [f"- {template}: name mapped: {theirs!r} -> {ours}"
+                  for theirs, ours in said.name_mapping.items()]
+        lines += [f"- {template}: warning: {warning}" for warning in said.warnings]
+        lines += [f"- {template}: note: {note}" for note in said.notes]
+    return lines

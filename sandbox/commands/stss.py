@@ -186,6 +186,10 @@ def register(sub) -> None:
     p.add_argument("--name-map", type=Path,
                    help="YAML/JSON mapping of a public file's characters and places to ours "
                         "(not needed on the reference town: --world ville)")
+    p.add_argument("--strict-names", action="store_true",
+                   help="a public file's places must be the world's own names: no near match "
+                        "('Hobbs Coffee' for Hobbs Cafe), and a task that cannot be placed "
+                        "refuses the whole file instead of failing alone")
     p.add_argument("--world", metavar="NAME_OR_FILE",
                    help="the town the episodes run in: a world name (built-in, or imported "
                         "with `sandbox import-ville`) or a world file with residents "
@@ -206,7 +210,9 @@ def register(sub) -> None:
     p.set_defaults(func=main)
 
 
-def _templates(args, console: Console) -> list[Path]:
+def _templates(args, console: Console):
+    """The template files of the suite, and the public import (None unless --templates is a
+    public task file): written to OUT/templates, its failures and warnings printed."""
     from sandbox.files import read_data
     from sandbox.suites.stss import template_files
     from tasks.stss import TEMPLATES_DIR
@@ -219,24 +225,49 @@ def _templates(args, console: Console) -> list[Path]:
             raise UserError(f"--name-map {args.name_map}: expected a mapping of their names to "
                             f"ours (Their Name: Our Name), not a {type(names).__name__}")
         names = {str(k): str(v) for k, v in (names or {}).items()}
-        imported = import_public_tasks(spec, _world(args), names)
-        paths = write_templates(imported, args.out / "templates")
-        console.print(f"imported {len(paths)} public task(s) into {args.out / 'templates'}")
-        return paths
+        imported = import_public_tasks(spec, _world(args), names,
+                                       strict_names=args.strict_names)
+        if not imported.templates:
+            raise UserError(f"{spec}: none of its {imported.total} task(s) could be imported: "
+                            + "; ".join(map(str, imported.failed)))
+        paths = write_templates(imported.templates, args.out / "templates")
+        console.print(f"imported {len(paths)} of {imported.total} public task(s) into "
+                      f"{args.out / 'templates'}", highlight=False)
+        _print_import(imported, console)
+        return paths, imported
     paths = template_files(spec)
     if not paths:
         raise UserError(f"--templates {spec}: no template files")
-    return paths
+    return paths, None
 
 
-def _check_templates(templates, archs, args, window, world, console) -> None:
+def _print_import(imported, console: Console) -> None:
+    """What the import decided on its own and what it could not do, task by task."""
+    from rich.markup import escape  # the public text may hold [brackets]
+
+    for failure in imported.failed:
+        console.print(f"[red]not imported:[/] {escape(str(failure))}", highlight=False)
+    for template in imported.templates:
+        for theirs, ours in template.name_mapping.items():
+            console.print(escape(f"name mapped: {template.id}: {theirs!r} -> {ours} (a near "
+                                 "match; --strict-names refuses it)"), highlight=False)
+        for warning in template.import_warnings:
+            console.print(f"[yellow]warning:[/] {escape(f'{template.id}: {warning}')}",
+                          highlight=False)
+        for note in template.import_notes:
+            console.print(escape(f"note: {template.id}: {note}"), highlight=False)
+
+
+def _check_templates(templates, archs, args, window, world, console) -> list:
     """Every file and every seed's window, before the first episode runs; a window that stops
-    inside an activity's time window is only warned about."""
+    inside an activity's time window is only warned about. Returns the templates."""
     from tasks.stss import STSSEpisode, instantiate, load_template
 
+    loaded = []
     for path in templates:
         try:
             template = load_template(path, world)
+            loaded.append(template)
             for seed in args.seeds:  # the time is drawn per seed
                 task = instantiate(template, seed, world, background=args.background)
                 STSSEpisode(task, archs[0], window=window)
@@ -248,6 +279,7 @@ def _check_templates(templates, archs, args, window, world, console) -> None:
             raise UserError(str(exc)) from exc
         except ValueError as exc:
             raise UserError(f"{path}: {exc}") from exc
+    return loaded
 
 
 def _recipe(args, window, scoring):
@@ -297,6 +329,8 @@ def _setup(args, recipe, parallel):
 
 
 def main(args) -> int:
+    from rich.markup import escape
+
     from evaluation.stss import ScoringOptions, table_markdown
     from sandbox.suites.parallel import ExecutorError
     from sandbox.suites.stss import (
@@ -308,6 +342,7 @@ def main(args) -> int:
         run_suite,
         write_table,
     )
+    from tasks.stss.importer import import_report
     from worlds import world_ref
 
     console = terminal.console()
@@ -319,10 +354,11 @@ def main(args) -> int:
     # that stops before anything is recorded leaves no half-made --out behind.
     with _removed_on_error(args.out):
         try:
-            templates = _templates(args, console)
+            templates, imported = _templates(args, console)
         except (FileFormatError, ValueError) as exc:
             raise UserError(str(exc)) from exc
-        _check_templates(templates, archs, args, window, world, console)
+        imports = import_report(_check_templates(templates, archs, args, window, world, console),
+                                imported)
         try:
             episodes = plan_suite(templates, archs, args.seeds, args.out)
             options = check_options(args.out, SuiteOptions(
@@ -344,8 +380,9 @@ def main(args) -> int:
             return 1
         except ExecutorError as exc:
             raise UserError(str(exc)) from exc
-    table = write_table(run.scores, args.out)
-    console.print(table_markdown(table), highlight=False, soft_wrap=True)  # no wrapping: markdown
+    table = write_table(run.scores, args.out, imports)
+    # no wrapping: markdown; escaped: the import's lines quote public names, [brackets] too
+    console.print(escape(table_markdown(table)), highlight=False, soft_wrap=True)
     retried = sum(o.retried for o in run.outcomes)
     console.print(f"{len(episodes)} episodes ({monitor.skipped} already done"
                   f"{f', {retried} run again after their worker died' if retried else ''}); "
@@ -360,4 +397,9 @@ def main(args) -> int:
     if run.failures:
         console.print(f"{len(run.failures)} episode(s) failed or stopped and are not in the "
                       "table; run the same command again to retry them")
-    return 1 if run.failures else 0
+    if imported is not None and imported.failed:  # said again at the end, where it is read
+        failed = ", ".join(f"[{f.index}] ({f.id})" for f in imported.failed)
+        console.print(f"[red]{len(imported.failed)} of {imported.total} public task(s) were not "
+                      f"imported[/] and did not run: {escape(failed)} (the reasons are above "
+                      "and in table.md)", highlight=False)
+    return 1 if run.failures or (imported is not None and imported.failed) else 0

@@ -36,6 +36,7 @@ from sandbox.log import CACHE, RunResult
 from sandbox.runner import run_episode
 from sandbox.storage import write_atomic
 from tasks.stss import EpisodeWindow, STSSEpisode, instantiate, load_template
+from tasks.stss.importer import ImportReport
 from worlds import World
 
 from .parallel import Monitor, Outcome, Parallel, run_parallel
@@ -308,8 +309,10 @@ def run_suite(episodes: list[Episode], setup: Callable[[], SuiteContext], *,
                     failures=failures, outcomes=outcomes)
 
 
-def write_table(scores: list[STSSScore], out: Path) -> SuiteTable:
-    table = suite_table(scores)
+def write_table(scores: list[STSSScore], out: Path,
+                imports: ImportReport | None = None) -> SuiteTable:
+    """OUT/table.json and OUT/table.md: the scores, and what importing the tasks decided."""
+    table = suite_table(scores, imports)
     out.mkdir(parents=True, exist_ok=True)
     write_atomic(out / "table.json", table.model_dump_json(indent=2))
     write_atomic(out / "table.md", table_markdown(table))

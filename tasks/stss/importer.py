@@ -1,5 +1,9 @@
 """Import the public STSS task format (a JSON list of tasks) as our templates.
 
+    imported = import_public_tasks("tasks.json", world)          # -> PublicImport
+    imported.templates, imported.failed                           # failed: index, id, reason
+    write_templates(imported.templates, "out/templates")
+
 Each public task has: goal, FPG (the sentence injected into `currently`), Description (the
 target sentence), task_type, performer, role_requirement, Note, n_characters, all_chars,
 env_name, optional performer_choices / time_choices / location_choices, and `task`: {target,
@@ -9,9 +13,19 @@ duration_in_minutes, location, required_character}]}.
 Its characters and places are Smallville's. On a world imported from the reference
 (`sandbox import-ville`) they are ours too and import as they are; on another world
 `name_map` maps them (`{"Isabella Rodriguez": "Maya Lindqvist", "Hobbs Cafe": "Copper Kettle
-Cafe"}`), in the sentences too. A name that neither resolves nor is mapped fails with the list of
-every such name, the tasks that use it and the nearest names the world has. `#Any` in a
-character field means any resident (a performer drawn from all, an appointment with anyone).
+Cafe"}`), in the sentences too. A place name that is a near match of exactly one place (case,
+punctuation, statements.PLACE_SYNONYMS: "Hobbs Coffee" for Hobbs Cafe) is mapped and recorded in
+the template's `name_mapping`, unless `strict_names`. A task with a name that neither resolves
+nor is mapped, or a malformed one, fails alone (`PublicImport.failed`, naming the names it
+could not place and the nearest the world has); with `strict_names` any failure refuses the
+whole file. `#Any` in a character field means any resident (a performer drawn from all, an
+appointment with anyone).
+
+The goal and target sentences state the time and place a seed draws: where they state the
+task's own they get {time}, {end_time}, {place}; where that cannot be done safely the choices
+shrink to what they state (`import_notes`); what the task contradicts in itself is an
+`import_warnings` entry (statements.py, tasks/README.md). The meta-task files' own placeholders
+(#performer, #target_0, #location_0, #time_0, #target_num) become ours.
 
 Times: `start_time` and `time_choices` are 'YYYY-MM-DD HH:MM' (seconds and a 'T' are read too;
 a bare 'HH:MM' choice takes the task's day); all of one task's times must fall on one day, which
@@ -20,10 +34,10 @@ the field.
 
 Not read: `all_chars` and `n_characters` (the background is drawn per seed from our residents,
 10-12, as for our own templates), `target_num` (the expected count follows from the background,
-as in the paper's scorer), `required_character` (an appointment's target comes from
-`task.target`). `duration_in_minutes` is the window of a task with a fixed start time and must
-be > 0 there (0 or missing is an error, not a guessed default); without a start time ("N/A")
-it is not read.
+as in the paper's scorer; a Description that states another count is warned about),
+`required_character` (an appointment's target comes from `task.target`).
+`duration_in_minutes` is the window of a task with a fixed start time and must be > 0 there (0
+or missing is an error, not a guessed default); without a start time ("N/A") it is not read.
 """
 
 from __future__ import annotations
@@ -31,18 +45,22 @@ from __future__ import annotations
 import difflib
 import json
 import re
+from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import yaml
+from pydantic import BaseModel, Field
 
 from sandbox.files import FileFormatError, read_data
 from sandbox.storage import write_atomic
 from tasks.kit.items import digest
-from worlds import AddressError, World, world_residents
+from worlds import Address, AddressError, World, world_residents
 
+from .instantiate import SHARE, expected_count, place_name
 from .schema import TaskTemplate, TaskType, check_in_world, parse_template
+from .statements import name_pattern, place_key, stated_counts, tell_drawn_values
 
 WILDCARDS = {"#any"}  # a character field that means "any resident", compared lower-cased
 PUBLIC_TYPES = {
@@ -84,14 +102,18 @@ def is_wildcard(name: str) -> bool:
 
 
 class _Placer:
-    """Maps one task's names onto the world, remembering what it could not place."""
+    """Maps one task's names onto the world, remembering what it could not place and which
+    place names it matched near (`mapped`, unless `strict_names`)."""
 
-    def __init__(self, world: World, name_map: dict[str, str]):
+    def __init__(self, world: World, name_map: dict[str, str], strict_names: bool = False):
         self.world = world
         self.names = dict(name_map)
         self.map = {k.lower(): v for k, v in name_map.items()}
         self.residents = {r.name for r in world_residents(world)}
+        self.strict_names = strict_names
         self.used: dict[str, str] = {}  # original -> ours, for rewriting sentences
+        self.mapped: dict[str, str] = {}  # a public place name matched near -> our address
+        self.spellings: dict[str, str] = {}  # its own name in sentences -> ours
         self.unplaced: list[Unplaced] = []
 
     def person(self, name: str) -> str | None:
@@ -115,15 +137,28 @@ class _Placer:
         text = text.strip()
         parts = [p.strip() for p in text.split(":")]
         tries = [self.map.get(text.lower(), text)]
-        mapped = [self.map.get(p.lower(), p) for p in parts]
-        tries += [":".join(mapped[i:]) for i in range(len(mapped))]  # drop their world name
+        named = [self.map.get(p.lower(), p) for p in parts]
+        tries += [":".join(named[i:]) for i in range(len(named))]  # drop their world name
         for attempt in tries:
             try:
                 found = str(self.world.resolve(attempt))
             except AddressError:
                 continue
             return found
-        self.unplaced.append(Unplaced(text, "location", nearest_places(self.world, parts[-1])))
+        near = near_places(self.world, named)
+        if len(near) == 1 and not self.strict_names:
+            self.mapped[text] = str(near[0])
+            self.spellings[named[-1]] = near[0].parts[-1]
+            return str(near[0])
+        if len(near) == 1:
+            unplaced = Unplaced(text, "location", (), f"--strict-names: its near match "
+                                                      f"{str(near[0])!r} is not taken")
+        elif near:  # choosing one would be a guess
+            unplaced = Unplaced(text, "location", tuple(map(str, near)),
+                                f"a near match of {len(near)} places")
+        else:
+            unplaced = Unplaced(text, "location", nearest_places(self.world, parts[-1]))
+        self.unplaced.append(unplaced)
         return None
 
     def sentence(self, text: str) -> str:
@@ -131,6 +166,9 @@ class _Placer:
         swaps = {**self.names, **self.used}
         for original in sorted(swaps, key=len, reverse=True):
             text = re.sub(re.escape(original), swaps[original], text)
+        for theirs, ours in self.spellings.items():  # "Hobbs coffee" as well as "Hobbs Coffee"
+            text = re.sub(name_pattern(theirs), lambda _, ours=ours: ours, text,
+                          flags=re.IGNORECASE)
         return text.replace("{", "{{").replace("}", "}}")  # no placeholders in imported text
 
 
@@ -140,14 +178,31 @@ class Unplaced(NamedTuple):
     name: str
     kind: str  # character | location
     nearest: tuple[str, ...]
+    why: str = ""  # a near match refused: of several places, or by --strict-names
 
     def __str__(self) -> str:
         return f"{self.name!r} ({self.kind})"
 
     def described(self) -> str:
         near = f"; nearest: {', '.join(repr(n) for n in self.nearest)}" if self.nearest else \
-            "; nothing close"
-        return f"{self.name!r} ({self.kind}{near})"
+            "" if self.why else "; nothing close"
+        why = f"; {self.why}" if self.why else ""
+        return f"{self.name!r} ({self.kind}{why}{near})"
+
+
+def near_places(world: World, parts: list[str]) -> list[Address]:
+    """The places a public address names up to case, punctuation and PLACE_SYNONYMS ("the
+    Ville:Hobbs coffee" -> Hobbs Cafe); its leading parts (their world's name) may be left out.
+    More than one place: the name is ambiguous, and the caller must not choose."""
+    by_key: dict[tuple[str, ...], list[Address]] = {}
+    for level in ("sector", "arena", "object"):
+        for place in world.places(level):
+            by_key.setdefault(tuple(place_key(p) for p in place.parts[1:]), []).append(place)
+    keys = tuple(place_key(p) for p in parts)
+    for i in range(len(keys)):
+        if keys[i:] in by_key:
+            return by_key[keys[i:]]
+    return []
 
 
 def nearest_places(world: World, name: str, n: int = 3) -> tuple[str, ...]:
@@ -241,13 +296,15 @@ def public_id(raw: dict[str, Any], index: int) -> str:
 
 def import_task(raw: dict[str, Any], world: World, name_map: dict[str, str] | None = None, *,
                 path: Path | str = "<public tasks>", index: int = 0,
-                task_id: str | None = None) -> TaskTemplate:
+                task_id: str | None = None, strict_names: bool = False) -> TaskTemplate:
     """One public task as a template of `world`; ImportProblem (naming the task's index and
-    id, and the field) when it cannot be placed or is malformed."""
+    id, and the field) when it cannot be placed or is malformed. `strict_names`: a place name
+    the world does not have exactly is not placed even when it is a near match of one place."""
     task_id = task_id or public_id(raw, index)
     label = task_label(index, task_id)
     try:
-        return _import(raw, world, name_map or {}, path, label, task_id)
+        return _import(raw, world, _Placer(world, name_map or {}, strict_names), path, label,
+                       task_id)
     except _FieldError as exc:
         raise ImportProblem(path, exc.reason, f"{label}.{exc.field}") from exc
     except KeyError as exc:
@@ -256,7 +313,7 @@ def import_task(raw: dict[str, Any], world: World, name_map: dict[str, str] | No
         raise ImportProblem(path, f"malformed task: {exc}", label) from exc
 
 
-def _import(raw: dict[str, Any], world: World, name_map: dict[str, str], path: Path | str,
+def _import(raw: dict[str, Any], world: World, placer: _Placer, path: Path | str,
             label: str, task_id: str) -> TaskTemplate:
     kind = PUBLIC_TYPES.get(str(raw.get("task_type", "")).strip().lower())
     if kind is None:
@@ -269,7 +326,6 @@ def _import(raw: dict[str, Any], world: World, name_map: dict[str, str], path: P
     if kind is not TaskType.asking_for_help and len(goals) > 1:
         raise _FieldError("task.goal", f"{len(goals)} goal entries; only asking for help has "
                                        "several steps here")
-    placer = _Placer(world, name_map)
     named = str(raw.get("performer") or "").strip()
     performer = placer.person(named) if named and not is_wildcard(named) else None
     choices, anyone = placer.people(list(raw.get("performer_choices") or []))
@@ -290,7 +346,7 @@ def _import(raw: dict[str, Any], world: World, name_map: dict[str, str], path: P
     elif choices and not anyone:
         data["performer_choices"] = choices
     elif raw.get("role_requirement"):  # drawn from everyone whose occupation fits
-        data["performer_role"] = str(raw["role_requirement"])
+        data["performer_role"] = _role(raw["role_requirement"])
     elif anyone:
         data["performer_choices"] = sorted(placer.residents)
     if kind is TaskType.asking_for_help:
@@ -322,8 +378,33 @@ def _import(raw: dict[str, Any], world: World, name_map: dict[str, str], path: P
                           f"duration_in_minutes {data['duration_minutes']}: a {kind.value} task "
                           "starts at a fixed time and needs how long it lasts (> 0) for its "
                           "scoring window")
-    data["goal"] = placer.sentence(str(raw.get("FPG") or raw.get("goal") or ""))
-    data["target"] = placer.sentence(str(raw.get("Description") or raw.get("goal") or ""))
+    warnings, notes = [], []
+    others = [c for c in choices if c != performer]  # whom a named performer leaves out
+    if performer and others and not anyone:  # (#Any holds the named performer too)
+        if performer in choices:
+            notes.append(f"performer_choices not used: the task names its performer, "
+                         f"{performer}")
+        else:  # the file contradicts itself; the named performer is the one its sentences name
+            warnings.append(f"performer {named!r} is not among performer_choices "
+                            f"({', '.join(raw['performer_choices'])}); {performer} performs "
+                            "and the choices are not used")
+    sentences = {}
+    for field in ("FPG", "Description"):
+        text = placer.sentence(str(raw.get(field) or raw.get("goal") or ""))
+        sentences[field] = _fill_public_placeholders(text, field, kind, data, day, warnings)
+    told = tell_drawn_values(
+        sentences, world=world, time_choices=data.get("time_choices", []),
+        duration=data.get("duration_minutes"), location_choices=data.get("location_choices", []),
+        day=day)
+    data["goal"], data["target"] = told.sentences["FPG"], told.sentences["Description"]
+    if data.get("time_choices"):
+        data["time_choices"] = told.time_choices
+    if data.get("location_choices"):
+        data["location_choices"] = told.location_choices
+    warnings += told.warnings + _count_warnings(kind, told.sentences["Description"],
+                                                spec.get("target_num"))
+    data.update(name_mapping=placer.mapped, import_warnings=warnings,
+                import_notes=told.notes + notes)
     try:
         template = parse_template(data, path)
     except FileFormatError as exc:
@@ -334,33 +415,166 @@ def _import(raw: dict[str, Any], world: World, name_map: dict[str, str], path: P
     return template
 
 
-def import_public_tasks(path: Path | str, world: World,
-                        name_map: dict[str, str] | None = None) -> list[TaskTemplate]:
-    """Every task of a public STSS file as templates. When any fails: an ImportProblem listing
-    every name of the whole file that could not be placed (with the tasks that use it and the
-    nearest names the world has), or else the first task's error."""
+_PUBLIC_PLACEHOLDER = re.compile(r"#[a-z]+(?:_[a-z]+|_\d+)?\b")
+
+
+def _fill_public_placeholders(text: str, field: str, kind: TaskType, data: dict[str, Any],
+                              day: date | None, warnings: list[str]) -> str:
+    """The public meta-task files write their sentences with their own placeholders, which the
+    public code fills as it draws a task: #performer, #target_0, #location_0, #time_0,
+    #target_num. Here they become ours, so that the sentence states what each seed draws
+    (#target_num: the count our score uses, {expected}); a step's #location_N of a help task
+    is that step's place. One that nothing fills here is left, with a warning."""
+    fixed_time = kind in (TaskType.public_activity, TaskType.online_activity)
+    steps = [s["location"] for s in data.get("steps", [])]
+
+    def ours(found: re.Match) -> str:
+        word = found[0][1:]
+        index = int(word.rsplit("_", 1)[1]) if word[-1].isdigit() else 0
+        if word == "performer":
+            return "{performer}"
+        if word == "target_0" and kind is TaskType.appointment:
+            return "{target}"
+        if word == "target_num" and kind in SHARE:
+            return "{expected}"
+        if word == "time_0" and fixed_time:
+            return f"{day} {{time}}" if day else "{time}"  # as the public code writes it
+        if word.startswith("location_") and data.get("location_choices") and index == 0:
+            return "{place}"
+        if word.startswith("location_") and index < len(steps):
+            return place_name(steps[index])
+        warnings.append(f"{field} holds {found[0]}, a public placeholder that nothing fills "
+                        f"for a {kind.value} task; left as written")
+        return found[0]
+
+    return _PUBLIC_PLACEHOLDER.sub(ours, text)
+
+
+def _role(requirement: Any) -> str:
+    """role_requirement: a text, or (in some files) a list holding one."""
+    if isinstance(requirement, list):
+        if len(requirement) != 1:
+            raise _FieldError("role_requirement", f"{requirement!r}: one role is read here, "
+                                                  "the words the performer's occupation holds")
+        requirement = requirement[0]
+    return str(requirement)
+
+
+def _count_warnings(kind: TaskType, description: str, target_num: Any) -> list[str]:
+    """A head count the Description states that a score will not use: ours counts against
+    ceil(background / 2) (or / 3) over the 10-12 background residents drawn per seed; the
+    public code against target_num - 1 (target_num counts the performer), which is not read
+    here."""
+    if kind not in SHARE:
+        return []
+    lo, hi = TaskTemplate.model_fields["background"].default
+    scored = sorted({expected_count(kind, n) for n in range(lo, hi + 1)})
+    out = []
+    for count in dict.fromkeys(stated_counts(description)):
+        if count not in scored:
+            out.append(f"Description states {count} people, but the score counts against "
+                       f"{' or '.join(map(str, scored))} here ({lo}-{hi} background residents)")
+        if isinstance(target_num, int) and target_num - 1 != count:
+            out.append(f"Description states {count} people, but its target_num {target_num} "
+                       f"counts against {target_num - 1} (the performer and {target_num - 1} "
+                       "others) in the public code")
+    return out
+
+
+class FailedTask(BaseModel):
+    """A public task that did not become a template: its index in the file, its id, where
+    (`[4] (party_3).time_choices.1`) and why."""
+
+    index: int
+    id: str
+    where: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.reason}"
+
+
+@dataclass
+class PublicImport:
+    """What importing one public file gave: the templates, and the tasks that failed alone."""
+
+    source: Path
+    templates: list[TaskTemplate]
+    failed: list[FailedTask]
+
+    @property
+    def total(self) -> int:
+        return len(self.templates) + len(self.failed)
+
+
+def import_public_tasks(path: Path | str, world: World, name_map: dict[str, str] | None = None,
+                        *, strict_names: bool = False) -> PublicImport:
+    """Every task of a public STSS file as templates. A task that cannot be placed or is
+    malformed fails alone: it is in `failed` with its index, id and the reason, and the others
+    import. With `strict_names`, a place name must be the world's own (no near match) and any
+    failure refuses the whole file: an ImportProblem listing every name of the file that could
+    not be placed (with the tasks that use it and the nearest names the world has), or else
+    the first task's error."""
     tasks = read_public_tasks(path)
     ids = [public_id(raw, i) for i, raw in enumerate(tasks)]
     repeated = {i for i in ids if ids.count(i) > 1}  # e.g. every task named after one base
     ids = [f"{t}_{i}" if t in repeated else t for i, t in enumerate(ids)]
-    out, first_error = [], None
+    out, failed, errors = [], [], []
     unplaced: dict[Unplaced, list[str]] = {}  # name -> the tasks that use it
     for i, raw in enumerate(tasks):
         try:
-            out.append(import_task(raw, world, name_map, path=path, index=i, task_id=ids[i]))
+            out.append(import_task(raw, world, name_map, path=path, index=i, task_id=ids[i],
+                                   strict_names=strict_names))
         except ImportProblem as exc:
-            first_error = first_error or exc
+            errors.append(exc)
+            failed.append(FailedTask(index=i, id=ids[i], where=exc.where, reason=exc.reason))
             for name in exc.names:
                 unplaced.setdefault(name, []).append(task_label(i, ids[i]))
-    if first_error is None:
-        return out
-    if unplaced:
+    if strict_names and unplaced:
         parts = [f"{n.described()} in {', '.join(tasks)}" for n, tasks in sorted(unplaced.items())]
         raise ImportProblem(path, f"cannot place {len(unplaced)} name(s) in world "
                                   f"'{world.name}': {'; '.join(parts)}. Map them with a name "
                                   "map, or import the world they come from",
                             unplaced=list(unplaced))
-    raise first_error
+    if strict_names and errors:
+        raise errors[0]
+    return PublicImport(Path(path), out, failed)
+
+
+class TemplateImport(BaseModel):
+    """What the import decided on its own for one template (see TaskTemplate)."""
+
+    name_mapping: dict[str, str] = Field(default_factory=dict)
+    warnings: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+
+class ImportReport(BaseModel):
+    """The import, as the suite table lists it: the public file and how many of its tasks
+    became templates (when the suite imported one), the tasks that failed, and per template
+    the place names matched near, the warnings and the notes."""
+
+    source: str | None = None
+    tasks: int | None = None
+    failed: list[FailedTask] = Field(default_factory=list)
+    templates: dict[str, TemplateImport] = Field(default_factory=dict)
+
+    @property
+    def imported(self) -> int | None:
+        return None if self.tasks is None else self.tasks - len(self.failed)
+
+
+def import_report(templates: list[TaskTemplate], imported: PublicImport | None = None
+                  ) -> ImportReport | None:
+    """The report of `imported` (a suite run from a public file), or of templates imported
+    earlier and read from their YAML files; None when there is nothing to say."""
+    said = {t.id: TemplateImport(name_mapping=t.name_mapping, warnings=t.import_warnings,
+                                 notes=t.import_notes)
+            for t in templates if t.name_mapping or t.import_warnings or t.import_notes}
+    if imported is None:
+        return ImportReport(templates=said) if said else None
+    return ImportReport(source=str(imported.source), tasks=imported.total,
+                        failed=imported.failed, templates=said)
 
 
 def write_templates(templates: list[TaskTemplate], directory: Path | str) -> list[Path]:

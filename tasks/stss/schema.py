@@ -98,6 +98,11 @@ class TaskTemplate(BaseModel):
     date: dt.date | None = None  # the event day [default: 2024-02-14]
     background: tuple[int, int] = (10, 12)  # how many background residents, drawn per seed
     note: str = ""
+    # Written by the public importer (tasks/stss/importer.py) and listed in the suite table, so
+    # that what the import decided on its own is seen where the scores are read:
+    name_mapping: dict[str, str] = Field(default_factory=dict)  # public place -> our address
+    import_warnings: list[str] = Field(default_factory=list)  # the public task contradicts itself
+    import_notes: list[str] = Field(default_factory=list)  # choices the import narrowed, and why
 
     @field_validator("time_choices", mode="before")
     @classmethod

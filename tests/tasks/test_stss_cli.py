@@ -231,14 +231,14 @@ def test_a_public_task_file_without_tasks_is_an_error(tmp_path, capsys):
 def test_a_malformed_public_task_is_an_error_not_a_traceback(tmp_path, capsys):
     from tests.tasks.test_stss_templates import NAMES, PUBLIC
 
-    broken = json.loads(json.dumps(PUBLIC))
+    broken = json.loads(json.dumps(PUBLIC[:1]))
     broken[0]["task"]["goal"][0]["start_time"] = "tomorrow evening"
     (tmp_path / "tasks.json").write_text(json.dumps(broken))
     (tmp_path / "map.json").write_text(json.dumps(NAMES))
     assert main(["stss", "--templates", str(tmp_path / "tasks.json"), "--name-map",
                  str(tmp_path / "map.json"), "--out", str(tmp_path / "suite"), *SHORT]) == 2
     err = capsys.readouterr().err
-    assert "at [0] (base_party).task.goal.0.start_time: 'tomorrow evening' is not a time" in err
+    assert "[0] (base_party).task.goal.0.start_time: 'tomorrow evening' is not a time" in err
 
 
 @pytest.mark.parametrize("command", ["run", "stss"])

@@ -10,7 +10,7 @@ import pytest
 from tasks.stss import ImportProblem, TaskType, import_public_tasks, instantiate
 from tasks.stss.importer import public_time
 from tests.tasks.test_stss_templates import NAMES, PUBLIC
-from worlds import load_world, world_residents
+from worlds import World, load_world, world_residents
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +48,7 @@ def test_unreadable_public_times_are_refused(text):
 def test_time_choices_as_full_datetimes_import(tmp_path, town):
     # The public files write every choice as a full datetime, like start_time.
     party = _party(time_choices=["2023-02-14 17:00", "2023-02-14 19:00", "2023-02-14 20:30"])
-    [template] = import_public_tasks(_write(tmp_path, [party]), town, NAMES)
+    [template] = import_public_tasks(_write(tmp_path, [party]), town, NAMES).templates
     assert template.time_choices == ["19:00", "17:00", "20:30"]  # the goal's own start first
     assert str(template.date) == "2023-02-14"
     starts = {instantiate(template, seed, town).start.isoformat() for seed in range(12)}
@@ -57,30 +57,28 @@ def test_time_choices_as_full_datetimes_import(tmp_path, town):
 
 def test_a_time_choice_on_another_day_names_the_task_and_both_days(tmp_path, town):
     party = _party(time_choices=["2023-02-14 17:00", "2023-02-15 17:00"])
-    with pytest.raises(ImportProblem) as caught:
-        import_public_tasks(_write(tmp_path, [PUBLIC[1], party]), town, NAMES)
-    assert caught.value.where == "[1] (base_party).time_choices.1"
-    assert "2023-02-15" in str(caught.value) and "2023-02-14" in str(caught.value)
+    [failed] = import_public_tasks(_write(tmp_path, [PUBLIC[1], party]), town, NAMES).failed
+    assert failed.where == "[1] (base_party).time_choices.1"
+    assert "2023-02-15" in failed.reason and "2023-02-14" in failed.reason
 
 
 def test_a_task_without_start_time_takes_its_day_from_the_choices(tmp_path, town):
     party = _party(time_choices=["2023-02-14 18:00"])
     party["task"]["goal"][0]["start_time"] = "N/A"
-    [template] = import_public_tasks(_write(tmp_path, [party]), town, NAMES)
+    [template] = import_public_tasks(_write(tmp_path, [party]), town, NAMES).templates
     assert template.time_choices == ["18:00"] and str(template.date) == "2023-02-14"
 
 
 def test_every_error_names_the_task_by_index_and_id(tmp_path, town):
     bad = _party(task_type="Picnic", env_name="spring picnic")
-    with pytest.raises(ImportProblem) as caught:
-        import_public_tasks(_write(tmp_path, [PUBLIC[1], bad]), town, NAMES)
-    assert caught.value.where == "[1] (spring_picnic).task_type"
+    [failed] = import_public_tasks(_write(tmp_path, [PUBLIC[1], bad]), town, NAMES).failed
+    assert failed.where == "[1] (spring_picnic).task_type"
 
 
 def test_repeated_env_names_get_distinct_ids(tmp_path, town):
     # env_name may name the simulation base every task shares; files must not overwrite.
     first, second = _party(env_name="base_the_ville"), _party(env_name="base_the_ville")
-    templates = import_public_tasks(_write(tmp_path, [first, second]), town, NAMES)
+    templates = import_public_tasks(_write(tmp_path, [first, second]), town, NAMES).templates
     assert [t.id for t in templates] == ["base_the_ville_0", "base_the_ville_1"]
 
 
@@ -91,7 +89,8 @@ def test_the_wildcard_character_means_any_resident(tmp_path, town):
                "task": {"target": ["#Any"], "goal": [{
                    "keyword": "meet", "alter_kwd": [], "start_time": "N/A",
                    "duration_in_minutes": 0, "location": "N/A"}]}}
-    public, appointment = import_public_tasks(_write(tmp_path, [party, meeting]), town, NAMES)
+    public, appointment = import_public_tasks(_write(tmp_path, [party, meeting]), town,
+                                              NAMES).templates
     everyone = sorted(r.name for r in world_residents(town))
     assert public.performer is None and public.performer_choices == everyone
     assert appointment.type is TaskType.appointment
@@ -102,11 +101,87 @@ def test_the_wildcard_character_means_any_resident(tmp_path, town):
 
 def test_unplaceable_names_come_with_the_tasks_and_the_nearest_names(tmp_path, town):
     party = _party(performer="Maya Lindqvst")  # a typo of a resident
-    party["task"]["goal"][0]["location"] = "Copper Kettle Caffe"
+    party["task"]["goal"][0]["location"] = "Copper Kettle Caffe"  # a typo is not a near match
     with pytest.raises(ImportProblem) as caught:
-        import_public_tasks(_write(tmp_path, [party]), town)
+        import_public_tasks(_write(tmp_path, [party]), town, strict_names=True)
     message = str(caught.value)
     assert caught.value.unplaced == ["'Copper Kettle Caffe' (location)",
                                      "'Maya Lindqvst' (character)"]
     assert "'Maya Lindqvst' (character; nearest: 'Maya Lindqvist') in [0] (base_party)" in message
     assert "'Copper Kettle Caffe' (location; nearest: 'town:Copper Kettle Cafe'" in message
+
+
+def test_a_near_match_of_one_place_is_mapped_and_recorded(tmp_path, town):
+    party = _party(FPG="Maya Lindqvist hosts a party at copper-kettle Coffee at 19:00.")
+    party["task"]["goal"][0]["location"] = "the Ville:Copper Kettle coffee"
+    [template] = import_public_tasks(_write(tmp_path, [party]), town, NAMES).templates
+    assert template.location_choices == ["town:Copper Kettle Cafe"]
+    assert template.name_mapping == {"the Ville:Copper Kettle coffee": "town:Copper Kettle Cafe"}
+    assert instantiate(template, 0, town).goal == \
+        "Maya Lindqvist hosts a party at Copper Kettle Cafe at 19:00."
+
+
+def test_strict_names_take_no_near_match(tmp_path, town):
+    party = _party()
+    party["task"]["goal"][0]["location"] = "Copper Kettle Coffee"
+    with pytest.raises(ImportProblem) as caught:
+        import_public_tasks(_write(tmp_path, [party]), town, NAMES, strict_names=True)
+    assert "'Copper Kettle Coffee' (location; --strict-names: its near match " \
+        "'town:Copper Kettle Cafe' is not taken) in [0] (base_party)" in str(caught.value)
+
+
+def test_a_near_match_of_two_places_is_no_match(tmp_path):
+    from tasks.stss.importer import near_places
+    from tests.worlds.conftest import write_world
+
+    world = World.load(write_world(tmp_path, """\
+        name: corner
+        legend:
+          "a": {sector: Hobbs Cafe, arena: cafe}
+          "b": {sector: Hobbs Coffee, arena: cafe}
+        grid: |
+          aabb
+        """))
+    assert [str(p) for p in near_places(world, ["Hobbs Café"])] == [
+        "corner:Hobbs Cafe", "corner:Hobbs Coffee"]
+    assert [str(p) for p in near_places(world, ["the Ville", "hobbs-coffee", "Cafe"])] == [
+        "corner:Hobbs Cafe:cafe", "corner:Hobbs Coffee:cafe"]
+    assert near_places(world, ["Hobbs Tea Room"]) == []
+
+
+def test_a_performer_outside_performer_choices_is_a_warning(tmp_path, town):
+    party = _party(performer_choices=["Julian Reyes", "Nora Byrne"])
+    [template] = import_public_tasks(_write(tmp_path, [party]), town, NAMES).templates
+    assert template.performer == "Maya Lindqvist" and template.performer_choices == []
+    assert template.import_warnings[0] == (
+        "performer 'Isabella Rodriguez' is not among performer_choices (Julian Reyes, Nora "
+        "Byrne); Maya Lindqvist performs and the choices are not used")
+    party = _party(performer_choices=["Isabella Rodriguez", "Julian Reyes"])
+    [template] = import_public_tasks(_write(tmp_path, [party]), town, NAMES).templates
+    assert template.import_warnings == [] and template.import_notes == [
+        "performer_choices not used: the task names its performer, Maya Lindqvist"]
+    party = _party(performer_choices=["#Any"])  # anyone: the named performer, nothing lost
+    [template] = import_public_tasks(_write(tmp_path, [party]), town, NAMES).templates
+    assert template.import_warnings == template.import_notes == []
+
+
+def test_a_head_count_the_score_does_not_use_is_a_warning(tmp_path, town):
+    [template] = import_public_tasks(_write(tmp_path, [_party()]), town, NAMES).templates
+    assert template.import_warnings == []  # 5 people, target_num 6: the performer and 5
+    party = _party(Description="The target is to have 8 people at the party.")
+    [template] = import_public_tasks(_write(tmp_path, [party]), town, NAMES).templates
+    assert template.import_warnings == [
+        "Description states 8 people, but the score counts against 5 or 6 here (10-12 "
+        "background residents)",
+        "Description states 8 people, but its target_num 6 counts against 5 (the performer and "
+        "5 others) in the public code"]
+
+
+def test_a_goal_that_names_another_place_than_the_scored_one_is_a_warning(tmp_path, town):
+    party = _party(FPG="Isabella Rodriguez holds a party at the Fox and Fiddle Pub at 19:00.")
+    [template] = import_public_tasks(_write(tmp_path, [party]), town, NAMES).templates
+    assert template.import_warnings[0] == (
+        "FPG names Fox and Fiddle Pub as the place, but the task is scored at town:Copper Kettle "
+        "Cafe; the sentence now names the place drawn")
+    assert instantiate(template, 0, town).goal == \
+        "Maya Lindqvist holds a party at Copper Kettle Cafe at 19:00."

@@ -162,25 +162,37 @@ NAMES = {"Isabella Rodriguez": "Maya Lindqvist", "Hobbs Cafe": "Copper Kettle Ca
          "Dorm for Oak Hill College": "Birchwood Dormitory"}
 
 
-def test_importing_public_tasks_lists_every_name_it_cannot_place(tmp_path, town):
+def test_strict_names_refuse_the_file_listing_every_name_it_cannot_place(tmp_path, town):
     path = tmp_path / "tasks.json"
     path.write_text(json.dumps(PUBLIC))
     with pytest.raises(ImportProblem) as caught:
-        import_public_tasks(path, town)
+        import_public_tasks(path, town, strict_names=True)
     assert caught.value.unplaced == sorted([
         "'Dorm for Oak Hill College' (location)",
         "'Isabella Rodriguez' (character)", "'Oak Hill College Library' (location)",
         "'Wolfgang Schulz' (character)", "'the Ville:Hobbs Cafe' (location)"])
 
 
+def test_a_task_that_cannot_be_placed_fails_alone_with_its_names(tmp_path, town):
+    path = tmp_path / "tasks.json"
+    path.write_text(json.dumps(PUBLIC))
+    imported = import_public_tasks(path, town)
+    assert imported.templates == [] and imported.total == 2
+    party, books = imported.failed
+    assert (party.index, party.id, books.index, books.id) == (0, "base_party", 1, "base_books")
+    assert "'Isabella Rodriguez' (character" in party.reason
+    assert "'Oak Hill College Library' (location" in books.reason
+
+
 def test_importing_with_a_name_map_gives_templates_of_our_town(tmp_path, town):
     path = tmp_path / "tasks.json"
     path.write_text(json.dumps(PUBLIC))
-    party, books = import_public_tasks(path, town, NAMES)
+    party, books = import_public_tasks(path, town, NAMES).templates
     assert party.type is TaskType.public_activity and party.performer == "Maya Lindqvist"
     assert party.location_choices == ["town:Copper Kettle Cafe"]
     assert party.time_choices == ["19:00"] and str(party.date) == "2023-02-14"
-    assert "Maya Lindqvist" in party.goal and "Copper Kettle Cafe" in party.goal
+    told = instantiate(party, 0, town)
+    assert "Maya Lindqvist" in told.goal and "Copper Kettle Cafe at 2023-02-14 19:00" in told.goal
     assert books.type is TaskType.asking_for_help
     assert [s.location for s in books.steps] == ["town:Ashford College Library",
                                                 "town:Birchwood Dormitory"]
@@ -197,10 +209,9 @@ def test_importing_a_fixed_time_task_of_zero_minutes_is_an_error(tmp_path, town)
     party["task"]["goal"][0]["duration_in_minutes"] = 0
     path = tmp_path / "tasks.json"
     path.write_text(json.dumps([party]))
-    with pytest.raises(ImportProblem) as caught:
-        import_public_tasks(path, town, NAMES)
-    assert caught.value.where == "[0] (base_party).task.goal.0.duration_in_minutes"
-    assert "needs how long it lasts" in str(caught.value)
+    [failed] = import_public_tasks(path, town, NAMES).failed
+    assert failed.where == "[0] (base_party).task.goal.0.duration_in_minutes"
+    assert "needs how long it lasts" in failed.reason
 
 
 def test_importing_a_task_without_a_keyword_names_the_task(tmp_path, town):
@@ -208,10 +219,10 @@ def test_importing_a_task_without_a_keyword_names_the_task(tmp_path, town):
     del books["task"]["goal"][0]["keyword"]
     path = tmp_path / "tasks.json"
     path.write_text(json.dumps([PUBLIC[0], books]))
-    with pytest.raises(ImportProblem) as caught:
-        import_public_tasks(path, town, NAMES)
-    assert caught.value.where == "[1] (base_books)"
-    assert "missing field 'keyword'" in str(caught.value)
+    imported = import_public_tasks(path, town, NAMES)
+    assert [t.id for t in imported.templates] == ["base_party"]
+    [failed] = imported.failed
+    assert failed.where == "[1] (base_books)" and "missing field 'keyword'" in failed.reason
 
 
 def test_a_public_file_without_tasks_is_an_error(tmp_path, town):

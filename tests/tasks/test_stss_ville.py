@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+import yaml
 
 from sandbox.cli import main
 from tasks.stss import TaskType, import_public_tasks, instantiate
@@ -54,7 +55,7 @@ def ville(tmp_path_factory) -> World:
 def test_public_tasks_place_every_name_on_the_reference_town(tmp_path, ville):
     path = tmp_path / "tasks.json"
     path.write_text(json.dumps(TASKS))
-    party, meeting, book = import_public_tasks(path, ville)  # no name map
+    party, meeting, book = import_public_tasks(path, ville).templates  # no name map
     assert party.performer == "Isabella Rodriguez"
     assert party.location_choices == ["ville:Hobbs Cafe"]
     assert party.time_choices == ["12:00", "13:00"] and str(party.date) == "2023-02-14"
@@ -76,7 +77,7 @@ def test_the_suite_runs_the_public_file_on_the_imported_town(tmp_path, ville, ca
     assert main(["stss", "--templates", str(path), "--world", str(ville.source), "--arch", "ga",
                  "--out", str(out), "--model", "scripted/town", "--embedder", "hashing",
                  "--background", "1", "--same-day", "--start", "11:00"]) == 0
-    assert "imported 1 public task(s)" in capsys.readouterr().out
+    assert "imported 1 of 1 public task(s)" in capsys.readouterr().out
     header = json.loads((out / "base_the_ville_n25" / "ga" / "s0" / "header.json").read_text())
     assert header["world"] == str(ville.source.resolve())
     assert header["config"]["stss_task"]["performer"] == "Isabella Rodriguez"
@@ -92,8 +93,9 @@ def test_a_name_the_reference_town_lacks_is_listed_with_the_nearest(tmp_path, vi
     assert main(["stss", "--templates", str(path), "--world", str(ville.source), "--out",
                  str(tmp_path / "suite"), "--model", "scripted/town"]) == 2
     err = capsys.readouterr().err
+    assert "none of its 1 task(s) could be imported: [0] (base_the_ville_n25): cannot place" in err
     assert "'the Ville:Hobbs Caffe' (location; nearest: 'ville:Hobbs Cafe'" in err
-    assert "in [0] (base_the_ville_n25)" in err and len(err.strip().splitlines()) == 1
+    assert len(err.strip().splitlines()) == 1
 
 
 def test_a_model_that_cannot_be_reached_leaves_no_output_directory(tmp_path, ville, capsys):
@@ -120,3 +122,64 @@ def test_a_suite_refuses_to_resume_in_another_world(tmp_path):
     with pytest.raises(SuiteError, match="--world: asked for /x/ville.yaml, but the suite"):
         check_options(tmp_path, SuiteOptions(model="scripted/town", world="/x/ville.yaml"))
     assert check_options(tmp_path, SuiteOptions(model="scripted/town")).world == "town"
+
+
+def _coffee_and_moon_base() -> list[dict]:
+    """A party at 'Hobbs Coffee' (the town's Hobbs Cafe, by another word) and a task at a
+    place the town has nothing like."""
+    party = json.loads(json.dumps(TASKS[0]))
+    party["task"]["goal"][0]["location"] = "the Ville:Hobbs Coffee"
+    party["FPG"] = "Isabella Rodriguez wants to hold a pastry tasting at Hobbs coffee at 12:00."
+    party["Description"] = "Success means 9 people come to the tasting."
+    moon = json.loads(json.dumps(TASKS[0]))
+    moon["task"]["goal"][0]["location"] = "the Ville:Moon Base"
+    return [party, moon]
+
+
+def test_a_near_match_is_mapped_and_a_task_that_cannot_be_placed_fails_alone(tmp_path, ville,
+                                                                            capsys):
+    path = tmp_path / "tasks.json"
+    path.write_text(json.dumps(_coffee_and_moon_base()))
+    out = tmp_path / "suite"
+    assert main(["stss", "--templates", str(path), "--world", str(ville.source), "--arch", "ga",
+                 "--out", str(out), "--model", "scripted/town", "--embedder", "hashing",
+                 "--background", "1", "--same-day", "--start", "11:00"]) == 1  # after the rest ran
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "imported 1 of 2 public task(s)" in printed
+    assert "not imported: [1] (base_the_ville_n25_1): cannot place these names in world " \
+        "'ville': 'the Ville:Moon Base' (location" in printed
+    assert "name mapped: base_the_ville_n25_0: 'the Ville:Hobbs Coffee' -> ville:Hobbs Cafe" \
+        in printed
+    assert "warning: base_the_ville_n25_0: Description states 9 people" in printed
+    assert "1 of 2 public task(s) were not imported and did not run: [1] (base_the_ville_n25_1)" \
+        in printed
+    assert (out / "base_the_ville_n25_0" / "ga" / "s0" / "score.json").is_file()
+    saved = yaml.safe_load((out / "templates" / "base_the_ville_n25_0.yaml").read_text())
+    assert saved["name_mapping"] == {"the Ville:Hobbs Coffee": "ville:Hobbs Cafe"}
+    header = json.loads((out / "base_the_ville_n25_0" / "ga" / "s0" / "header.json").read_text())
+    told = header["config"]["stss_task"]
+    assert f"at Hobbs Cafe at {told['start'][11:16]}." in told["goal"]  # the time it drew
+
+    table = json.loads((out / "table.json").read_text())
+    imports = table["imports"]
+    assert (imports["tasks"], [f["index"] for f in imports["failed"]]) == (2, [1])
+    assert imports["templates"]["base_the_ville_n25_0"]["name_mapping"] == {
+        "the Ville:Hobbs Coffee": "ville:Hobbs Cafe"}
+    markdown = (out / "table.md").read_text()
+    assert f"Imported 1 of 2 public task(s) from {path}." in markdown
+    assert "- not imported: [1] (base_the_ville_n25_1): cannot place" in markdown
+    assert "- base_the_ville_n25_0: name mapped: 'the Ville:Hobbs Coffee' -> ville:Hobbs Cafe" \
+        in markdown
+    assert "- base_the_ville_n25_0: warning: Description states 9 people" in markdown
+
+
+def test_strict_names_refuse_the_near_match_and_the_whole_file(tmp_path, ville, capsys):
+    path = tmp_path / "tasks.json"
+    path.write_text(json.dumps(_coffee_and_moon_base()[:1]))
+    out = tmp_path / "suite"
+    assert main(["stss", "--templates", str(path), "--world", str(ville.source), "--out",
+                 str(out), "--model", "scripted/town", "--strict-names"]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "'the Ville:Hobbs Coffee' (location; --strict-names: its near match " \
+        "'ville:Hobbs Cafe' is not taken) in [0] (base_the_ville_n25)" in err
+    assert not out.exists()
