@@ -72,7 +72,7 @@ def sample_routes(world: World, n: int, seed: int = 0) -> tuple[list[Tile], list
 
 def path_queries(world: World, n: int, seed: int = 0, reference: Path | None = None) -> None:
     starts, targets = sample_routes(world, n, seed)
-    finder = load_reference(reference, world) if reference else None
+    finder, source = load_reference(reference, world) if reference else (None, "")
 
     world._trees.clear()  # cold: every query builds its destination's search tree
     began = time.perf_counter()
@@ -119,6 +119,7 @@ def path_queries(world: World, n: int, seed: int = 0, reference: Path | None = N
     print(f"  networkx nx.shortest_path to the same tile: {n / plain:8.0f} queries/s "
           f"({1000 * plain / n:.2f} ms each)")
     if finder is not None:
+        print(f"  reference: {source}")
         reference_queries(world, finder, starts, ends, lengths)
     print(f"  ours checked against networkx (walkable steps, ends on the place, shortest to its "
           f"nearest tile): {n - len(wrong)}/{n} right")
@@ -130,11 +131,12 @@ def path_queries(world: World, n: int, seed: int = 0, reference: Path | None = N
 Finder = Callable[[Tile, Tile], list]
 
 
-def load_reference(checkout: Path, world: World) -> Finder:
+def load_reference(checkout: Path, world: World) -> tuple[Finder, str]:
     """The reference's `path_finder`, loaded from the checkout, bound to the maze the reference
     gives it: `Maze.collision_maze`, the collision CSV's one line of stripped strings cut into
     rows of `maze_width`, and its `collision_block_id` (the one non-zero value of that CSV,
-    "32125" on the Ville: the finder blocks only tiles equal to it)."""
+    "32125" on the Ville: the finder blocks only tiles equal to it). Also a line saying where
+    it came from and whether its maze matches the world's walkable tiles."""
     source = checkout / REFERENCE_FINDER
     if not source.is_file():
         raise SystemExit(f"--reference: no {source}")
@@ -156,11 +158,11 @@ def load_reference(checkout: Path, world: World) -> Finder:
                          f"({', '.join(block[:5])}); its path finder blocks only one")
     differ = sum((maze[y][x] != "0") == world.walkable((x, y))
                  for y in range(world.height) for x in range(world.width))
-    print(f"  reference: {source}; its maze and the world disagree on {differ} of "
-          f"{world.width * world.height} tiles (blocked or not)")
     # The reference takes and returns (x, y) tiles, as ours (its path_finder swaps to (row, col)
     # inside), so no conversion.
-    return lambda start, end: module.path_finder(maze, start, end, block[0])
+    return (lambda start, end: module.path_finder(maze, start, end, block[0]),
+            f"{source}; its maze and the world disagree on {differ} of "
+            f"{world.width * world.height} tiles (blocked or not)")
 
 
 def reference_queries(world: World, finder: Finder, starts: list[Tile], ends: list[Tile],
@@ -181,8 +183,10 @@ def reference_queries(world: World, finder: Finder, starts: list[Tile], ends: li
             one_tile += 1
         else:
             other += 1
+    # One wave per step of the route, each rescanning the whole grid: the cost grows with it.
     print(f"  reference path_finder to the same tile: {n / wall:8.1f} queries/s "
-          f"({1000 * wall / n:.1f} ms each)")
+          f"({1000 * wall / n:.1f} ms each, {1000 * wall / max(sum(lengths), 1):.2f} ms per "
+          "step of the route)")
     print(f"    same length as ours {same}/{n}; wrong {one_tile + other}: a one-tile path "
           f"{one_tile} (ours over {REFERENCE_STEPS} steps: "
           f"{sum(s > REFERENCE_STEPS for s in lengths)}), other {other}")
