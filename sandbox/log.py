@@ -36,6 +36,7 @@ CACHE = "llm_cache.jsonl"
 RESULT = "result.json"
 # Written after the run by evaluations (STSS score.json, PingPong judgments/<judge>.json).
 SCORE = "score.json"
+REFERENCE_SCORE = "score.reference.json"  # the same, by the STSS authors' rules
 JUDGMENTS = "judgments"
 
 
@@ -94,7 +95,7 @@ class EpisodeLog:
         if overwrite:
             # The score and judgments judged the old events: left in place, a viewer or
             # `sandbox log` would show them for the new run.
-            for name in (EVENTS, CALLS, RESULT, SCORE):
+            for name in (EVENTS, CALLS, RESULT, SCORE, REFERENCE_SCORE):
                 (self.dir / name).unlink(missing_ok=True)
             shutil.rmtree(self.dir / JUDGMENTS, ignore_errors=True)
         self.header = header

@@ -9,6 +9,7 @@ See evaluation/README.md.
 """
 
 from .scoring import (
+    RULES,
     SCORE_FILE,
     Evidence,
     ScoreError,
@@ -19,11 +20,11 @@ from .scoring import (
     task_of,
     write_score,
 )
-from .table import SuiteTable, TableRow, suite_table, table_markdown
+from .table import SuiteTable, TableRow, suite_table, table_markdown, tables_by_rules
 from .timeline import Activity, activities, conversation_partners, episode_end
 
 __all__ = [
-    "SCORE_FILE", "Activity", "Evidence", "STSSScore", "ScoreError", "ScoringOptions",
+    "RULES", "SCORE_FILE", "Activity", "Evidence", "STSSScore", "ScoreError", "ScoringOptions",
     "SuiteTable", "TableRow", "activities", "conversation_partners", "episode_end", "read_score",
-    "score_run", "suite_table", "table_markdown", "task_of", "write_score",
+    "score_run", "suite_table", "table_markdown", "tables_by_rules", "task_of", "write_score",
 ]

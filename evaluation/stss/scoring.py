@@ -3,6 +3,9 @@
     score = score_run(load_run("runs/x"))      # STSSScore: value, rule, evidence
     write_score("runs/x")                       # the same, saved as runs/x/score.json
 
+These are our rules (`rules="ours"`, the default); `rules="reference"` scores as the STSS
+authors' public scorer does (reference.py; evaluation/README.md compares them rule by rule).
+
 The task comes from the run header (`config.stss_task`); what agents did comes from their
 `action_started` events, merged into activities (evaluation.stss.timeline). Rules:
 
@@ -38,12 +41,13 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from sandbox.events import AgentJoined
-from sandbox.log import SCORE, Run, load_run
+from sandbox.log import REFERENCE_SCORE, SCORE, Run, load_run
 from sandbox.storage import write_atomic
 from tasks.stss.instantiate import STSSTask, TaskStep
 from tasks.stss.schema import TaskType
 from worlds.address import within
 
+from . import reference
 from .timeline import Activity, activities, conversation_partners, episode_end
 
 SCORE_FILE = SCORE  # the kernel names it: `--overwrite` removes a stale one
@@ -54,10 +58,22 @@ class ScoreError(Exception):
     """The run cannot be scored (not an STSS run, unreadable task)."""
 
 
+Rules = Literal["ours", "reference"]
+RULES: tuple[Rules, ...] = ("ours", "reference")
+
+
 class ScoringOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    window: Literal["overlap", "start"] = "overlap"
+    # ours: the rules above; reference: the STSS authors' public scorer (reference.py)
+    rules: Rules = "ours"
+    window: Literal["overlap", "start"] = "overlap"  # ours only
+    sec_per_step: int = Field(default=60, ge=1)  # the reference's step (its runs' meta)
+
+    @property
+    def file(self) -> str:
+        """Where a run keeps the score these rules made (both can sit side by side)."""
+        return SCORE_FILE if self.rules == "ours" else REFERENCE_SCORE
 
 
 class Evidence(BaseModel):
@@ -85,8 +101,10 @@ class STSSScore(BaseModel):
     architecture: str = ""  # the performer's
     model: str = ""  # the performer's model id
     seed: int
-    score: float
+    score: float | None  # None: unscored (`unscored` says why)
     rule: str  # the formula with its numbers
+    rules: Rules = "ours"  # which rule set decided
+    unscored: str | None = None  # why the rule set could not score this run
     expected: int
     participants: list[str] = Field(default_factory=list)
     conversation_ratio: float | None = None
@@ -371,9 +389,11 @@ def task_of(run: Run) -> STSSTask:
 
 
 def score_run(run: Run, options: ScoringOptions | None = None) -> STSSScore:
-    """Score one run from its log alone."""
+    """Score one run from its log alone, by the rule set `options.rules` names."""
     options = options or ScoringOptions()
     task = task_of(run)
+    if options.rules == "reference":
+        return _reference_score(run, task, options)
     ctx = _Context(run, task, options)
     value, rule, participants, cutoff = SCORERS[task.type](ctx)
     ratio, talked = None, []
@@ -402,15 +422,54 @@ def score_run(run: Run, options: ScoringOptions | None = None) -> STSSScore:
         warnings=list(run.result.warnings) if run.result else [])
 
 
+def _reference_score(run: Run, task: STSSTask, options: ScoringOptions) -> STSSScore:
+    end = episode_end(run.events, run.result.sim_time_s if run.result else None)
+    view = reference.steps_view(run, end, options.sec_per_step)
+    warnings = list(run.result.warnings) if run.result else []
+    late = reference.incomplete(run)
+    warnings += [late] if late else []
+    common = dict(
+        run=str(run.dir), template=task.template, type=task.type, performer=task.performer,
+        target=task.target, architecture=str(run.header.config.get("performer_architecture",
+                                                                   "")),
+        model=run.header.models.get(task.performer, ""), seed=run.header.seed,
+        options=options, rules="reference", warnings=warnings)
+    try:
+        verdict = reference.RULES[task.type](task, view)
+        expected, _ = reference.denominator(task) if task.type in (
+            TaskType.public_activity, TaskType.online_activity,
+            TaskType.inviting_companions) else (1, "")
+        talked = reference.chatted_before(run, task.performer, task.date)
+        ratio = reference.ratio(task, talked, verdict.score)
+    except reference.Unscorable as exc:
+        return STSSScore(**common, score=None, rule="unscored", unscored=str(exc), expected=0)
+    t0 = run.header.start_time
+    evidence = [Evidence(agent=agent, rule="reference", verdict="counted", reason=why,
+                         event=row.event, action=row.action, location=row.place,
+                         start=(row.start if isinstance(row, reference.DiaryEvent)
+                                else t0 + timedelta(seconds=row.t)).strftime("%Y-%m-%d %H:%M"))
+                for agent, row, why in verdict.counted]
+    evidence += [Evidence(agent=p, rule="talked", verdict="note",
+                          reason=f"a conversation with the performer ended before "
+                                 f"{task.date} 00:00") for p in talked]
+    window = None if task.start is None or task.end is None else {
+        "start": f"{task.start:%Y-%m-%d %H:%M}", "end": f"{task.end:%Y-%m-%d %H:%M}"}
+    return STSSScore(**common, score=verdict.score, rule=verdict.rule, expected=expected,
+                     participants=verdict.participants, conversation_ratio=ratio,
+                     talked_with=sorted(talked), window=window, evidence=_trim(evidence))
+
+
 def write_score(run_dir: Path | str, options: ScoringOptions | None = None) -> STSSScore:
-    """Score a run directory and write its score.json (whole or not at all)."""
+    """Score a run directory and write the score file of its rule set (score.json for ours,
+    score.reference.json for the reference's), whole or not at all."""
+    options = options or ScoringOptions()
     score = score_run(load_run(run_dir), options)
-    write_atomic(Path(run_dir) / SCORE_FILE, score.model_dump_json(indent=2))
+    write_atomic(Path(run_dir) / options.file, score.model_dump_json(indent=2))
     return score
 
 
-def read_score(run_dir: Path | str) -> STSSScore | None:
-    path = Path(run_dir) / SCORE_FILE
+def read_score(run_dir: Path | str, rules: Rules = "ours") -> STSSScore | None:
+    path = Path(run_dir) / ScoringOptions(rules=rules).file
     if not path.exists():
         return None
     return STSSScore.model_validate_json(path.read_text(encoding="utf-8"))

@@ -2,8 +2,10 @@
 conversation ratio, one row per (model, performer architecture).
 
 Overall is the mean over every scored episode (so types weigh by their number of templates,
-10/5/5/5/5 for our set, as in the paper's 30 tasks); the conversation ratio is the mean over
-episodes of every type but asking for help (the paper leaves help tasks out of it).
+10/5/5/5/5 for our set, as in the paper's 30 tasks: this reproduces the four Overall values of
+its Table 4 from its per-type values); the conversation ratio is the mean over episodes of every
+type but asking for help (the paper leaves help tasks out of it). One table per rule set
+(`ours`, `reference`): a table never mixes scores the two made.
 """
 
 from __future__ import annotations
@@ -30,10 +32,15 @@ class TableRow(BaseModel):
     # talked, no model answer): scored and counted above, but they measure nothing.
     warned_episodes: int = 0
     warned: dict[str, int] = Field(default_factory=dict)  # warning -> episodes
+    # Runs that did not complete, scored anyway (the reference rule set does; ours does not).
+    incomplete: int = 0
+    # Episodes the rule set could not score (the reference fails on some tasks): reason -> n.
+    unscored: dict[str, int] = Field(default_factory=dict)
 
 
 class SuiteTable(BaseModel):
     rows: list[TableRow]
+    rules: str = "ours"  # which rule set scored every episode of the table
     window_rule: str = "overlap"  # how public and online activity windows were scored
     imports: ImportReport | None = None  # tasks imported from the public format: what it did
 
@@ -44,27 +51,58 @@ WINDOW_RULES = {
 }
 
 
+RULE_SETS = {
+    "ours": "ours (evaluation/README.md): the activity overlapping its window, dates kept, the "
+            "place reached, denominators from the background drawn per seed",
+    "reference": "the STSS authors' public scorer: event starts by clock time, the planned "
+                 "place, conversations counted where it counts them, target_num - 1",
+}
+
+
 def suite_table(scores: list[STSSScore], imports: ImportReport | None = None) -> SuiteTable:
+    """The table of scores made by one rule set (ValueError if they mix rule sets)."""
+    rule_sets = sorted({s.rules for s in scores}) or ["ours"]
+    if len(rule_sets) > 1:
+        raise ValueError(f"scores of several rule sets ({', '.join(rule_sets)}) in one table: "
+                         "make one table per rule set (tables_by_rules)")
     groups: dict[tuple[str, str], list[STSSScore]] = {}
     for s in scores:
         groups.setdefault((s.model, s.architecture), []).append(s)
     rows = []
     for (model, arch), group in sorted(groups.items()):
+        scored = [s for s in group if s.score is not None]
         by_type, counts = {}, {}
         for kind in TaskType:
-            values = [s.score for s in group if s.type is kind]
+            values = [s.score for s in scored if s.type is kind]
             by_type[kind.value] = round(mean(values), 3) if values else None
             counts[kind.value] = len(values)
-        ratios = [s.conversation_ratio for s in group if s.conversation_ratio is not None]
+        ratios = [s.conversation_ratio for s in scored
+                  if s.conversation_ratio is not None and s.type is not TaskType.asking_for_help]
         rows.append(TableRow(
             model=model, architecture=arch, by_type=by_type, episodes=counts,
-            overall=round(mean(s.score for s in group), 3) if group else None,
+            overall=round(mean(s.score for s in scored), 3) if scored else None,
             conversation_ratio=round(mean(ratios), 3) if ratios else None,
-            warned_episodes=sum(bool(s.warnings) for s in group),
-            warned=dict(sorted(Counter(_what(w) for s in group for w in s.warnings).items()))))
+            warned_episodes=sum(any(not w.startswith(INCOMPLETE) for w in s.warnings)
+                                for s in group),
+            warned=dict(sorted(Counter(_what(w) for s in group for w in s.warnings
+                                       if not w.startswith(INCOMPLETE)).items())),
+            incomplete=sum(any(w.startswith(INCOMPLETE) for w in s.warnings) for s in group),
+            unscored=dict(sorted(Counter(s.unscored for s in group if s.unscored).items()))))
     # Read from the scores themselves, so the table cannot claim a rule they were not scored by.
-    rules = sorted({s.options.window for s in scores}) or ["overlap"]
-    return SuiteTable(rows=rows, window_rule=" and ".join(rules), imports=imports)
+    windows = sorted({s.options.window for s in scores}) or ["overlap"]
+    return SuiteTable(rows=rows, rules=rule_sets[0], window_rule=" and ".join(windows),
+                      imports=imports)
+
+
+def tables_by_rules(scores: list[STSSScore], imports: ImportReport | None = None
+                    ) -> list[SuiteTable]:
+    """One table per rule set the scores were made by, ours first."""
+    rule_sets = sorted({s.rules for s in scores}, key=lambda r: r != "ours") or ["ours"]
+    return [suite_table([s for s in scores if s.rules == rules], imports)
+            for rules in rule_sets]
+
+
+INCOMPLETE = "incomplete run"  # the reference rule set's warning (reference.incomplete)
 
 
 def _what(warning: str) -> str:
@@ -80,7 +118,8 @@ def _cell(value: float | None) -> str:
 def table_markdown(table: SuiteTable) -> str:
     """The table as Markdown, columns as in the paper's Table 4."""
     head = ["LLM", "Agent", *(k.label for k in TaskType), "Overall", "Conv. Ratio"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines = [f"Rules: {RULE_SETS.get(table.rules, table.rules)}.", "",
+             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in table.rows:
         cells = [row.model, row.architecture, *(_cell(row.by_type[k.value]) for k in TaskType),
                  _cell(row.overall), _cell(row.conversation_ratio)]
@@ -96,8 +135,16 @@ def table_markdown(table: SuiteTable) -> str:
                          f"{row.warned_episodes} of {total} episodes nothing happened "
                          f"({trouble}). Their scores are in the row but measure nothing; see "
                          "each run's result.json.")
-    why = WINDOW_RULES.get(table.window_rule, "mixed: re-score the runs with one rule")
-    lines.append(f"\nWindow rule: {table.window_rule} ({why}).")
+        if row.incomplete:
+            lines.append(f"\n**Incomplete** ({row.model}, {row.architecture}): "
+                         f"{row.incomplete} episode(s) did not complete (a budget or an error "
+                         "stopped them) and are scored as the reference scores them.")
+        for reason, n in row.unscored.items():
+            lines.append(f"\n**Unscored** ({row.model}, {row.architecture}): {n} episode(s), "
+                         f"not in the means: {reason}.")
+    if table.rules == "ours":
+        why = WINDOW_RULES.get(table.window_rule, "mixed: re-score the runs with one rule")
+        lines.append(f"\nWindow rule: {table.window_rule} ({why}).")
     if table.imports is not None:
         lines += ["", *imports_markdown(table.imports)]
     return "\n".join(lines) + "\n"

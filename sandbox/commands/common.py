@@ -170,7 +170,12 @@ def print_event(console: Console):
 def print_score(score, console: Console, *, evidence: int = 8) -> None:
     """An STSS score, its rule and the evidence that counted (`sandbox run <template>`,
     `sandbox score`)."""
-    console.print(f"[bold]score {score.score:g}[/]  ({score.type.value}: {score.rule})")
+    rules = "" if score.rules == "ours" else f", {score.rules} rules"
+    if score.score is None:
+        console.print(f"[bold]unscored[/] ({score.type.value}{rules}): {score.unscored}")
+    else:
+        console.print(f"[bold]score {score.score:g}[/]  ({score.type.value}{rules}: "
+                      f"{score.rule})")
     for warning in score.warnings:
         console.print(f"  [yellow]warning:[/] {warning}: this score does not measure the agents")
     if score.participants:
@@ -274,3 +279,31 @@ def print_failures(console: Console, failures, noun: str) -> None:
     if failures:
         console.print(f"{len(failures)} {noun} failed and are left out; run the same command "
                       "again to retry them")
+
+
+def add_scoring_options(p: argparse.ArgumentParser) -> None:
+    """How STSS runs are scored: which rule set, and the options of each."""
+    g = p.add_argument_group("scoring (evaluation/README.md: the two rule sets, rule by rule)")
+    g.add_argument("--rules", choices=["ours", "reference", "both"], default="ours",
+                   help="ours: the paper's definitions as we read them (the place reached, "
+                        "dates kept); reference: as the STSS authors' public scorer decides "
+                        "(score.reference.json); both: each, in its own file and table "
+                        "[default: %(default)s]")
+    g.add_argument("--window-rule", choices=["overlap", "start"], default="overlap",
+                   help="our rules: overlap: an activity going on at any moment of the time "
+                        "window counts; start: it must start inside the window "
+                        "[default: %(default)s]")
+    g.add_argument("--sec-per-step", type=int, default=60, metavar="S",
+                   help="the reference rules: read the run every S seconds, as the reference "
+                        "reads its runs' steps [default: %(default)s]")
+
+
+def scoring_options(args) -> list:
+    """The ScoringOptions the scoring arguments ask for, ours first."""
+    from evaluation.stss import ScoringOptions
+
+    if args.sec_per_step < 1:
+        raise UserError(f"--sec-per-step {args.sec_per_step}: a step is at least 1 second")
+    rules = ["ours", "reference"] if args.rules == "both" else [args.rules]
+    return [ScoringOptions(rules=r, window=args.window_rule, sec_per_step=args.sec_per_step)
+            for r in rules]

@@ -7,42 +7,42 @@ from pathlib import Path
 from sandbox import terminal
 from sandbox.errors import UserError
 
-from .common import print_score
+from .common import add_scoring_options, print_score, scoring_options
 
 
 def register(sub) -> None:
     p = sub.add_parser(
         "score", help="re-score finished STSS runs from their logs (no model needed)",
         description="Read each run directory's header and events, apply the STSS rules of its "
-                    "task type, print the score and write score.json with the evidence: which "
-                    "agent, which event, which rule counted or rejected it.",
+                    "task type, print the score and write score.json (ours) or "
+                    "score.reference.json (the STSS authors' scorer's rules) with the evidence: "
+                    "which agent, which event, which rule counted or rejected it.",
         epilog="example: sandbox score runs/demo")
     p.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR")
-    p.add_argument("--window-rule", choices=["overlap", "start"], default="overlap",
-                   help="overlap: an activity going on at any moment of the time window counts; "
-                        "start: it must start inside the window, as in the paper's code "
-                        "[default: %(default)s]")
     p.add_argument("--json", action="store_true", help="print score.json instead")
     p.add_argument("--evidence", type=int, default=8, metavar="N",
                    help="evidence lines to print per run [default: %(default)s]")
+    add_scoring_options(p)
     p.set_defaults(func=main)
 
 
 def main(args) -> int:
-    from evaluation.stss import ScoreError, ScoringOptions, write_score
+    from evaluation.stss import ScoreError, write_score
     from sandbox.log import RunFormatError
 
     console = terminal.console()
-    options = ScoringOptions(window=args.window_rule)
+    scorings = scoring_options(args)
     for run_dir in args.runs:
-        try:
-            score = write_score(run_dir, options)
-        except (RunFormatError, ScoreError) as exc:
-            raise UserError(str(exc)) from exc
-        if args.json:
-            print(score.model_dump_json(indent=2))
-            continue
-        console.print(f"[bold]{run_dir}[/]: {score.template}, performer {score.performer} "
-                      f"({score.architecture}), seed {score.seed}", highlight=False)
-        print_score(score, console, evidence=args.evidence)
+        for options in scorings:
+            try:
+                score = write_score(run_dir, options)
+            except (RunFormatError, ScoreError) as exc:
+                raise UserError(str(exc)) from exc
+            if args.json:
+                print(score.model_dump_json(indent=2))
+                continue
+            console.print(f"[bold]{run_dir}[/]: {score.template}, performer {score.performer} "
+                          f"({score.architecture}), seed {score.seed}; written to "
+                          f"{Path(run_dir) / options.file}", highlight=False)
+            print_score(score, console, evidence=args.evidence)
     return 0

@@ -22,6 +22,7 @@ from .common import (
     add_budget_options,
     add_llm_options,
     add_parallel_options,
+    add_scoring_options,
     budgets,
     build_llm,
     llm_settings,
@@ -29,6 +30,7 @@ from .common import (
     print_event,
     print_score,
     run_directory,
+    scoring_options,
     suite_progress,
     use_prompts,
 )
@@ -199,10 +201,7 @@ def register(sub) -> None:
     p.add_argument("--out", type=Path, required=True,
                    help="suite directory; rerun the same command to resume it (other episode "
                         "options need a new one)")
-    p.add_argument("--window-rule", choices=["overlap", "start"], default="overlap",
-                   help="overlap: an activity going on at any moment of the time window counts; "
-                        "start: it must start inside the window, as in the paper's code "
-                        "[default: %(default)s]")
+    add_scoring_options(p)
     add_template_options(p, many_archs=True)
     add_llm_options(p)
     add_budget_options(p, suite=True)
@@ -282,14 +281,14 @@ def _check_templates(templates, archs, args, window, world, console) -> list:
     return loaded
 
 
-def _recipe(args, window, scoring):
+def _recipe(args, window, scorings):
     """What each process builds once for the suite (a Ray worker builds its own)."""
     from sandbox.suites.stss import SuiteRecipe
 
     return SuiteRecipe(settings=llm_settings(args, None),
                        world=getattr(args, "world", None) or "town", prompts=args.prompts,
                        window=window, background=args.background, embedder=args.embedder,
-                       scoring=scoring, episode_max_calls=args.episode_max_calls,
+                       scorings=scorings, episode_max_calls=args.episode_max_calls,
                        episode_max_tokens=args.episode_max_tokens)
 
 
@@ -331,7 +330,7 @@ def _setup(args, recipe, parallel):
 def main(args) -> int:
     from rich.markup import escape
 
-    from evaluation.stss import ScoringOptions, table_markdown
+    from evaluation.stss import table_markdown
     from sandbox.suites.parallel import ExecutorError
     from sandbox.suites.stss import (
         SuiteOptions,
@@ -340,6 +339,7 @@ def main(args) -> int:
         plan_suite,
         record_options,
         run_suite,
+        table_file,
         write_table,
     )
     from tasks.stss.importer import import_report
@@ -367,8 +367,7 @@ def main(args) -> int:
                 architectures={arch_dir(a): a for a in archs}))
         except ValueError as exc:
             raise UserError(str(exc)) from exc
-        scoring = ScoringOptions(window=args.window_rule)
-        setup = _setup(args, _recipe(args, window, scoring), parallel)
+        setup = _setup(args, _recipe(args, window, scoring_options(args)), parallel)
         record_options(args.out, options)  # only now: a model that fails to build records nothing
     suite_budget, _ = budgets(args)
     with suite_progress(console, len(episodes), "episodes") as monitor:
@@ -380,13 +379,15 @@ def main(args) -> int:
             return 1
         except ExecutorError as exc:
             raise UserError(str(exc)) from exc
-    table = write_table(run.scores, args.out, imports)
+    tables = write_table(run.scores, args.out, imports)
     # no wrapping: markdown; escaped: the import's lines quote public names, [brackets] too
-    console.print(escape(table_markdown(table)), highlight=False, soft_wrap=True)
+    for table in tables:
+        console.print(escape(table_markdown(table)), highlight=False, soft_wrap=True)
     retried = sum(o.retried for o in run.outcomes)
     console.print(f"{len(episodes)} episodes ({monitor.skipped} already done"
                   f"{f', {retried} run again after their worker died' if retried else ''}); "
-                  f"table: {args.out / 'table.md'}, {args.out / 'table.json'}")
+                  f"table: {args.out / 'table.md'}, "
+                  f"{', '.join(str(args.out / table_file(t.rules)) for t in tables)}")
     for episode, error in run.failures:
         kind = "stopped" if error.startswith("stopped: ") else "failed"  # a budget's stop
         console.print(f"[red]{kind}:[/] {episode.run_dir}: {error.removeprefix('stopped: ')}",
@@ -395,8 +396,11 @@ def main(args) -> int:
         console.print("the suite's budget is spent: the episodes left were not run; run the "
                       "same command with a higher --max-calls or --max-tokens to go on")
     if run.failures:
-        console.print(f"{len(run.failures)} episode(s) failed or stopped and are not in the "
-                      "table; run the same command again to retry them")
+        where = "our table" if args.rules == "both" else "the table"
+        also = "; the reference's scores the stopped ones, with a warning" \
+            if args.rules != "ours" else ""
+        console.print(f"{len(run.failures)} episode(s) failed or stopped and are not in "
+                      f"{where}{also}; run the same command again to retry them")
     if imported is not None and imported.failed:  # said again at the end, where it is read
         failed = ", ".join(f"[{f.index}] ({f.id})" for f in imported.failed)
         console.print(f"[red]{len(imported.failed)} of {imported.total} public task(s) were not "

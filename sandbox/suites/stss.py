@@ -20,13 +20,12 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from evaluation.stss import (
-    SCORE_FILE,
     ScoringOptions,
     STSSScore,
     SuiteTable,
     read_score,
-    suite_table,
     table_markdown,
+    tables_by_rules,
     write_score,
 )
 from sandbox.budget import Budget
@@ -134,14 +133,14 @@ def run_task(template: Path, world: World, make_llm: MakeLLM, *, architecture: s
              on_event: Callable[[Event], None] | None = None,
              max_concurrency: int | None = None, scoring: ScoringOptions | None = None,
              budgets: list[Budget] | None = None) -> tuple[RunResult, STSSScore | None]:
-    """Instantiate `template` with `seed`, run the episode into `out`, score it (no score when
-    a budget stopped it first)."""
+    """Instantiate `template` with `seed`, run the episode into `out`, score it (under our
+    rules, no score when a budget stopped it first)."""
     task = instantiate(load_template(template, world), seed, world, background=background)
     episode = STSSEpisode(task, architecture, window=window, embedder=embedder)
     result = run_episode(episode, make_llm(out), seed=seed, out_dir=out, overwrite=overwrite,
                          on_event=on_event, max_concurrency=max_concurrency, budgets=budgets)
-    if result.status == "budget":
-        return result, None
+    if result.status == "budget" and (scoring is None or scoring.rules == "ours"):
+        return result, None  # ours scores complete runs only; the reference's warns instead
     return result, write_score(out, scoring)
 
 
@@ -186,7 +185,8 @@ class SuiteRecipe:
     window: EpisodeWindow | None = None
     background: int | None = None
     embedder: str | None = None
-    scoring: ScoringOptions = field(default_factory=ScoringOptions)
+    # one per rule set asked for (ours, the reference's), the first the suite's own
+    scorings: list[ScoringOptions] = field(default_factory=lambda: [ScoringOptions()])
     episode_max_calls: int | None = None  # each episode's own budget
     episode_max_tokens: int | None = None
 
@@ -202,7 +202,7 @@ class SuiteContext:
     window: EpisodeWindow | None = None
     background: int | None = None
     embedder: str | None = None
-    scoring: ScoringOptions = field(default_factory=ScoringOptions)
+    scorings: list[ScoringOptions] = field(default_factory=lambda: [ScoringOptions()])
     budget: Budget | None = None
     episode_budget: Budget | None = None
 
@@ -228,15 +228,16 @@ def suite_context(recipe: SuiteRecipe) -> SuiteContext:
                                 scope="episode")
     return SuiteContext(load_world(recipe.world), model_for, window=recipe.window,
                         background=recipe.background, embedder=recipe.embedder,
-                        scoring=recipe.scoring, episode_budget=episode_budget)
+                        scorings=recipe.scorings, episode_budget=episode_budget)
 
 
 @dataclass
 class EpisodeDone:
-    """One episode's outcome: its score (None when a budget stopped it, and why), whether it
-    was done before, the calls it made."""
+    """One episode's outcome: its scores, one per rule set (ours is missing when a budget
+    stopped it: ours scores only complete runs; the reference's scores it with a warning),
+    whether it was done before, the calls it made, and why a budget stopped it."""
 
-    score: STSSScore | None
+    scores: list[STSSScore]
     skipped: bool
     calls: int = 0
     stopped: str | None = None
@@ -245,19 +246,25 @@ class EpisodeDone:
 def run_suite_episode(context: SuiteContext, episode: Episode) -> EpisodeDone:
     """Run (or skip, or only score) one episode of a suite."""
     if finished(episode.run_dir):
-        score = read_score(episode.run_dir) \
-            if (episode.run_dir / SCORE_FILE).exists() else None
-        if score is None or score.options != context.scoring:  # re-scoring is offline, exact
-            score = write_score(episode.run_dir, context.scoring)
-        return EpisodeDone(score, skipped=True)
+        scores = []
+        for scoring in context.scorings:
+            score = read_score(episode.run_dir, scoring.rules)
+            if score is None or score.options != scoring:  # re-scoring is offline, exact
+                score = write_score(episode.run_dir, scoring)
+            scores.append(score)
+        return EpisodeDone(scores, skipped=True)
     budgets = [b for b in (context.budget,
                            context.episode_budget and context.episode_budget.fresh()) if b]
     result, score = run_task(episode.template, context.world, context.make_llm,
                              architecture=episode.architecture, seed=episode.seed,
                              out=episode.run_dir, window=context.window,
                              background=context.background, embedder=context.embedder,
-                             overwrite=True, scoring=context.scoring, budgets=budgets)
-    return EpisodeDone(score, skipped=False, calls=result.llm_calls,
+                             overwrite=True, scoring=context.scorings[0], budgets=budgets)
+    scores = [score] if score is not None else []
+    for scoring in context.scorings[1:]:
+        if result.status != "budget" or scoring.rules == "reference":
+            scores.append(write_score(episode.run_dir, scoring))
+    return EpisodeDone(scores, skipped=False, calls=result.llm_calls,
                        stopped=result.error if result.status == "budget" else None)
 
 
@@ -304,16 +311,23 @@ def run_suite(episodes: list[Episode], setup: Callable[[], SuiteContext], *,
             failures.append((episode, outcome.error))
         elif outcome.ran and outcome.result.stopped:
             failures.append((episode, f"stopped: {outcome.result.stopped}"))
-    return SuiteRun(scores=[o.result.score for o in outcomes
-                            if o.ran and not o.failed and o.result.score is not None],
+    return SuiteRun(scores=[s for o in outcomes if o.ran and not o.failed
+                            for s in o.result.scores],
                     failures=failures, outcomes=outcomes)
 
 
+def table_file(rules: str) -> str:
+    return "table.json" if rules == "ours" else f"table.{rules}.json"
+
+
 def write_table(scores: list[STSSScore], out: Path,
-                imports: ImportReport | None = None) -> SuiteTable:
-    """OUT/table.json and OUT/table.md: the scores, and what importing the tasks decided."""
-    table = suite_table(scores, imports)
+                imports: ImportReport | None = None) -> list[SuiteTable]:
+    """One table per rule set the scores were made by: OUT/table.json (ours),
+    OUT/table.reference.json, and all of them in OUT/table.md with what importing the tasks
+    decided."""
+    tables = tables_by_rules(scores, imports)
     out.mkdir(parents=True, exist_ok=True)
-    write_atomic(out / "table.json", table.model_dump_json(indent=2))
-    write_atomic(out / "table.md", table_markdown(table))
-    return table
+    for table in tables:
+        write_atomic(out / table_file(table.rules), table.model_dump_json(indent=2))
+    write_atomic(out / "table.md", "\n".join(table_markdown(t) for t in tables))
+    return tables

@@ -32,10 +32,13 @@ a bare 'HH:MM' choice takes the task's day); all of one task's times must fall o
 becomes the template's `date`. Every error names the task's index and id (`[4] (party_3)`) and
 the field.
 
-Not read: `all_chars` and `n_characters` (the background is drawn per seed from our residents,
-10-12, as for our own templates), `target_num` (the expected count follows from the background,
-as in the paper's scorer; a Description that states another count is warned about),
-`required_character` (an appointment's target comes from `task.target`).
+`target_num` is kept in the template for the reference rule set, which divides by
+target_num - 1 as the authors' scorer does; our rules count against ceil(background / 2) (or
+/ 3) over the background drawn per seed (a Description that states another count is warned
+about). Each place is kept as the file wrote it too (`reference_places`), for the reference's
+substring test. Not read: `all_chars` and `n_characters` (the background is drawn per seed from
+our residents, 10-12, as for our own templates), `required_character` (an appointment's target
+comes from `task.target`).
 `duration_in_minutes` is the window of a task with a fixed start time and must be > 0 there (0
 or missing is an error, not a guessed default); without a start time ("N/A") it is not read.
 """
@@ -114,6 +117,7 @@ class _Placer:
         self.used: dict[str, str] = {}  # original -> ours, for rewriting sentences
         self.mapped: dict[str, str] = {}  # a public place name matched near -> our address
         self.spellings: dict[str, str] = {}  # its own name in sentences -> ours
+        self.written: dict[str, str] = {}  # our address -> the place as written (name-mapped)
         self.unplaced: list[Unplaced] = []
 
     def person(self, name: str) -> str | None:
@@ -144,10 +148,12 @@ class _Placer:
                 found = str(self.world.resolve(attempt))
             except AddressError:
                 continue
+            self.written.setdefault(found, tries[0] if attempt == tries[0] else ":".join(named))
             return found
         near = near_places(self.world, named)
         if len(near) == 1 and not self.strict_names:
             self.mapped[text] = str(near[0])
+            self.written.setdefault(str(near[0]), ":".join(named))
             self.spellings[named[-1]] = near[0].parts[-1]
             return str(near[0])
         if len(near) == 1:
@@ -404,7 +410,13 @@ def _import(raw: dict[str, Any], world: World, placer: _Placer, path: Path | str
     warnings += told.warnings + _count_warnings(kind, told.sentences["Description"],
                                                 spec.get("target_num"))
     data.update(name_mapping=placer.mapped, import_warnings=warnings,
-                import_notes=told.notes + notes)
+                import_notes=told.notes + notes, reference_places=placer.written)
+    target_num = spec.get("target_num")
+    if isinstance(target_num, int) and not isinstance(target_num, bool) and target_num >= 1:
+        data["target_num"] = target_num
+    elif target_num is not None:
+        raise _FieldError("task.target_num", f"target_num {target_num!r} is not a head count "
+                                             "(an integer >= 1, the performer included)")
     try:
         template = parse_template(data, path)
     except FileFormatError as exc:
@@ -463,8 +475,8 @@ def _role(requirement: Any) -> str:
 def _count_warnings(kind: TaskType, description: str, target_num: Any) -> list[str]:
     """A head count the Description states that a score will not use: ours counts against
     ceil(background / 2) (or / 3) over the 10-12 background residents drawn per seed; the
-    public code against target_num - 1 (target_num counts the performer), which is not read
-    here."""
+    public code (and our reference rule set) against target_num - 1 (target_num counts the
+    performer)."""
     if kind not in SHARE:
         return []
     lo, hi = TaskTemplate.model_fields["background"].default

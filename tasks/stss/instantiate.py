@@ -31,6 +31,10 @@ class TaskStep(BaseModel):
     keyword: str
     alternatives: list[str] = Field(default_factory=list)
     location: str | None = None
+    # The place as the reference rule set tests it (a substring of an address; None: "N/A",
+    # anywhere): the public file's text for an imported task, else our address without the
+    # world's name ("Copper Kettle Cafe"), as the public files write theirs.
+    reference_location: str | None = None
 
     @property
     def keywords(self) -> list[str]:
@@ -55,6 +59,7 @@ class STSSTask(BaseModel):
     start: datetime | None = None  # the scoring window (None: the whole episode)
     end: datetime | None = None
     expected: int  # participants (or helpers, or the target) the score is relative to
+    target_num: int | None = None  # the template's (public files'), for the reference rules
 
     @property
     def currently(self) -> str:
@@ -124,8 +129,12 @@ def instantiate(template: TaskTemplate, seed: int, world: World, *,
             location = home
         elif location is not None:
             location = str(world.resolve(location))
+        written = None
+        if location is not None:  # as a public task writes a place: no world name
+            written = template.reference_places.get(
+                location, ":".join(Address.parse(location).parts[1:]))
         steps.append(TaskStep(keyword=step.keyword, alternatives=step.alternatives,
-                              location=location))
+                              location=location, reference_location=written))
     expected = expected_count(template.type, len(chosen))
     values = {
         "performer": performer, "first_name": performer.split()[0],
@@ -140,4 +149,4 @@ def instantiate(template: TaskTemplate, seed: int, world: World, *,
         seed=seed, performer=performer, background=chosen, target=target,
         goal=template.goal.format(**values).strip(),
         criteria=template.target.format(**values).strip(), steps=steps, date=day,
-        start=start, end=end, expected=expected)
+        start=start, end=end, expected=expected, target_num=template.target_num)

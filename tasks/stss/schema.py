@@ -103,6 +103,15 @@ class TaskTemplate(BaseModel):
     name_mapping: dict[str, str] = Field(default_factory=dict)  # public place -> our address
     import_warnings: list[str] = Field(default_factory=list)  # the public task contradicts itself
     import_notes: list[str] = Field(default_factory=list)  # choices the import narrowed, and why
+    # For the reference rule set (evaluation/stss/reference.py), which counts as the STSS
+    # authors' scorer does: how many people the task is for, the performer included (the public
+    # files' `target_num`; its denominators are target_num - 1). Without it, the reference
+    # rules divide by the same count ours do (ceil(background / 2) or / 3), and say so.
+    target_num: int | None = Field(default=None, ge=1)
+    # Our address -> the place as the public file wrote it (after the name map): the reference
+    # tests that text as a case-sensitive substring of an address, so a name we matched near
+    # ("Hobbs Coffee" for Hobbs Cafe) stays unmatched there, as it is in the authors' runs.
+    reference_places: dict[str, str] = Field(default_factory=dict)
 
     @field_validator("time_choices", mode="before")
     @classmethod

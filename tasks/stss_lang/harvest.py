@@ -92,6 +92,12 @@ def _personas(world: str) -> dict[str, dict]:
             for name, r in residents_of(load_world(world)).items()}
 
 
+def _step(step: dict) -> dict:
+    """A task step as the language level states it: keyword, alternatives and place (not how
+    the reference rule set reads the place, which only the action level uses)."""
+    return {k: step[k] for k in ("keyword", "alternatives", "location") if k in step}
+
+
 def run_scenarios(run: Run) -> list[Scenario]:
     """Every eligible conversation of one run (no cap applied), ids left empty."""
     config = run.header.config
@@ -105,7 +111,7 @@ def run_scenarios(run: Run) -> list[Scenario]:
         template=stss["template"], title=stss.get("title", ""), type=kind, goal=stss["goal"],
         criteria=stss.get("criteria", ""),
         text=town.get("tasks", {}).get(performer, stss["goal"]), performer=performer,
-        target=target, steps=stss.get("steps", []), start=stss.get("start"),
+        target=target, steps=[_step(s) for s in stss.get("steps", [])], start=stss.get("start"),
         end=stss.get("end"))
     architectures = {**{n: town.get("architecture", "ga") for n in town.get("residents", [])},
                      **town.get("architectures", {})}

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
-from sandbox.events import AgentJoined, ConversationStarted, EpisodeEnded
-from sandbox.events.agent import ActionStarted
+from sandbox.events import AgentJoined, ConversationEnded, ConversationStarted, EpisodeEnded
+from sandbox.events.agent import ActionStarted, MemoryAdded
+from sandbox.events.world import Moved
 from sandbox.log import EpisodeLog, RunHeader, RunResult
 from tasks.stss import STSSTask, TaskStep, TaskType
 
@@ -24,7 +25,7 @@ def at(clock: str) -> float:
 
 def task(kind: TaskType, steps: list[TaskStep], *, background: list[str], expected: int,
          window: tuple[str, str] | None = None, target: str | None = None,
-         performer: str = "Perry") -> STSSTask:
+         performer: str = "Perry", target_num: int | None = None) -> STSSTask:
     start = end = None
     if window:
         start, end = (datetime.combine(DAY, datetime.strptime(w, "%H:%M").time())
@@ -32,7 +33,7 @@ def task(kind: TaskType, steps: list[TaskStep], *, background: list[str], expect
     return STSSTask(template="golden", title="golden", type=kind, world="town", seed=0,
                     performer=performer, background=background, target=target, goal="g",
                     criteria="c", steps=steps, date=DAY, start=start, end=end,
-                    expected=expected)
+                    expected=expected, target_num=target_num)
 
 
 class Log:
@@ -62,10 +63,36 @@ class Log:
                                              participants=[a, b], location="town:Town Square"))
         return self
 
-    def close(self, end: str = "21:00"):
+    def walk(self, who: str, start: str, arrive: str, to: str, then: str,
+             until: str) -> Log:
+        """Set out at `start` for `to`, arrive at `arrive` and do `then` there until `until`."""
+        seconds = at(arrive) - at(start)
+        self.rows.append(Moved(t=at(start), agent=who, destination=to, path=[(0, 0), (0, 1)],
+                               seconds_per_tile=seconds, arrival=at(arrive), enters=[]))
+        return self.act(who, arrive, until, then, to)
+
+    def chat(self, a: str, b: str, start: str, end: str, about: str) -> Log:
+        """A whole conversation: both talk from `start` to `end`, then each remembers it as
+        `about` (its chat memory)."""
+        name = f"{a}-{b}-{start}"
+        self.rows.append(ConversationStarted(t=at(start), conversation=name,
+                                             participants=[a, b], location="town:Town Square"))
+        for who, other in ((a, b), (b, a)):
+            self.rows.append(ActionStarted(t=at(start), agent=who,
+                                           description=f"talking with {other}",
+                                           location="town:Town Square:plaza", until=at(start),
+                                           activity="conversation"))
+        self.rows.append(ConversationEnded(t=at(end), conversation=name, turns=4,
+                                           reason="ended_by_agent"))
+        for who in (a, b):
+            self.rows.append(MemoryAdded(t=at(end), agent=who, memory=0, memory_kind="chat",
+                                         description=about, importance=4, created=at(end)))
+        return self
+
+    def close(self, end: str = "21:00", status: str = "completed"):
         for event in sorted(self.rows, key=lambda e: e.t):  # a log is in time order
             self.log.emit(event)
         self.log.emit(EpisodeEnded(t=at(end)))
-        self.log.finish(RunResult(status="completed", wall_time_s=0.0, sim_time_s=at(end),
+        self.log.finish(RunResult(status=status, wall_time_s=0.0, sim_time_s=at(end),
                                   events=self.log.count, llm_calls=0))
         return self.path

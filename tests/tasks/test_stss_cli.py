@@ -210,6 +210,25 @@ def test_the_suite_window_rule_is_applied_and_recorded_in_the_table(tmp_path, ca
     assert score["options"]["window"] == "start"
 
 
+def test_the_suite_under_both_rule_sets_writes_a_table_for_each(tmp_path, capsys):
+    args = ["stss", "--templates", str(one_template(tmp_path, "public_spring_tasting")),
+            "--arch", "ga", "--seeds", "1", "--out", str(tmp_path / "suite"), *SHORT]
+    assert main(args) == 0
+    capsys.readouterr()
+    assert not (tmp_path / "suite" / "table.reference.json").exists()
+    assert main([*args, "--rules", "both"]) == 0  # scored again from the logs, not re-run
+    printed = capsys.readouterr().out
+    assert "1 episodes (1 already done)" in printed
+    assert "Rules: ours" in printed and "Rules: the STSS authors' public scorer" in printed
+    reference = json.loads((tmp_path / "suite" / "table.reference.json").read_text())
+    assert reference["rules"] == "reference" and len(reference["rows"]) == 1
+    assert json.loads((tmp_path / "suite" / "table.json").read_text())["rules"] == "ours"
+    run = tmp_path / "suite" / "public_spring_tasting" / "ga" / "s1"
+    assert json.loads((run / "score.reference.json").read_text())["rules"] == "reference"
+    md = (tmp_path / "suite" / "table.md").read_text()
+    assert md.index("Rules: ours") < md.index("Rules: the STSS authors' public scorer")
+
+
 def test_a_name_map_that_is_a_list_is_refused_in_one_line(tmp_path, capsys):
     from tests.tasks.test_stss_templates import PUBLIC
 

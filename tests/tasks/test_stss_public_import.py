@@ -185,3 +185,25 @@ def test_a_goal_that_names_another_place_than_the_scored_one_is_a_warning(tmp_pa
         "Cafe; the sentence now names the place drawn")
     assert instantiate(template, 0, town).goal == \
         "Maya Lindqvist holds a party at Copper Kettle Cafe at 19:00."
+
+
+def test_target_num_and_the_place_as_written_are_kept_for_the_reference_rules(tmp_path, town):
+    """The reference rule set divides by target_num - 1 and tests the place as the file wrote
+    it: a near match ("Copper Kettle Coffee") is ours to make, not the reference's."""
+    party = _party()
+    party["task"]["target_num"] = 7
+    party["task"]["goal"][0]["location"] = "Copper Kettle Coffee"
+    [template] = import_public_tasks(_write(tmp_path, [party]), town, NAMES).templates
+    assert template.target_num == 7
+    assert template.reference_places == {"town:Copper Kettle Cafe": "Copper Kettle Coffee"}
+    task = instantiate(template, 0, town)
+    assert task.target_num == 7
+    assert (task.steps[0].location, task.steps[0].reference_location) == \
+        ("town:Copper Kettle Cafe", "Copper Kettle Coffee")
+
+
+def test_a_target_num_that_is_no_head_count_names_the_field(tmp_path, town):
+    party = _party()
+    party["task"]["target_num"] = "seven"
+    [failed] = import_public_tasks(_write(tmp_path, [party]), town, NAMES).failed
+    assert failed.where.endswith("task.target_num") and "'seven'" in failed.reason
