@@ -20,11 +20,20 @@ from .scoring import (
     task_of,
     write_score,
 )
-from .table import SuiteTable, TableRow, suite_table, table_markdown, tables_by_rules
+from .table import (
+    SuiteTable,
+    TableRow,
+    differences_markdown,
+    rule_differences,
+    suite_table,
+    table_markdown,
+    tables_by_rules,
+)
 from .timeline import Activity, activities, conversation_partners, episode_end
 
 __all__ = [
     "RULES", "SCORE_FILE", "Activity", "Evidence", "STSSScore", "ScoreError", "ScoringOptions",
-    "SuiteTable", "TableRow", "activities", "conversation_partners", "episode_end", "read_score",
-    "score_run", "suite_table", "table_markdown", "tables_by_rules", "task_of", "write_score",
+    "SuiteTable", "TableRow", "activities", "conversation_partners", "differences_markdown",
+    "episode_end", "read_score", "rule_differences", "score_run", "suite_table",
+    "table_markdown", "tables_by_rules", "task_of", "write_score",
 ]

@@ -102,6 +102,30 @@ def tables_by_rules(scores: list[STSSScore], imports: ImportReport | None = None
             for rules in rule_sets]
 
 
+def rule_differences(scores: list[STSSScore]) -> dict[str, tuple[int, int]]:
+    """Per task type: (episodes whose score differs between ours and the reference's, episodes
+    scored by both), over the runs that carry both."""
+    pairs: dict[str, dict[str, STSSScore]] = {}
+    for s in scores:
+        pairs.setdefault(s.run, {})[s.rules] = s
+    out: dict[str, tuple[int, int]] = {}
+    for both in pairs.values():
+        if len(both) < 2:
+            continue
+        kind = both["ours"].type.value
+        changed, total = out.get(kind, (0, 0))
+        out[kind] = (changed + (both["ours"].score != both["reference"].score), total + 1)
+    return out
+
+
+def differences_markdown(differences: dict[str, tuple[int, int]]) -> str:
+    """One line: how many episodes' verdicts part between the rule sets, per type."""
+    parts = [f"{k.label} {differences[k.value][0]} of {differences[k.value][1]}"
+             for k in TaskType if k.value in differences]
+    return "Episodes whose score differs between ours and the reference's: " + \
+        ", ".join(parts) + ".\n"
+
+
 INCOMPLETE = "incomplete run"  # the reference rule set's warning (reference.incomplete)
 
 

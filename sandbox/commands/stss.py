@@ -330,7 +330,7 @@ def _setup(args, recipe, parallel):
 def main(args) -> int:
     from rich.markup import escape
 
-    from evaluation.stss import table_markdown
+    from evaluation.stss import differences_markdown, rule_differences, table_markdown
     from sandbox.suites.parallel import ExecutorError
     from sandbox.suites.stss import (
         SuiteOptions,
@@ -383,6 +383,9 @@ def main(args) -> int:
     # no wrapping: markdown; escaped: the import's lines quote public names, [brackets] too
     for table in tables:
         console.print(escape(table_markdown(table)), highlight=False, soft_wrap=True)
+    differences = rule_differences(run.scores)
+    if differences:
+        console.print(differences_markdown(differences), highlight=False)
     retried = sum(o.retried for o in run.outcomes)
     console.print(f"{len(episodes)} episodes ({monitor.skipped} already done"
                   f"{f', {retried} run again after their worker died' if retried else ''}); "

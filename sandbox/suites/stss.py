@@ -23,7 +23,9 @@ from evaluation.stss import (
     ScoringOptions,
     STSSScore,
     SuiteTable,
+    differences_markdown,
     read_score,
+    rule_differences,
     table_markdown,
     tables_by_rules,
     write_score,
@@ -329,5 +331,9 @@ def write_table(scores: list[STSSScore], out: Path,
     out.mkdir(parents=True, exist_ok=True)
     for table in tables:
         write_atomic(out / table_file(table.rules), table.model_dump_json(indent=2))
-    write_atomic(out / "table.md", "\n".join(table_markdown(t) for t in tables))
+    parts = [table_markdown(t) for t in tables]
+    differences = rule_differences(scores)
+    if differences:
+        parts.append(differences_markdown(differences))
+    write_atomic(out / "table.md", "\n".join(parts))
     return tables

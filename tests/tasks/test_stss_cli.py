@@ -227,6 +227,7 @@ def test_the_suite_under_both_rule_sets_writes_a_table_for_each(tmp_path, capsys
     assert json.loads((run / "score.reference.json").read_text())["rules"] == "reference"
     md = (tmp_path / "suite" / "table.md").read_text()
     assert md.index("Rules: ours") < md.index("Rules: the STSS authors' public scorer")
+    assert "Episodes whose score differs between ours and the reference's: Pub. Act. " in md
 
 
 def test_a_name_map_that_is_a_list_is_refused_in_one_line(tmp_path, capsys):
