@@ -38,9 +38,21 @@ class TableRow(BaseModel):
     unscored: dict[str, int] = Field(default_factory=dict)
 
 
+class Unscored(BaseModel):
+    """A planned episode the table has no score for, and why."""
+
+    run: str
+    why: str
+
+
 class SuiteTable(BaseModel):
     rows: list[TableRow]
     rules: str = "ours"  # which rule set scored every episode of the table
+    # Every episode the suite planned is either scored in a row or listed here with why
+    # (failed, stopped by a budget, never started, unscored by the rule set); None: not known
+    # (a table made from scores alone).
+    planned: int | None = None
+    missing: list[Unscored] = Field(default_factory=list)
     window_rule: str = "overlap"  # how public and online activity windows were scored
     imports: ImportReport | None = None  # tasks imported from the public format: what it did
 
@@ -94,12 +106,26 @@ def suite_table(scores: list[STSSScore], imports: ImportReport | None = None) ->
                       imports=imports)
 
 
-def tables_by_rules(scores: list[STSSScore], imports: ImportReport | None = None
+def tables_by_rules(scores: list[STSSScore], imports: ImportReport | None = None, *,
+                    rules: list[str] | None = None, planned: dict[str, str] | None = None
                     ) -> list[SuiteTable]:
-    """One table per rule set the scores were made by, ours first."""
-    rule_sets = sorted({s.rules for s in scores}, key=lambda r: r != "ours") or ["ours"]
-    return [suite_table([s for s in scores if s.rules == rules], imports)
-            for rules in rule_sets]
+    """One table per rule set (`rules`, else those the scores were made by), ours first.
+    `planned`: every episode's run directory -> why it may have no score ("" when it ran to
+    the end); each table then accounts for all of them."""
+    rule_sets = rules or sorted({s.rules for s in scores}, key=lambda r: r != "ours") or ["ours"]
+    tables = []
+    for rule_set in rule_sets:
+        mine = [s for s in scores if s.rules == rule_set]
+        table = suite_table(mine, imports)
+        table.rules = rule_set
+        if planned is not None:
+            scored = {str(s.run) for s in mine if s.score is not None}
+            table.planned = len(planned)
+            table.missing = [Unscored(run=run, why=why or "no score") for run, why in
+                             planned.items() if run not in scored and
+                             not any(str(s.run) == run and s.unscored for s in mine)]
+        tables.append(table)
+    return tables
 
 
 def rule_differences(scores: list[STSSScore]) -> dict[str, tuple[int, int]]:
@@ -148,9 +174,21 @@ def table_markdown(table: SuiteTable) -> str:
         cells = [row.model, row.architecture, *(_cell(row.by_type[k.value]) for k in TaskType),
                  _cell(row.overall), _cell(row.conversation_ratio)]
         lines.append("| " + " | ".join(cells) + " |")
-    if table.rows:
-        counts = ", ".join(f"{k.label} {table.rows[0].episodes[k.value]}" for k in TaskType)
-        lines.append(f"\nEpisodes per row: {counts}.")
+    counts = {", ".join(f"{k.label} {row.episodes[k.value]}" for k in TaskType)
+              for row in table.rows}
+    if len(counts) == 1:
+        lines.append(f"\nEpisodes per row: {counts.pop()}.")
+    for row in table.rows if len(counts) > 1 else []:
+        shown = ", ".join(f"{k.label} {row.episodes[k.value]}" for k in TaskType)
+        lines.append(f"\nEpisodes ({row.model}, {row.architecture}): {shown}.")
+    if table.planned is not None:
+        scored = sum(sum(row.episodes.values()) for row in table.rows)
+        unscored = sum(sum(row.unscored.values()) for row in table.rows)
+        lines.append(f"\nScored {scored} of {table.planned} planned episode(s)"
+                     + (f"; {unscored} unscored by the rules" if unscored else "")
+                     + (f"; {len(table.missing)} without a score, not in the means:"
+                        if table.missing else "."))
+        lines += [f"- {m.run}: {m.why}" for m in table.missing]
     for row in table.rows:
         if row.warned:
             total = sum(row.episodes.values())

@@ -337,6 +337,7 @@ def main(args) -> int:
         arch_dir,
         check_options,
         plan_suite,
+        planned_episodes,
         record_options,
         run_suite,
         table_file,
@@ -379,7 +380,9 @@ def main(args) -> int:
             return 1
         except ExecutorError as exc:
             raise UserError(str(exc)) from exc
-    tables = write_table(run.scores, args.out, imports)
+    tables = write_table(run.scores, args.out, imports,
+                         rules=[o.rules for o in scoring_options(args)],
+                         planned=planned_episodes(episodes, run))
     # no wrapping: markdown; escaped: the import's lines quote public names, [brackets] too
     for table in tables:
         console.print(escape(table_markdown(table)), highlight=False, soft_wrap=True)

@@ -322,12 +322,30 @@ def table_file(rules: str) -> str:
     return "table.json" if rules == "ours" else f"table.{rules}.json"
 
 
-def write_table(scores: list[STSSScore], out: Path,
-                imports: ImportReport | None = None) -> list[SuiteTable]:
-    """One table per rule set the scores were made by: OUT/table.json (ours),
-    OUT/table.reference.json, and all of them in OUT/table.md with what importing the tasks
-    decided."""
-    tables = tables_by_rules(scores, imports)
+def planned_episodes(episodes: list[Episode], run: SuiteRun) -> dict[str, str]:
+    """Every episode's run directory -> why it may have no score ("" when it ran to the end):
+    what a table needs to account for each one."""
+    why = {}
+    for episode, outcome in zip(episodes, run.outcomes, strict=True):
+        if not outcome.ran:
+            reason = "not run: the suite's budget was spent before it started"
+        elif outcome.failed:
+            reason = f"failed: {outcome.error}"
+        elif outcome.result.stopped:
+            reason = f"stopped by a budget: {outcome.result.stopped}"
+        else:
+            reason = ""
+        why[str(episode.run_dir)] = reason
+    return why
+
+
+def write_table(scores: list[STSSScore], out: Path, imports: ImportReport | None = None, *,
+                rules: list[str] | None = None, planned: dict[str, str] | None = None
+                ) -> list[SuiteTable]:
+    """One table per rule set (`rules`, else those the scores were made by): OUT/table.json
+    (ours), OUT/table.reference.json, and all of them in OUT/table.md with what importing the
+    tasks decided; with `planned` (planned_episodes), each accounts for every episode."""
+    tables = tables_by_rules(scores, imports, rules=rules, planned=planned)
     out.mkdir(parents=True, exist_ok=True)
     for table in tables:
         write_atomic(out / table_file(table.rules), table.model_dump_json(indent=2))

@@ -96,8 +96,26 @@ def test_a_suite_budget_stops_the_suite_and_a_rerun_completes_it(suite_reference
     assert result(runs / "s0")["status"] == "completed"
     assert result(runs / "s1")["status"] == "budget"
     assert not (runs / "s2").exists()  # never started
+    md = (out / "table.md").read_text()  # every planned episode accounted for
+    assert "Scored 1 of 3 planned episode(s); 2 without a score" in md
+    assert "s1: stopped by a budget: " in md and "s2: not run: the suite's budget" in md
     assert main([*SUITE, "--out", str(out)]) == 0
     assert suite_outputs(out) == reference
+
+
+def test_the_reference_rules_score_a_stopped_episode_with_a_warning(suite_reference, capsys):
+    out, _ = suite_reference
+    assert main([*SUITE, "--out", str(out), "--max-calls", "70", "--rules", "both"]) == 1
+    md = (out / "table.md").read_text()
+    ours, reference = md.split("Rules: the STSS authors' public scorer")
+    assert "Scored 1 of 3 planned episode(s); 2 without a score" in ours
+    # The reference scores incomplete runs: the stopped one is in its table, with a warning.
+    assert "Scored 2 of 3 planned episode(s); 1 without a score" in reference
+    assert "**Incomplete**" in reference and "**Incomplete**" not in ours
+    run = out / "public_spring_tasting" / "ga" / "s1"
+    assert not (run / "score.json").exists()
+    assert "incomplete run (budget): scored anyway, as the reference scores it" in \
+        json.loads((run / "score.reference.json").read_text())["warnings"]
 
 
 def test_an_episode_budget_stops_each_episode_and_the_suite_goes_on(suite_reference, capsys):

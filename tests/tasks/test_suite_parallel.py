@@ -134,6 +134,13 @@ def test_the_command_lists_failures_at_the_end_and_exits_1(tmp_path, capsys, mon
     assert "injected failure" in printed and "run the same command again" in printed
     table = json.loads((tmp_path / "suite" / "table.json").read_text())
     assert table["rows"][0]["episodes"]["public_activity"] == 1
+    # The table accounts for the failed episode too: counted and named, not dropped.
+    assert table["planned"] == 2
+    [missing] = table["missing"]
+    assert "help_light_bulbs" in missing["run"] and "injected failure" in missing["why"]
+    md = (tmp_path / "suite" / "table.md").read_text()
+    assert "Scored 1 of 2 planned episode(s); 1 without a score, not in the means:" in md
+    assert "help_light_bulbs/ga/s0: failed: " in md
 
 
 def test_a_cache_miss_stops_the_suite_after_the_running_episodes():
