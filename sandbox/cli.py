@@ -3,7 +3,9 @@
 Each module in COMMANDS defines `register(subparsers)`, which adds its parser and sets
 `func(args) -> int`. This file is the composition root: the only place that may import every
 package. Errors a user can fix (bad file, bad model string, unreachable endpoint) print one line
-and exit with code 2, before any episode starts.
+and exit with code 2, before any episode starts. Around every command: credentials masked in
+everything printed or logged (sandbox/redact.py), and the output locks the command claims
+released when it ends (sandbox/lock.py).
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ import importlib
 import logging
 import sys
 
+from . import lock
 from .errors import UserError, one_line
+from .redact import redact, redact_logs, remember_environment
 
 COMMANDS = [
     "sandbox.commands.run",
@@ -49,10 +53,14 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.reconfigure(line_buffering=True)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.ERROR,
                         format="%(levelname)s %(name)s: %(message)s")
+    remember_environment(getattr(args, "base_url", None))
+    redact_logs()
     try:
-        return args.func(args)
+        check_environment()
+        with lock.session():
+            return args.func(args)
     except UserError as exc:
-        print(f"sandbox {args.command}: error: {one_line(str(exc))}", file=sys.stderr)
+        print(f"sandbox {args.command}: error: {one_line(redact(str(exc)))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         hint = ""
@@ -64,6 +72,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"sandbox {args.command}: interrupted; what was written is kept{hint}",
               file=sys.stderr)
         return 130
+
+
+def check_environment() -> None:
+    """The SANDBOX_ variables that shape every run, read once before anything runs."""
+    from .engine import max_sim_hours
+    from .runner import degraded_above
+
+    for read in (max_sim_hours, degraded_above):
+        try:
+            read()
+        except ValueError as exc:
+            raise UserError(str(exc)) from exc
 
 
 if __name__ == "__main__":

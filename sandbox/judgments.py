@@ -8,7 +8,9 @@ needs in `answer` (the judge's parsed answer as given).
     scores   item-level scores by metric (e.g. a 1-10 rating)
     flags    item-level yes/no verdicts (e.g. a refusal seen)
     turns    per-utterance verdicts, keyed by the Utterance's `turn` in events.jsonl
-    status   "ok", or "fallback" when the judge gave no usable answer (left out of every mean)
+    status   "ok"; "fallback" when the judge gave no usable answer (left out of every mean);
+             "unavailable" when its call never reached a model (the endpoint refused it or
+             could not be reached): not a verdict at all, asked again by the next run
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ class Judgment(BaseModel):
     judge: str  # the judge's name in its benchmark (one benchmark may have several judges)
     model: str  # the judge model's id
     item: str = ""  # the item id of the run
-    status: Literal["ok", "fallback"]
+    status: Literal["ok", "fallback", "unavailable"]
     scores: dict[str, float] = Field(default_factory=dict)
     flags: dict[str, bool] = Field(default_factory=dict)
     turns: list[TurnVerdict] = Field(default_factory=list)
@@ -56,6 +58,14 @@ class Judgment(BaseModel):
     @property
     def usable(self) -> bool:
         return self.status == "ok"
+
+
+def settle_status(judgment: Judgment) -> Judgment:
+    """`judgment` with status "unavailable" when its call never reached a model (fault
+    "unavailable": the fallback it holds is no judge's answer)."""
+    if judgment.status != "ok" and "unavailable" in judgment.faults:
+        return judgment.model_copy(update={"status": "unavailable"})
+    return judgment
 
 
 def _slug(text: str) -> str:

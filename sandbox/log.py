@@ -68,7 +68,9 @@ class RunHeader(BaseModel):
 
 
 class RunResult(BaseModel):
-    status: str  # completed | failed | interrupted | budget (a cap was reached)
+    # completed | failed | interrupted | budget (a cap was reached) | unavailable (calls were
+    # made and none reached a model: not finished, run again; sandbox/runner.py)
+    status: str
     wall_time_s: float
     sim_time_s: float
     events: int
@@ -77,6 +79,14 @@ class RunResult(BaseModel):
     # What makes the run's numbers suspect though it ended: nobody moved, nobody talked, no
     # call answered by the model (sandbox/runner.py `nothing_happened`).
     warnings: list[str] = Field(default_factory=list)
+    # Calls that fell back to a default (no usable answer), those of them that never reached a
+    # model (fault "unavailable"), the fallbacks' share of the calls, and whether that share is
+    # above $SANDBOX_DEGRADED_ABOVE (default 0.5): a degraded run's numbers rest mostly on
+    # canned answers. 0 / False in results written before these were recorded.
+    fallbacks: int = 0
+    unavailable_calls: int = 0
+    fallback_fraction: float = 0.0
+    degraded: bool = False
 
 
 class RunDirectoryExists(Exception):

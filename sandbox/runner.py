@@ -1,7 +1,18 @@
-"""Run one episode of a scenario into a run directory, keeping everything on any failure."""
+"""Run one episode of a scenario into a run directory, keeping everything on any failure.
+
+How a run ended is its result.json `status`: completed, failed, interrupted, budget (a cap was
+reached), or unavailable: calls were made and none of them reached a model (the endpoint
+refused every one, e.g. a dead key answering 401, or could not be reached). An unavailable run
+is not finished: a suite runs it again, and the command says so and exits non-zero. A run whose
+share of calls that fell back to a default (no usable answer, for whatever reason) is above
+$SANDBOX_DEGRADED_ABOVE (default 0.5) is `degraded` in result.json, with the share in
+`fallback_fraction`: its numbers rest mostly on canned answers, and boards mark it.
+"""
 
 from __future__ import annotations
 
+import math
+import os
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -10,10 +21,30 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from .budget import Budget, BudgetExhausted
-from .engine import Engine
+from .engine import Engine, check_sim_time
 from .events import EpisodeEnded, Event
 from .llm import CallLog, CallRecord, backend_settings
+from .lock import hold
 from .log import CALLS, EpisodeLog, RunHeader, RunResult
+from .redact import redact
+
+DEGRADED_ABOVE_ENV = "SANDBOX_DEGRADED_ABOVE"
+DEFAULT_DEGRADED_ABOVE = 0.5
+
+
+def degraded_above() -> float:
+    """The share of fallen-back calls above which a run is degraded: $SANDBOX_DEGRADED_ABOVE,
+    else 0.5 (ValueError when the variable is not a number from 0 to 1)."""
+    text = os.environ.get(DEGRADED_ABOVE_ENV, "").strip()
+    if not text:
+        return DEFAULT_DEGRADED_ABOVE
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 <= value <= 1:
+        raise ValueError(f"{DEGRADED_ABOVE_ENV}={text!r}: not a share from 0 to 1")
+    return value
 
 
 class Scenario(Protocol):
@@ -41,8 +72,21 @@ def run_episode(scenario: Scenario, llm, *, seed: int, out_dir: Path | str,
                 budgets: list[Budget] | None = None) -> RunResult:
     """Run `scenario` with `llm` as the episode's default model. Always writes result.json.
 
-    A budget that runs out (sandbox.budget) ends the run with status "budget", not an error."""
+    A budget that runs out (sandbox.budget) ends the run with status "budget", not an error.
+    The run holds its directory's lock (sandbox.lock) while it writes; a scenario longer than
+    the longest episode allowed is refused before anything is written (SimTimeTooLong)."""
+    check_sim_time(scenario.until, f"the {scenario.name} episode")
+    degraded_above()  # a bad $SANDBOX_DEGRADED_ABOVE fails here, not after the run
     out_dir = Path(out_dir)
+    with hold(out_dir, check_above=False):
+        return _run(scenario, llm, seed=seed, out_dir=out_dir, overwrite=overwrite,
+                    on_event=on_event, max_concurrency=max_concurrency,
+                    extra_header=extra_header, budgets=budgets)
+
+
+def _run(scenario: Scenario, llm, *, seed: int, out_dir: Path, overwrite: bool, on_event,
+         max_concurrency: int | None, extra_header: dict[str, Any] | None,
+         budgets: list[Budget] | None) -> RunResult:
     header = RunHeader(scenario=scenario.name, seed=seed, start_time=scenario.start_time,
                        models=scenario.models(llm.model_id), backend=backend_settings(llm),
                        world=scenario.world,
@@ -67,16 +111,41 @@ def run_episode(scenario: Scenario, llm, *, seed: int, out_dir: Path | str,
         status, error = "interrupted", "interrupted by the user"
         raise
     except Exception as exc:
-        status, error = "failed", f"{type(exc).__name__}: {exc}"
+        status, error = "failed", redact(f"{type(exc).__name__}: {exc}")
         raise
     finally:
         result = RunResult(status=status, wall_time_s=round(time.perf_counter() - started, 3),
                            sim_time_s=engine.now, events=log.count, llm_calls=len(calls.records),
                            error=error, warnings=nothing_happened(
-                               happened, calls.records, getattr(scenario, "expected_events", {})))
+                               happened, calls.records, getattr(scenario, "expected_events", {})),
+                           **fallback_counts(calls.records))
+        why = unreached(calls.records) if status == "completed" else None
+        if why is not None:  # not finished: the suite runs it again
+            result.status, result.error = "unavailable", why
         log.finish(result)
         calls.close()
     return result
+
+
+def fallback_counts(calls: list[CallRecord]) -> dict[str, Any]:
+    """RunResult's fallbacks, unavailable_calls, fallback_fraction and degraded."""
+    fallbacks = sum("fallback" in call.faults for call in calls)
+    fraction = round(fallbacks / len(calls), 4) if calls else 0.0
+    return {"fallbacks": fallbacks,
+            "unavailable_calls": sum("unavailable" in call.faults for call in calls),
+            "fallback_fraction": fraction, "degraded": fraction > degraded_above()}
+
+
+def unreached(calls: list[CallRecord]) -> str | None:
+    """Why no call reached a model, when none did (every one unavailable); else None."""
+    if not calls or not all("unavailable" in call.faults for call in calls):
+        return None
+    kinds = Counter(f for call in calls for f in call.faults
+                    if f not in ("unavailable", "fallback", "reasked"))
+    seen = ", ".join(f"{kind} {n}" for kind, n in kinds.most_common(4))
+    return (f"no LLM call reached a model: all {len(calls)} calls were unavailable"
+            f"{f' ({seen})' if seen else ''}; check the endpoint, the model name and the key, "
+            "then run again")
 
 
 def nothing_happened(happened: Counter[str], calls: list[CallRecord],

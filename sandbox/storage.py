@@ -8,7 +8,9 @@ Two kinds of file, one rule each:
 - An append-only JSON-lines file (events.jsonl, calls.jsonl, the LLM cache): `open_append`
   opens it for appending after cutting off a torn last line (one a kill stopped mid-write) and
   logging the repair, so the next line starts on a line of its own instead of being glued to
-  the broken one and lost with it.
+  the broken one and lost with it. The repair runs only under a lock of this process that
+  covers the file (sandbox/lock.py): a line without its newline may be another writer's,
+  still being written, and is cut only when no other writer can exist.
 """
 
 from __future__ import annotations
@@ -86,9 +88,39 @@ def repair_torn_tail(path: Path | str) -> int:
     return removed
 
 
+def repair_if_locked(path: Path | str) -> int:
+    """`repair_torn_tail` when a lock of this process covers `path`; otherwise the file is left
+    as it is (a torn tail is then said, once per file)."""
+    from .lock import held_over  # the lock module writes through this one
+
+    path = Path(path)
+    if held_over(path):
+        return repair_torn_tail(path)
+    if _torn(path) and path not in _said_unlocked:
+        _said_unlocked.add(path)
+        log.warning("%s ends in a line without its newline; not cut, since no lock of this "
+                    "process covers the file (another writer may be writing it)", path)
+    return 0
+
+
+_said_unlocked: set[Path] = set()
+
+
+def _torn(path: Path) -> bool:
+    if not path.is_file():
+        return False
+    with path.open("rb") as fh:
+        size = fh.seek(0, os.SEEK_END)
+        if size == 0:
+            return False
+        fh.seek(size - 1)
+        return fh.read(1) != b"\n"
+
+
 def open_append(path: Path | str) -> IO[str]:
-    """`path` opened for appending lines, a torn last line repaired first."""
+    """`path` opened for appending lines, a torn last line repaired first (under a lock of
+    this process: `repair_if_locked`)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    repair_torn_tail(path)
+    repair_if_locked(path)
     return path.open("a", encoding="utf-8")

@@ -16,8 +16,10 @@ from pydantic import ValidationError
 
 from sandbox import terminal
 from sandbox.commands.common import (
+    add_budget_options,
     add_model_access_options,
     add_parallel_options,
+    budgets,
     non_negative_int,
     parallel_options,
     suite_progress,
@@ -80,6 +82,7 @@ def register_benchmark(sub, bench, *, example: str, board_example: str = "") -> 
                             "[default: %(default)s]")
     # Each run keeps its own cache (llm_cache.jsonl in its directory): no --cache here.
     add_model_access_options(p.add_argument_group("model access"))
+    add_budget_options(p, suite=True, episode="item (a dialogue and its judges)")
     add_parallel_options(p)
     p.set_defaults(func=lambda args: run_main(bench, args), resumable=True)
 
@@ -146,6 +149,18 @@ def model_pool(args, models):
     return pool
 
 
+def budget_run_options(args, parallel) -> dict:
+    """run_benchmark's budget arguments from the budget options (a UserError when the run's
+    caps are asked of Ray workers, where each process would spend its own)."""
+    run_budget, _ = budgets(args)
+    if run_budget.capped and parallel.executor == "ray":
+        raise UserError("--max-calls and --max-tokens cap a run within one process; with "
+                        "--executor ray use --episode-max-calls or --episode-max-tokens")
+    return {"budget": run_budget if run_budget.capped else None,
+            "episode_max_calls": args.episode_max_calls,
+            "episode_max_tokens": args.episode_max_tokens}
+
+
 def play(bench, out, items, pool, *, console, description: str, total: int,
          transient: bool = False, **run):
     """`run_benchmark` with a progress bar (items done, running and failed, calls per second,
@@ -167,9 +182,31 @@ def play(bench, out, items, pool, *, console, description: str, total: int,
 
 def report_line(noun: str, report) -> str:
     """What one benchmark run did, in one line (the caller adds its wall time)."""
+    unavailable = f", {report.judge_unavailable} unavailable" if report.judge_unavailable \
+        else ""
     return (f"{noun} run {report.runs_made}, skipped {report.runs_skipped}; judgments made "
-            f"{report.judgments_made} ({report.judge_fallbacks} fell back), skipped "
-            f"{report.judgments_skipped}")
+            f"{report.judgments_made} ({report.judge_fallbacks} fell back{unavailable}), "
+            f"skipped {report.judgments_skipped}")
+
+
+def print_stopped(console, report, noun: str) -> tuple[int, int]:
+    """The items a budget stopped or no model answered, one line each; (unavailable ones,
+    budget-stopped ones), judgments that reached no model counted with the first."""
+    unavailable = budget = 0
+    for item, why in report.stopped:
+        kind, _, reason = why.partition(": ")
+        console.print(f"[red]{kind}:[/] {item}: {reason}", highlight=False)
+        unavailable += kind == "unavailable"
+        budget += kind == "budget"
+    unavailable += report.judge_unavailable
+    if unavailable:
+        console.print(f"{unavailable} {noun} or judgment(s) reached no model (the endpoint "
+                      "refused every call or could not be reached): they are not finished; "
+                      "fix the endpoint or key and run the same command again")
+    if budget:
+        console.print(f"{budget} {noun} stopped by a budget; run the same command with a "
+                      "higher cap to go on (the answers so far come from the cache)")
+    return unavailable, budget
 
 
 def write_board(report, args) -> None:
@@ -219,16 +256,17 @@ def run_main(bench, args) -> int:
                   judge_sampling=_sampling(args, "judge"), label=args.label, every=args.every,
                   seed=args.seed, options=options, rejudge=args.rejudge,
                   judge_options={name: getattr(args, name) for name in bench.judge_options},
-                  parallel=parallel)
+                  parallel=parallel, **budget_run_options(args, parallel))
     if report is None:
         return 1
     console.print(f"{report_line(bench.noun, report)}; wall time {report.wall_time_s:.1f} s")
     print(board(bench, [args.out]).markdown, end="")
+    for item, error in report.failures:
+        console.print(f"[red]failed:[/] {item}: {error}", highlight=False)
     if report.failures:
-        for item, error in report.failures:
-            console.print(f"[red]failed:[/] {item}: {error}", highlight=False)
         console.print(f"{len(report.failures)} of {report.items} {bench.item_noun} failed and "
                       "are left out of the board; run the same command again to retry them")
+    if any(print_stopped(console, report, bench.noun)) or report.failures:
         return 1
     console.print(f"compare configurations: sandbox {bench.name}-board {args.out} OTHER_DIR ...")
     return 0

@@ -41,10 +41,12 @@ def positive_int(text: str) -> int:
     return value
 
 
-def add_budget_options(p: argparse.ArgumentParser, *, suite: bool = False) -> None:
+def add_budget_options(p: argparse.ArgumentParser, *, suite: bool = False,
+                       episode: str = "episode") -> None:
     """--max-calls and --max-tokens (sandbox.budget): for one episode, or for a whole suite
-    with --episode-max-calls and --episode-max-tokens for each of its episodes."""
-    scope = "this command (all its episodes)" if suite else "the episode"
+    with --episode-max-calls and --episode-max-tokens for each of its episodes (`episode`
+    says what one is: a benchmark's item is its dialogue and its judges)."""
+    scope = f"this command (all its {episode}s)" if suite else "the episode"
     g = p.add_argument_group(
         "budget", f"Caps on the LLM calls and tokens (prompt + completion) of {scope}. An "
         "answer replayed from the cache counts too, so a capped run stops at the same point "
@@ -55,9 +57,9 @@ def add_budget_options(p: argparse.ArgumentParser, *, suite: bool = False) -> No
     g.add_argument("--max-tokens", type=positive_int, metavar="N", help=f"tokens of {scope}")
     if suite:
         g.add_argument("--episode-max-calls", type=positive_int, metavar="N",
-                       help="calls of each episode")
+                       help=f"calls of each {episode}")
         g.add_argument("--episode-max-tokens", type=positive_int, metavar="N",
-                       help="tokens of each episode")
+                       help=f"tokens of each {episode}")
 
 
 def budgets(args):

@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 from typing import Literal
 
-from ..storage import open_append, repair_torn_tail
+from ..storage import open_append, repair_if_locked
 from .base import CacheMiss, Completion, LLMRequest, Usage
 
 log = logging.getLogger(__name__)
@@ -39,8 +39,9 @@ class CachedLLM:
             raise CacheMiss(f"cache-only run, but the cache file {self.path} does not exist")
 
     def _load(self) -> None:
-        # A line cut off by a kill goes first: the next answer appended must not be glued to it.
-        repair_torn_tail(self.path)
+        # A line cut off by a kill goes first: the next answer appended must not be glued to it
+        # (under this process's lock; otherwise the first append under one cuts it).
+        repair_if_locked(self.path)
         with self.path.open(encoding="utf-8") as fh:
             for line in fh:
                 try:

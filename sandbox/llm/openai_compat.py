@@ -1,6 +1,8 @@
 """Any OpenAI-compatible endpoint: OpenAI, vLLM, Ollama, the llama.cpp server.
 
-The key comes from the environment (OPENAI_API_KEY) and is never written anywhere. Servers differ
+The key comes from the environment (OPENAI_API_KEY) and is never written anywhere: every message
+this backend raises goes through sandbox/redact.py first, which masks the key and any credential
+inside the base URL (`http://user:KEY@host/v1`, `?api-key=KEY`). Servers differ
 in how they take a JSON schema (the "dialect", a property of the endpoint):
 - "json_schema": response_format={"type": "json_schema", "json_schema": {...}} (OpenAI, vLLM)
 - "json_object": response_format={"type": "json_object", "schema": {...}} (llama.cpp server,
@@ -13,6 +15,7 @@ import os
 import time
 from typing import Literal
 
+from ..redact import redact, redact_url, remember
 from .base import (
     Completion,
     ConnectionLimit,
@@ -40,7 +43,12 @@ def retry_after(response) -> float | None:
 
 
 class RequestRejected(LLMUnavailable):
-    """The server refused this one request (a 4xx other than 429): not worth retrying."""
+    """The server refused this one request (a 4xx other than 429): not worth retrying. Its
+    fault names the status, e.g. "rejected_401" (a dead key), "rejected_404" (no such
+    model)."""
+
+    def __init__(self, message: str, status: int):
+        super().__init__(message, faults=[f"rejected_{status}"])
 
 
 class OpenAIBackend(ConnectionLimit):
@@ -53,12 +61,15 @@ class OpenAIBackend(ConnectionLimit):
         self.model = model
         self.model_id = f"openai/{model}"
         self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL).rstrip("/")
+        self.shown_url = redact_url(self.base_url)  # the one every message names
         key = api_key or os.environ.get("OPENAI_API_KEY")
         if not key:
             if self.base_url == OPENAI_URL:
                 raise LLMConfigError(f"model openai/{model} needs OPENAI_API_KEY in the "
                                      "environment (or --base-url for a local server)")
             key = "no-key"  # local servers (llama.cpp, vLLM, Ollama) usually need none
+        else:
+            remember(key)  # masked wherever it might be echoed
         dialect = dialect or os.environ.get("SANDBOX_JSON_DIALECT") or "json_schema"
         if dialect not in DIALECTS:
             raise LLMConfigError(f"unknown JSON dialect {dialect!r}: use one of {DIALECTS}")
@@ -73,17 +84,19 @@ class OpenAIBackend(ConnectionLimit):
         try:
             self._client.with_options(timeout=timeout_s).models.list()
         except self._openai.AuthenticationError as exc:
-            raise LLMConfigError(f"{self.base_url} refused the API key ({exc.status_code})") \
+            raise LLMConfigError(f"{self.shown_url} refused the API key ({exc.status_code})") \
                 from exc
         except (self._openai.APIConnectionError, self._openai.APITimeoutError) as exc:
-            raise LLMConfigError(f"cannot reach the LLM endpoint {self.base_url}") from exc
+            raise LLMConfigError(f"cannot reach the LLM endpoint {self.shown_url}") from exc
         except self._openai.APIStatusError:
             pass  # some servers have no /models; the first real call will tell
 
     def _redact(self, text: str) -> str:
-        """An error message without the API key: some servers and proxies echo the request's
-        headers in their error bodies, and these messages reach logs and result.json."""
-        return text.replace(self._key, "[API key]") if self._key != "no-key" else text
+        """An error message without the API key or a URL's credentials: some servers and
+        proxies echo the request's headers and URL in their error bodies, and these messages
+        reach logs and result.json."""
+        text = text.replace(self._key, "[API key]") if self._key != "no-key" else text
+        return redact(text)
 
     def _response_format(self, request: LLMRequest) -> dict | None:
         schema = request.json_schema()
@@ -120,8 +133,9 @@ class OpenAIBackend(ConnectionLimit):
         except err.APIStatusError as exc:
             if exc.status_code >= 500:
                 raise TransientLLMError("server_error", f"{exc.status_code}") from exc
-            raise RequestRejected(f"{self.base_url} rejected the request "
-                                  f"({exc.status_code}): {self._redact(exc.message)}") from exc
+            raise RequestRejected(f"{self.shown_url} rejected the request "
+                                  f"({exc.status_code}): {self._redact(exc.message)}",
+                                  exc.status_code) from exc
         except err.APIError as exc:  # a 200 whose body the SDK cannot read
             raise TransientLLMError("malformed_response", self._redact(str(exc))) from exc
         choices = getattr(resp, "choices", None)

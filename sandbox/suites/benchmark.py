@@ -17,6 +17,13 @@ way, so a directory's judgments are never a mix of two ways of asking. A finishe
 run again and a saved judgment is not asked again; an item whose run was cut off is run again
 from the start, its answers coming from the run's cache. A new judge calls no role of the
 dialogue.
+
+A run holds OUT's lock (sandbox/lock.py): a second command writing into OUT is refused. An
+item whose calls none reached a model (status unavailable) is not judged and is run again by
+the next run; a judgment whose call never reached a model is saved with status unavailable and
+asked again. Budgets cap the calls and tokens of the whole run (`budget`, in this process) and
+of each item (`episode_max_calls`, `episode_max_tokens`), judges included; an item a budget
+stopped is run (or judged) on by the next run, its answers coming from its cache.
 """
 
 from __future__ import annotations
@@ -45,8 +52,10 @@ from evaluation.kit import (
     usage_table,
 )
 from evaluation.kit import judge_dialogue as ask_judge
-from sandbox.judgments import load_judgments, save_judgment
+from sandbox.budget import Budget, BudgetExhausted
+from sandbox.judgments import load_judgments, save_judgment, settle_status
 from sandbox.llm import AccountingLLM, CacheMiss, CallLog, LLMSettings, make_backend, make_llm
+from sandbox.lock import hold
 from sandbox.log import CACHE, CALLS, JUDGMENTS
 from sandbox.runner import run_episode
 from sandbox.storage import write_atomic
@@ -255,16 +264,21 @@ class BenchmarkReport:
     judgments_made: int = 0
     judgments_skipped: int = 0
     judge_fallbacks: int = 0
+    judge_unavailable: int = 0  # judgments whose call never reached a model (asked again)
     wall_time_s: float = 0.0
     failures: list[tuple[str, str]] = field(default_factory=list)  # (item id, error)
+    # Items left unfinished on purpose, (item id, why): "unavailable: ..." (no call of the
+    # dialogue reached a model) or "budget: ..." (a cap was reached); the next run goes on.
+    stopped: list[tuple[str, str]] = field(default_factory=list)
     calls: int = 0  # LLM calls made, judges' included
 
     def add(self, other: BenchmarkReport) -> None:
         """Count in what another report (one item's) did."""
         for name in ("items", "runs_made", "runs_skipped", "judgments_made",
-                     "judgments_skipped", "judge_fallbacks", "calls"):
+                     "judgments_skipped", "judge_fallbacks", "judge_unavailable", "calls"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.failures += other.failures
+        self.stopped += other.stopped
 
 
 Progress = Callable[[str, str], None]  # (item id, what is happening now)
@@ -288,6 +302,16 @@ class ItemPlay:
     options: dict[str, Any]
     rejudge: bool
     note: Progress | None = None
+    # Each item's caps (plain numbers: a Ray worker gets them pickled), and the run's budget
+    # (in this process only: each Ray worker would spend its own).
+    episode_max_calls: int | None = None
+    episode_max_tokens: int | None = None
+    budget: Budget | None = None
+
+    def budgets(self) -> list[Budget]:
+        """The budgets one item spends: the run's and a fresh one of its own."""
+        item = Budget(self.episode_max_calls, self.episode_max_tokens, scope="item")
+        return [b for b in (self.budget, item) if b is not None and b.capped]
 
 
 def item_play(settings: LLMSettings, **fields) -> ItemPlay:
@@ -300,10 +324,18 @@ def play_item(play: ItemPlay, selected: tuple[str, Any]) -> BenchmarkReport:
     done, as a report of one item. Raises what went wrong (the run directory keeps what was
     written; result.json says why)."""
     item_id, item = selected
-    bench, report = play.bench, BenchmarkReport(items=1)
     run_dir = play.out / RUNS / item_id
+    # Held for the dialogue and its judges (already held by this process unless a Ray worker
+    # plays the item; the command holds OUT, so nothing above is checked).
+    with hold(run_dir, check_above=False):
+        return _play(play, item_id, item, run_dir)
+
+
+def _play(play: ItemPlay, item_id: str, item: Any, run_dir: Path) -> BenchmarkReport:
+    bench, report = play.bench, BenchmarkReport(items=1)
     cache = run_dir / CACHE
     note = play.note or (lambda item, what: None)
+    budgets = play.budgets()
     if finished(run_dir):
         report.runs_skipped += 1
     else:
@@ -314,12 +346,18 @@ def play_item(play: ItemPlay, selected: tuple[str, Any]) -> BenchmarkReport:
                                   play.options)
         result = run_episode(scenario, llms[bench.under_test],
                              seed=episode_seed(play.seed, item_id), out_dir=run_dir,
-                             overwrite=True,
+                             overwrite=True, budgets=budgets,
                              extra_header={bench.item_key: item_id, "label": play.label})
         report.runs_made += 1
         report.calls += result.llm_calls
-    _judge(bench, play.specs, run_dir, play.judges, play.judge_sampling, play.pool, cache,
-           play.rejudge, report, lambda what: note(item_id, what))
+        if result.status in ("unavailable", "budget"):  # canned lines or half a dialogue:
+            report.stopped.append((item_id, f"{result.status}: {result.error}"))  # not judged
+            return report
+    try:
+        _judge(bench, play.specs, run_dir, play.judges, play.judge_sampling, play.pool, cache,
+               play.rejudge, report, lambda what: note(item_id, what), budgets)
+    except BudgetExhausted as exc:
+        report.stopped.append((item_id, f"budget: {exc}"))
     return report
 
 
@@ -329,13 +367,35 @@ def run_benchmark(bench: Benchmark, out: Path | str, items: ItemSet, pool: Model
                   every: int = 1, seed: int = 0, options: dict[str, Any] | None = None,
                   rejudge: bool = False, judge_options: dict[str, Any] | None = None,
                   on_progress: Progress | None = None, parallel: Parallel | None = None,
-                  monitor: Monitor | None = None) -> BenchmarkReport:
+                  monitor: Monitor | None = None, budget: Budget | None = None,
+                  episode_max_calls: int | None = None,
+                  episode_max_tokens: int | None = None) -> BenchmarkReport:
     """Run and judge every selected item that is not done yet, `parallel.jobs` at once in each
     process (their calls share the pool's backends and so the endpoints' limits). One broken
     item does not lose the others: it is in `failures` and the next run tries it again. A
     cache-only replay that misses an answer stops the run (CacheMiss). `on_progress(item,
-    what)` hears each step of the items run in this process."""
+    what)` hears each step of the items run in this process. `budget` caps the whole run in
+    this process (not with Ray: each worker would spend its own), `episode_max_calls` and
+    `episode_max_tokens` each item; once `budget` is spent no new item starts."""
+    if budget is not None and budget.capped and (parallel or Parallel()).executor == "ray":
+        raise ValueError("a run's --max-calls and --max-tokens hold within one process; with "
+                         "--executor ray cap each item (--episode-max-calls, "
+                         "--episode-max-tokens)")
     out = Path(out)
+    with hold(out):
+        return _run_benchmark(bench, out, items, pool, models=models, sampling=sampling,
+                              judges=judges, judge_sampling=judge_sampling, label=label,
+                              every=every, seed=seed, options=options, rejudge=rejudge,
+                              judge_options=judge_options, on_progress=on_progress,
+                              parallel=parallel, monitor=monitor, budget=budget,
+                              episode_max_calls=episode_max_calls,
+                              episode_max_tokens=episode_max_tokens)
+
+
+def _run_benchmark(bench: Benchmark, out: Path, items: ItemSet, pool: ModelPool, *, models,
+                   sampling, judges, judge_sampling, label, every, seed, options, rejudge,
+                   judge_options, on_progress, parallel, monitor, budget, episode_max_calls,
+                   episode_max_tokens) -> BenchmarkReport:
     started = time.perf_counter()
     parallel = parallel or Parallel()
     options = {**bench.options, **(options or {})}
@@ -351,18 +411,25 @@ def run_benchmark(bench: Benchmark, out: Path | str, items: ItemSet, pool: Model
         seed=seed, selected=[item_id for item_id, _ in selected]), rejudge)
     shared = dict(bench=bench, out=out, models=dict(models), sampling=dict(sampling),
                   judges=list(judges), judge_sampling=judge_sampling, specs=specs, label=label,
-                  seed=seed, options=options, rejudge=rejudge)
+                  seed=seed, options=options, rejudge=rejudge,
+                  episode_max_calls=episode_max_calls, episode_max_tokens=episode_max_tokens)
     if parallel.executor == "ray":
         setup = partial(item_play, pool.settings, **shared)
     else:
-        play = ItemPlay(pool=pool, note=on_progress, **shared)
+        play = ItemPlay(pool=pool, note=on_progress, budget=budget, **shared)
         setup = lambda: play  # noqa: E731 - the pool is built already
+    spent = (lambda: budget.stopped) if budget is not None and budget.capped else None
     outcomes = run_parallel([(item_id, (item_id, item)) for item_id, item in selected],
                             setup, play_item, parallel, monitor=monitor, stop_on=(CacheMiss,),
-                            skipped=lambda r: r.calls == 0, calls_of=lambda r: r.calls)
+                            skipped=lambda r: r.calls == 0, calls_of=lambda r: r.calls,
+                            stop_when=spent)
     report = BenchmarkReport()
     for outcome in outcomes:
-        if outcome.failed:
+        if not outcome.ran:  # the run's budget was spent before it started
+            report.items += 1
+            report.stopped.append((outcome.key, "budget: not started, the run's budget is "
+                                                 "spent"))
+        elif outcome.failed:
             report.items += 1
             report.failures.append((outcome.key, outcome.error))
         else:
@@ -376,9 +443,10 @@ def run_benchmark(bench: Benchmark, out: Path | str, items: ItemSet, pool: Model
 def _judge(bench: Benchmark, specs: list[JudgeSpec], run_dir: Path, judges: Sequence[str],
            sampling: Sampling,
            pool: ModelPool, cache: Path, rejudge: bool, report: BenchmarkReport,
-           note: Callable[[str], None]) -> None:
-    """Every judge of the benchmark, asked of every judge model not yet heard; each call goes
-    to the run's calls.jsonl like the dialogue's own."""
+           note: Callable[[str], None], budgets: Sequence[Budget] = ()) -> None:
+    """Every judge of the benchmark, asked of every judge model not yet heard (a judgment
+    saved as unavailable was not heard); each call goes to the run's calls.jsonl like the
+    dialogue's own, and counts against `budgets` (BudgetExhausted before a call past one)."""
     dialogue = read_dialogue(run_dir, bench.name, bench.item_key)
     calls: CallLog | None = None
     unsaved = Counter() if rejudge else _unsaved_judge_calls(run_dir, specs)
@@ -386,12 +454,15 @@ def _judge(bench: Benchmark, specs: list[JudgeSpec], run_dir: Path, judges: Sequ
         for spec in specs:
             if spec.applies is not None and not spec.applies(dialogue):
                 continue  # nothing of this judge's kind in this dialogue
-            have = {j.model for j in load_judgments(run_dir, spec.name)}
+            have = {j.model for j in load_judgments(run_dir, spec.name)
+                    if j.status != "unavailable"}
             for judge in judges:
                 judge_llm = pool.llm(judge, cache)
                 if judge_llm.model_id in have and not rejudge:
                     report.judgments_skipped += 1
                     continue
+                for budget in budgets:  # in order, before the call: a capped run is repeatable
+                    budget.reserve(1)
                 note(f"judge {judge}" if len(specs) == 1 else f"{spec.name} {judge}")
                 calls = calls or CallLog(run_dir / CALLS)
                 asked = (spec.tag, f"judge:{judge_llm.model_id}")
@@ -404,9 +475,13 @@ def _judge(bench: Benchmark, specs: list[JudgeSpec], run_dir: Path, judges: Sequ
                 else:
                     judgment = ask_judge(spec, dialogue, AccountingLLM(judge_llm, calls),
                                          sampling)
+                judgment = settle_status(judgment)
+                for budget in budgets:
+                    budget.spend_tokens(judgment.prompt_tokens + judgment.completion_tokens)
                 save_judgment(run_dir, judgment)
                 report.judgments_made += 1
                 report.judge_fallbacks += judgment.status == "fallback"
+                report.judge_unavailable += judgment.status == "unavailable"
     finally:
         if calls is not None:
             report.calls += len(calls.records)

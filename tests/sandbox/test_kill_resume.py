@@ -19,6 +19,7 @@ from sandbox.llm import CallLog, LLMRequest, Message
 from sandbox.llm.base import Completion
 from sandbox.llm.cache import CachedLLM
 from sandbox.llm.scripted import ScriptedBackend
+from sandbox.lock import hold
 from sandbox.storage import atomic_path, repair_torn_tail, write_atomic
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -109,11 +110,11 @@ def test_a_torn_last_cache_line_is_cut_and_the_next_answer_kept(tmp_path, caplog
         llm.complete(request)
     whole = cache.read_bytes()
     cache.write_bytes(whole[:-15])  # a kill in the middle of writing the second entry
-    with caplog.at_level("WARNING", logger="sandbox.storage"):
-        again = CachedLLM(backend, cache)
-    assert "removed a torn last line" in caplog.text
-    assert len(again) == 1
-    again.complete(ask[2])
+    with hold(tmp_path), caplog.at_level("WARNING", logger="sandbox.storage"):
+        again = CachedLLM(backend, cache)  # the repair runs under the directory's lock
+        assert "removed a torn last line" in caplog.text
+        assert len(again) == 1
+        again.complete(ask[2])
     third = CachedLLM(backend, cache)
     assert len(third) == 2 and third.bad_lines == 0  # the new entry is on a line of its own
 
@@ -126,9 +127,10 @@ def test_calls_appended_after_a_torn_line_keep_their_numbering(tmp_path):
     log.close()
     with path.open("a", encoding="utf-8") as fh:
         fh.write('{"seq": 1, "tag": "jud')  # killed mid-line
-    log = CallLog(path)
-    log.record(request, Completion(text="b"))
-    log.close()
+    with hold(tmp_path):
+        log = CallLog(path)
+        log.record(request, Completion(text="b"))
+        log.close()
     records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     assert [r["seq"] for r in records] == [0, 1]
 
