@@ -13,7 +13,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
+from contextlib import contextmanager
 
 from . import lock
 from .errors import UserError, one_line
@@ -56,8 +58,8 @@ def main(argv: list[str] | None = None) -> int:
     remember_environment(getattr(args, "base_url", None))
     redact_logs()
     try:
-        check_environment()
-        with lock.session():
+        with lock.session(), _max_sim_hours(getattr(args, "max_sim_hours", None)):
+            check_environment()
             return args.func(args)
     except UserError as exc:
         print(f"sandbox {args.command}: error: {one_line(redact(str(exc)))}", file=sys.stderr)
@@ -72,6 +74,26 @@ def main(argv: list[str] | None = None) -> int:
         print(f"sandbox {args.command}: interrupted; what was written is kept{hint}",
               file=sys.stderr)
         return 130
+
+
+@contextmanager
+def _max_sim_hours(hours: float | None):
+    """$SANDBOX_MAX_SIM_HOURS set from --max-sim-hours while the command runs (every check and
+    run reads it, as do the local Ray workers the command starts)."""
+    from .engine import MAX_SIM_HOURS_ENV
+
+    if hours is None:
+        yield
+        return
+    was = os.environ.get(MAX_SIM_HOURS_ENV)
+    os.environ[MAX_SIM_HOURS_ENV] = repr(hours)
+    try:
+        yield
+    finally:
+        if was is None:
+            os.environ.pop(MAX_SIM_HOURS_ENV, None)
+        else:
+            os.environ[MAX_SIM_HOURS_ENV] = was
 
 
 def check_environment() -> None:

@@ -61,16 +61,21 @@ def max_sim_hours() -> float:
     return value
 
 
+def sim_time_problem(seconds: float | None) -> str | None:
+    """Why `seconds` of simulated time is too long for an episode, or None."""
+    limit = max_sim_hours()
+    if seconds is None or seconds <= limit * 3600:
+        return None
+    return (f"asks for {seconds / 3600:,.1f} simulated hours, more than the longest episode "
+            f"allowed ({limit:g} h; --max-sim-hours or {MAX_SIM_HOURS_ENV} to allow more)")
+
+
 def check_sim_time(seconds: float | None, what: str) -> None:
     """SimTimeTooLong when `seconds` of simulated time is more than the maximum; `what` says
     which field or option asks for it (the message names it)."""
-    if seconds is None:
-        return
-    limit = max_sim_hours()
-    if seconds > limit * 3600:
-        raise SimTimeTooLong(f"{what}: asks for {seconds / 3600:,.1f} simulated hours, more than "
-                             f"the longest episode allowed ({limit:g} h; --max-sim-hours or "
-                             f"{MAX_SIM_HOURS_ENV} to allow more)")
+    problem = sim_time_problem(seconds)
+    if problem is not None:
+        raise SimTimeTooLong(f"{what}: {problem}")
 
 
 class SimClock:

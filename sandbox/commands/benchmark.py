@@ -214,8 +214,12 @@ def write_board(report, args) -> None:
     import json
 
     from evaluation.kit import plot_png
+    from sandbox.lock import claim
     from sandbox.storage import write_atomic
 
+    for path in (args.markdown, args.json, args.plot):
+        if path is not None:
+            claim(path, file=True)
     print(report.markdown, end="")
     if args.markdown:
         write_atomic(args.markdown, report.markdown)

@@ -62,6 +62,26 @@ def add_budget_options(p: argparse.ArgumentParser, *, suite: bool = False,
                        help=f"tokens of each {episode}")
 
 
+def positive_float(text: str) -> float:
+    """argparse type for amounts that must be above 0 (hours)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text}: must be a number above 0")
+    return value
+
+
+def add_sim_time_option(g) -> None:
+    """--max-sim-hours (sandbox.engine.max_sim_hours): the CLI sets $SANDBOX_MAX_SIM_HOURS
+    from it for the command (and the Ray workers it starts)."""
+    g.add_argument("--max-sim-hours", type=positive_float, metavar="H",
+                   help="the longest episode allowed, in simulated hours: a template's "
+                        "duration_minutes, a window or a town day asking for more is refused "
+                        "before anything runs [default: $SANDBOX_MAX_SIM_HOURS, else 72]")
+
+
 def budgets(args):
     """(the budget of --max-calls/--max-tokens, the per-episode one or None)."""
     from sandbox.budget import Budget

@@ -98,6 +98,7 @@ def main(args) -> int:
 
 
 def _export(replay, args, size, every, start, end) -> int:
+    from sandbox.lock import claim
     from viewer.export import export_frames, frame_times, write_gif
 
     times = frame_times(replay, every, start, end)
@@ -105,6 +106,9 @@ def _export(replay, args, size, every, start, end) -> int:
         raise UserError(f"no frames: the window {args.from_ or 'start'}..{args.to or 'end'} "
                         f"lies outside the run (it spans 0..{replay.end:g} s)")
     span = f"{replay.clock(times[0]):%Y-%m-%d %H:%M:%S} .. {replay.clock(times[-1]):%H:%M:%S}"
+    for output, is_file in ((args.export, False), (args.gif, True)):
+        if output is not None:
+            claim(output, file=is_file)
     if args.export is None:
         # --gif alone: the GIF is assembled from PNG frames, which need not outlive it.
         with tempfile.TemporaryDirectory(prefix="sandbox-frames-") as scratch:

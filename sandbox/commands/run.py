@@ -9,6 +9,7 @@ from sandbox import terminal
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError
 from sandbox.llm import CacheMiss
+from sandbox.lock import claim
 from sandbox.log import CACHE, RunDirectoryExists, load_run
 from sandbox.runner import run_episode
 from sandbox.summary import print_summary, summarize
@@ -137,7 +138,7 @@ def main(args) -> int:
                                             **({"changes": changes} if changes else {}))
     except (FileFormatError, ValueError) as exc:
         raise UserError(str(exc)) from exc
-    out = run_directory(args, args.scenario)
+    out = claim(run_directory(args, args.scenario))  # one writer: refused while another runs
     llm = build_llm(args, cache_default=out / CACHE)
     console.print(f"[dim]running {args.scenario} with {llm.model_id}, seed {args.seed}, "
                   f"into {out}[/]")
@@ -153,14 +154,19 @@ def main(args) -> int:
         return 1
     print_summary(summarize(load_run(out)), console)
     console.print(f"run directory: {out}  ({result.wall_time_s:.1f} s)")
-    return budget_stop(result, console)
+    return run_stopped(result, console)
 
 
-def budget_stop(result, console) -> int:
-    """0, or 1 with what to do when a budget stopped the run."""
-    if result.status != "budget":
-        return 0
-    console.print(f"[yellow]stopped:[/] {result.error}; run the same command with --overwrite "
-                  "and a higher cap to go on (the answers so far come from the cache)",
-                  highlight=False)
-    return 1
+def run_stopped(result, console) -> int:
+    """0, or 1 with one line saying what to do when a budget stopped the run or none of its
+    calls reached a model (status unavailable: not finished)."""
+    if result.status == "budget":
+        console.print(f"[yellow]stopped:[/] {result.error}; run the same command with "
+                      "--overwrite and a higher cap to go on (the answers so far come from the "
+                      "cache)", highlight=False)
+        return 1
+    if result.status == "unavailable":
+        console.print(f"[red]unavailable:[/] {result.error} (the same command with --overwrite)",
+                      highlight=False)
+        return 1
+    return 0

@@ -28,11 +28,14 @@ def register(sub) -> None:
 
 def main(args) -> int:
     from evaluation.stss import ScoreError, write_score
+    from sandbox.lock import claim
     from sandbox.log import RunFormatError
 
     console = terminal.console()
     scorings = scoring_options(args)
     for run_dir in args.runs:
+        if Path(run_dir).is_dir():  # (a missing one is said by write_score)
+            claim(run_dir)  # score.json is written beside the run: not while it runs
         for options in scorings:
             try:
                 score = write_score(run_dir, options)

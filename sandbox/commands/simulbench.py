@@ -87,8 +87,10 @@ def register(sub) -> None:
 def extract_main(args: argparse.Namespace) -> int:
     from evaluation.kit import BoardError
     from sandbox import terminal
+    from sandbox.lock import claim
     from sandbox.suites.simulbench import extract_dir, strategy_counts
 
+    claim(args.out, file=True)
     try:
         scripts, summary = extract_dir(args.dir, args.out, args.judge)
     except BoardError as exc:
@@ -114,6 +116,7 @@ def extract_main(args: argparse.Namespace) -> int:
 def pairwise_main(args: argparse.Namespace) -> int:
     from evaluation.kit import BoardError
     from sandbox import terminal
+    from sandbox.lock import claim
     from sandbox.suites.benchmark import BenchmarkMismatch
     from sandbox.suites.simulbench import (
         pairwise_data,
@@ -136,6 +139,7 @@ def pairwise_main(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UserError(f"--judge-max-tokens: {exc}") from exc
     console = terminal.console()
+    claim(args.out)  # the verdicts' directory: one writer
     try:
         reports = run_pairwise(pairs, args.out, args.judge, pool, sampling, args.judge_format,
                                on_progress=lambda item: console.print(f"[dim]{item}[/]"))
@@ -150,6 +154,7 @@ def pairwise_main(args: argparse.Namespace) -> int:
     if args.json:
         from sandbox.storage import write_atomic
 
+        claim(args.json, file=True)
         write_atomic(args.json, json.dumps(pairwise_data(reports, args.judge_format), indent=2)
                      + "\n")
     return 0

@@ -15,6 +15,7 @@ from sandbox import terminal
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError
 from sandbox.llm import CacheMiss, LLMConfigError
+from sandbox.lock import claim
 from sandbox.log import CACHE, RunDirectoryExists, load_run
 from sandbox.summary import print_summary, summarize
 
@@ -23,6 +24,7 @@ from .common import (
     add_llm_options,
     add_parallel_options,
     add_scoring_options,
+    add_sim_time_option,
     budgets,
     build_llm,
     llm_settings,
@@ -78,6 +80,7 @@ def add_template_options(p: argparse.ArgumentParser, *, many_archs: bool = False
     g.add_argument("--embedder", choices=["minilm", "hashing"],
                    help="memory embedder for every agent [default: the architecture's, minilm]; "
                         "hashing is a fast stand-in for scripted runs")
+    add_sim_time_option(g)
 
 
 def _window(args):
@@ -120,11 +123,11 @@ def run_template(args) -> int:
     except FileFormatError as exc:
         raise UserError(str(exc)) from exc
     except ValueError as exc:
-        raise UserError(str(exc)) from exc
+        raise UserError(f"{path}: {exc}") from exc
     warning = window.cut_short(task)
     if warning:
         console.print(f"[yellow]warning:[/] {warning}", highlight=False)
-    out = run_directory(args, f"{path.stem}-{Path(args.arch).stem}")
+    out = claim(run_directory(args, f"{path.stem}-{Path(args.arch).stem}"))
     # Built once, before anything runs (a bad model fails here) and used for the run: building
     # it again would load the local model file twice.
     llm = build_llm(args, cache_default=out / CACHE)
@@ -145,10 +148,10 @@ def run_template(args) -> int:
         console.print(f"[red]stopped:[/] {exc}\nwhat ran so far is in {out}")
         return 1
     print_summary(summarize(load_run(out)), console)
-    if score is None:  # a budget stopped it
-        from .run import budget_stop
+    if score is None:  # a budget stopped it, or no call reached a model
+        from .run import run_stopped
 
-        return budget_stop(result, console)
+        return run_stopped(result, console)
     print_score(score, console)
     console.print(f"score.json: {out / 'score.json'}\nrun directory: {out}  "
                   f"({result.wall_time_s:.1f} s)  replay: sandbox replay {out}")
@@ -354,6 +357,7 @@ def main(args) -> int:
     # An imported task file is written to OUT/templates before the model is built: a suite
     # that stops before anything is recorded leaves no half-made --out behind.
     with _removed_on_error(args.out):
+        claim(args.out)  # another command writing into OUT is refused before anything runs
         try:
             templates, imported = _templates(args, console)
         except (FileFormatError, ValueError) as exc:
@@ -395,8 +399,9 @@ def main(args) -> int:
                   f"table: {args.out / 'table.md'}, "
                   f"{', '.join(str(args.out / table_file(t.rules)) for t in tables)}")
     for episode, error in run.failures:
-        kind = "stopped" if error.startswith("stopped: ") else "failed"  # a budget's stop
-        console.print(f"[red]{kind}:[/] {episode.run_dir}: {error.removeprefix('stopped: ')}",
+        kind = next((k for k in ("stopped", "unavailable") if error.startswith(f"{k}: ")),
+                    "failed")  # a budget's stop, a run no model answered, a failure
+        console.print(f"[red]{kind}:[/] {episode.run_dir}: {error.removeprefix(f'{kind}: ')}",
                       highlight=False)
     if suite_budget.stopped:
         console.print("the suite's budget is spent: the episodes left were not run; run the "

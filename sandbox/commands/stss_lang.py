@@ -10,9 +10,20 @@ from pathlib import Path
 from sandbox import terminal
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError
+from sandbox.lock import claim
 
-from .benchmark import EMBEDDED, judge_models, model_pool, play, report_line, write_board
+from .benchmark import (
+    EMBEDDED,
+    budget_run_options,
+    judge_models,
+    model_pool,
+    play,
+    print_stopped,
+    report_line,
+    write_board,
+)
 from .common import (
+    add_budget_options,
     add_model_access_options,
     add_parallel_options,
     non_negative_int,
@@ -69,6 +80,7 @@ def register(sub) -> None:
     p.add_argument("--rejudge", action="store_true", help="ask the judges again")
     add_board_options(p)
     add_model_access_options(p.add_argument_group("model access"))
+    add_budget_options(p, suite=True, episode="scenario (a conversation and its judges)")
     add_parallel_options(p)
     p.set_defaults(func=run_main, resumable=True)
 
@@ -101,6 +113,7 @@ def harvest_main(args) -> int:
         found = harvest(args.sources, per_pair=args.per_pair)
     except NotAnSTSSRun as exc:
         raise UserError(str(exc)) from exc
+    claim(args.out, file=True)
     save_set(found, args.out)
     tasks = len({s.task.id for s in found.scenarios})
     terminal.console().print(f"{len(found.scenarios)} scenarios of {tasks} tasks from "
@@ -135,7 +148,9 @@ def run_main(args) -> int:
     sampling = {r.name: r.sampling for r in STSS_LANG.roles}
     pool = model_pool(args, [*models.values(), *judges])
     selected = len(items.select(args.every))
-    failed = 0
+    run_budget = budget_run_options(args, parallel)  # one budget for every --arch
+    claim(args.out)  # refused at once while another command writes into it
+    failed = unfinished = 0
     for arch in archs:
         out = args.out / Path(arch).stem
         console.print(f"[dim]stss-lang {arch}: {selected} of {len(items)} scenarios, performer "
@@ -146,7 +161,7 @@ def run_main(args) -> int:
                       judges=judges, label=f"{models['performer']} {Path(arch).stem}",
                       every=args.every, seed=args.seed,
                       options={"arch": arch, "embedder": args.embedder}, rejudge=args.rejudge,
-                      parallel=parallel)
+                      parallel=parallel, **run_budget)
         if report is None:
             return 1
         console.print(f"{arch}: {report_line('conversations', report)}; "
@@ -154,13 +169,13 @@ def run_main(args) -> int:
         for item, error in report.failures:
             console.print(f"[red]failed:[/] {item}: {error}", highlight=False)
         failed += len(report.failures)
+        unfinished += sum(print_stopped(console, report, "conversation(s)"))
     write_board(board([args.out / Path(a).stem for a in archs], judges=judges,
                       seed=args.seed, resamples=args.resamples), args)
     if failed:
         console.print(f"{failed} scenario(s) failed and are left out; run the same command "
                       "again to retry them")
-        return 1
-    return 0
+    return 1 if failed or unfinished else 0
 
 
 def board_main(args) -> int:

@@ -115,8 +115,10 @@ def main(args) -> int:
     if args.render is not None:
         if args.tile < 2:
             raise UserError("--tile must be at least 2 pixels")
+        from sandbox.lock import claim
         from worlds.render import render_png
 
+        claim(args.render, file=True)
         summary["rendered"] = str(render_png(world, args.render, tile=args.tile))
     if args.json:
         print(json.dumps(summary, indent=2))

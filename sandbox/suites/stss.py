@@ -136,11 +136,14 @@ def run_task(template: Path, world: World, make_llm: MakeLLM, *, architecture: s
              max_concurrency: int | None = None, scoring: ScoringOptions | None = None,
              budgets: list[Budget] | None = None) -> tuple[RunResult, STSSScore | None]:
     """Instantiate `template` with `seed`, run the episode into `out`, score it (under our
-    rules, no score when a budget stopped it first)."""
+    rules, no score when a budget stopped it first; none under any rules when no call reached
+    a model: its agents said canned lines)."""
     task = instantiate(load_template(template, world), seed, world, background=background)
     episode = STSSEpisode(task, architecture, window=window, embedder=embedder)
     result = run_episode(episode, make_llm(out), seed=seed, out_dir=out, overwrite=overwrite,
                          on_event=on_event, max_concurrency=max_concurrency, budgets=budgets)
+    if result.status == "unavailable":
+        return result, None
     if result.status == "budget" and (scoring is None or scoring.rules == "ours"):
         return result, None  # ours scores complete runs only; the reference's warns instead
     return result, write_score(out, scoring)
@@ -243,6 +246,7 @@ class EpisodeDone:
     skipped: bool
     calls: int = 0
     stopped: str | None = None
+    unavailable: str | None = None  # why no call reached a model (run again next time)
 
 
 def run_suite_episode(context: SuiteContext, episode: Episode) -> EpisodeDone:
@@ -264,10 +268,12 @@ def run_suite_episode(context: SuiteContext, episode: Episode) -> EpisodeDone:
                              overwrite=True, scoring=context.scorings[0], budgets=budgets)
     scores = [score] if score is not None else []
     for scoring in context.scorings[1:]:
-        if result.status != "budget" or scoring.rules == "reference":
+        if result.status == "completed" or (result.status == "budget"
+                                            and scoring.rules == "reference"):
             scores.append(write_score(episode.run_dir, scoring))
     return EpisodeDone(scores, skipped=False, calls=result.llm_calls,
-                       stopped=result.error if result.status == "budget" else None)
+                       stopped=result.error if result.status == "budget" else None,
+                       unavailable=result.error if result.status == "unavailable" else None)
 
 
 def episode_key(episode: Episode) -> str:
@@ -313,6 +319,8 @@ def run_suite(episodes: list[Episode], setup: Callable[[], SuiteContext], *,
             failures.append((episode, outcome.error))
         elif outcome.ran and outcome.result.stopped:
             failures.append((episode, f"stopped: {outcome.result.stopped}"))
+        elif outcome.ran and outcome.result.unavailable:
+            failures.append((episode, f"unavailable: {outcome.result.unavailable}"))
     return SuiteRun(scores=[s for o in outcomes if o.ran and not o.failed
                             for s in o.result.scores],
                     failures=failures, outcomes=outcomes)
@@ -333,6 +341,8 @@ def planned_episodes(episodes: list[Episode], run: SuiteRun) -> dict[str, str]:
             reason = f"failed: {outcome.error}"
         elif outcome.result.stopped:
             reason = f"stopped by a budget: {outcome.result.stopped}"
+        elif outcome.result.unavailable:
+            reason = f"unavailable: {outcome.result.unavailable}"
         else:
             reason = ""
         why[str(episode.run_dir)] = reason

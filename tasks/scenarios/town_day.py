@@ -8,6 +8,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agents.architecture import load_architecture
+from sandbox.engine import sim_time_problem
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError, load_model, validation_error
 from tasks.town import TownConfig, TownScenario
@@ -84,6 +85,11 @@ def town_day(path: Path | str | None = None, max_turns: int | None = None,
     config = load_model(path, TownConfig)
     if changes is not None:
         config = changes.apply(config)
+    too_long = sim_time_problem(config.hours * 3600)
+    if too_long is not None:
+        if changes is not None and changes.hours is not None:
+            raise ValueError(f"--hours {changes.hours:g}: {too_long}")
+        raise FileFormatError(path, f"{config.hours:g} {too_long}", "hours")
     scenario = TownScenario(config)
     try:
         names = scenario.resident_names()

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from sandbox.engine import Engine
+from sandbox.engine import Engine, check_sim_time
 from sandbox.events.stss import TaskAssigned
 from tasks.town import TownConfig, TownScenario
 
@@ -56,6 +56,9 @@ class EpisodeWindow(BaseModel):
             raise ValueError(f"the episode would end ({end:%Y-%m-%d %H:%M}) before the "
                              f"activity's time window opens ({task.start:%Y-%m-%d %H:%M}), so "
                              "nothing could count: give a later --until")
+        check_sim_time((end - start).total_seconds(),
+                       f"the episode window ({start:%Y-%m-%d %H:%M} to {end:%Y-%m-%d %H:%M}; "
+                       "--same-day, --start, --until shorten it)")
         return start, end
 
     def cut_short(self, task: STSSTask) -> str | None:

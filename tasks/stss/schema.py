@@ -29,6 +29,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from sandbox.engine import sim_time_problem
 from sandbox.files import FileFormatError, read_data, validation_error
 from worlds import AddressError, World
 
@@ -180,6 +181,10 @@ class TaskTemplate(BaseModel):
             problems.append(("duration_minutes", f"the window ends before it starts "
                                                  f"(duration_minutes {self.duration_minutes}; "
                                                  "it must be > 0)"))
+        too_long = sim_time_problem(self.duration_minutes * 60) \
+            if self.duration_minutes is not None else None
+        if too_long is not None:  # the episode runs to the window's end
+            problems.append(("duration_minutes", f"{self.duration_minutes} {too_long}"))
         if t is TaskType.appointment and not self.target_choices:
             problems.append(("target_choices", "an appointment needs the person to meet"))
         if t is not TaskType.appointment and self.target_choices:
