@@ -88,8 +88,10 @@ _registry = threading.RLock()
 def command_line() -> str:
     """How this process was started, for the holder's record (credentials masked)."""
     name = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "python"
-    if name in ("cli.py", "__main__.py", "-m", "-c"):
+    if name == "cli.py":  # python -m sandbox.cli
         name = "sandbox"
+    elif name == "-c":
+        name = "python -c ..."
     return redact(" ".join([name, *sys.argv[1:]]))[:300]
 
 

@@ -28,6 +28,7 @@ from sandbox.commands.common import (
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError
 from sandbox.llm import CacheMiss, LLMConfigError, LLMSettings
+from sandbox.lock import claim
 
 EMBEDDED = "local/smollm2-135m"
 
@@ -214,7 +215,6 @@ def write_board(report, args) -> None:
     import json
 
     from evaluation.kit import plot_png
-    from sandbox.lock import claim
     from sandbox.storage import write_atomic
 
     for path in (args.markdown, args.json, args.plot):
@@ -238,6 +238,7 @@ def run_main(bench, args) -> int:
     if args.every < 1:
         raise UserError("--every must be at least 1")
     parallel = parallel_options(args)
+    claim(args.out)  # refused at once while another command writes into it
     use_prompts(args)
     options = {name: getattr(args, name) for name in bench.options}
     try:
