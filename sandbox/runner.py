@@ -144,8 +144,7 @@ def unreached(calls: list[CallRecord]) -> str | None:
                     if f not in ("unavailable", "fallback", "reasked"))
     seen = ", ".join(f"{kind} {n}" for kind, n in kinds.most_common(4))
     return (f"no LLM call reached a model: all {len(calls)} calls were unavailable"
-            f"{f' ({seen})' if seen else ''}; check the endpoint, the model name and the key, "
-            "then run again")
+            f"{f' ({seen})' if seen else ''}; check the endpoint, the model name and the key")
 
 
 def nothing_happened(happened: Counter[str], calls: list[CallRecord],

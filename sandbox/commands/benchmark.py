@@ -196,17 +196,18 @@ def print_stopped(console, report, noun: str) -> tuple[int, int]:
     unavailable = budget = 0
     for item, why in report.stopped:
         kind, _, reason = why.partition(": ")
-        console.print(f"[red]{kind}:[/] {item}: {reason}", highlight=False)
+        console.print(f"[red]{kind}:[/] {item}: {reason}", highlight=False, soft_wrap=True)
         unavailable += kind == "unavailable"
         budget += kind == "budget"
     unavailable += report.judge_unavailable
     if unavailable:
         console.print(f"{unavailable} {noun} or judgment(s) reached no model (the endpoint "
                       "refused every call or could not be reached): they are not finished; "
-                      "fix the endpoint or key and run the same command again")
+                      "fix the endpoint or key and run the same command again", soft_wrap=True)
     if budget:
         console.print(f"{budget} {noun} stopped by a budget; run the same command with a "
-                      "higher cap to go on (the answers so far come from the cache)")
+                      "higher cap to go on (the answers so far come from the cache)",
+                      soft_wrap=True)
     return unavailable, budget
 
 

@@ -163,10 +163,10 @@ def run_stopped(result, console) -> int:
     if result.status == "budget":
         console.print(f"[yellow]stopped:[/] {result.error}; run the same command with "
                       "--overwrite and a higher cap to go on (the answers so far come from the "
-                      "cache)", highlight=False)
+                      "cache)", highlight=False, soft_wrap=True)
         return 1
     if result.status == "unavailable":
-        console.print(f"[red]unavailable:[/] {result.error} (the same command with --overwrite)",
-                      highlight=False)
+        console.print(f"[red]unavailable:[/] {result.error}; then run the same command with "
+                      "--overwrite", highlight=False, soft_wrap=True)
         return 1
     return 0

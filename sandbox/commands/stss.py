@@ -402,7 +402,7 @@ def main(args) -> int:
         kind = next((k for k in ("stopped", "unavailable") if error.startswith(f"{k}: ")),
                     "failed")  # a budget's stop, a run no model answered, a failure
         console.print(f"[red]{kind}:[/] {episode.run_dir}: {error.removeprefix(f'{kind}: ')}",
-                      highlight=False)
+                      highlight=False, soft_wrap=True)
     if suite_budget.stopped:
         console.print("the suite's budget is spent: the episodes left were not run; run the "
                       "same command with a higher --max-calls or --max-tokens to go on")

@@ -6,6 +6,9 @@ connections without a GPU. Answers match the in-process scripted backend's: the 
 messages, seed and JSON schema come in the body and the purpose tag in the `X-Sandbox-Tag`
 header the openai backend sends.
 
+`refuse_chat=401` makes it a dead key: the models list still answers, every chat call is
+refused with that status (settable while it runs, to bring the key back to life).
+
 A fault rate makes it misbehave like a real endpoint under load. Each request draws, from one
 seeded generator, whether it fails and how (`FAULT_KINDS`). The server counts requests, faults
 by kind and the most requests it held at once (`stats()`, also `GET /loopback/stats`).
@@ -64,7 +67,8 @@ class Loopback:
     def __init__(self, script: str | ScriptedBackend = "default", *, latency_s: float = 0.0,
                  fault_rate: float = 0.0, faults: tuple[str, ...] = FAULT_KINDS, seed: int = 0,
                  timeout_sleep_s: float = 10.0, retry_after_s: float = 1.0,
-                 echo_auth: bool = False, host: str = "127.0.0.1", port: int = 0):
+                 echo_auth: bool = False, refuse_chat: int | None = None,
+                 host: str = "127.0.0.1", port: int = 0):
         unknown = set(faults) - set(FAULT_KINDS)
         if unknown:
             raise ValueError(f"unknown fault kinds {sorted(unknown)}: known are {FAULT_KINDS}")
@@ -83,6 +87,8 @@ class Loopback:
         # Some proxies echo the request's headers in their error bodies, the API key with them:
         # on, every error answer does, so a test can check that no such message is written.
         self.echo_auth = echo_auth
+        # An HTTP status every chat call is refused with (401: a dead key), or None.
+        self.refuse_chat = refuse_chat
         self._rng = random.Random(seed)  # drawn in arrival order, under the lock
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -246,6 +252,13 @@ class _Handler(BaseHTTPRequestHandler):
         except (ValueError, KeyError, TypeError) as exc:
             self._json(400, {"error": {"message": f"bad request body: {exc}"}})
             return
+        if loopback.refuse_chat is not None:
+            with loopback._lock:
+                loopback.requests += 1
+            self._json(loopback.refuse_chat, {"error": {
+                "message": f"refused ({loopback.refuse_chat}, injected): the key is not valid",
+                "type": "invalid_request_error"}})
+            return
         fault = loopback._begin(free_text=not body.get("response_format"))
         try:
             self._complete(loopback, body, fault)
@@ -336,6 +349,9 @@ def main(argv: list[str] | None = None) -> int:
                    help=f"comma-separated fault kinds to draw from [default: all: "
                         f"{','.join(FAULT_KINDS)}]")
     p.add_argument("--seed", type=int, default=0, help="seed of the fault draws [default: 0]")
+    p.add_argument("--refuse-chat", type=int, metavar="STATUS",
+                   help="refuse every chat call with this HTTP status, e.g. 401 (a dead key; "
+                        "the models list still answers)")
     p.add_argument("--timeout-sleep", type=float, default=10.0,
                    help="how long a timeout fault holds the request, seconds [default: 10]")
     p.add_argument("--host", default="127.0.0.1",
@@ -348,7 +364,7 @@ def main(argv: list[str] | None = None) -> int:
         server = Loopback(args.script, latency_s=args.latency, fault_rate=args.fault_rate,
                           faults=tuple(f.strip() for f in args.faults.split(",") if f.strip()),
                           seed=args.seed, timeout_sleep_s=args.timeout_sleep,
-                          host=args.host, port=args.port)
+                          refuse_chat=args.refuse_chat, host=args.host, port=args.port)
     except (ValueError, LLMConfigError, OSError) as exc:
         p.exit(2, f"{p.prog}: error: {exc}\n")
     print(f"listening on {server.url}", flush=True)
