@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import uuid
 
+import pytest
 from PIL import Image
 
 from sandbox.cli import main
@@ -67,3 +68,57 @@ def test_the_api_key_appears_in_no_file_log_or_frame(tmp_path, monkeypatch, caps
                 assert key not in repr(image.info), path
     assert key not in printed.out + printed.err
     assert key not in logs.read_text(encoding="utf-8")
+
+
+def _searchable(root):
+    return [p for p in root.rglob("*") if p.is_file()]
+
+
+@pytest.mark.parametrize("shape", [
+    "http://user:{key}@{host}/v1",
+    "http://{key}@{host}/v1",
+    "http://{host}/v1?api-key={key}",
+    "http://{host}/v1?key={key}",
+    "http://{host}/v1?token={key}&x=1",
+])
+def test_a_credential_in_the_base_url_appears_nowhere(shape, tmp_path, monkeypatch, capsys):
+    """A run that fails against an endpoint whose URL carries the key (refused: a dead key), and
+    one that cannot reach it at all: the key is in no output, log line or file."""
+    key = f"sk-url-{uuid.uuid4().hex}"
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    logs = tmp_path / "sandbox.log"
+    handler = logging.FileHandler(logs, encoding="utf-8")
+    logging.getLogger().addHandler(handler)
+    logging.getLogger().setLevel(logging.DEBUG)  # the HTTP client logs every request's URL
+    try:
+        with Loopback("default", refuse_chat=401, echo_auth=True) as server:
+            host = server.url.split("//")[1].split("/")[0]
+            url = shape.format(key=key, host=host)
+            refused = main(["-v", "run", "single_room", "--model", "openai/default",
+                            "--base-url", url, "--quiet", "--out", str(tmp_path / "run")])
+        closed = main(["-v", "run", "single_room", "--model", "openai/default", "--base-url",
+                       shape.format(key=key, host="127.0.0.1:9"), "--out",
+                       str(tmp_path / "never")])
+    finally:
+        logging.getLogger().removeHandler(handler)
+        handler.close()
+    printed = capsys.readouterr()
+    assert refused == 1 and closed == 2
+    assert "cannot reach the LLM endpoint" in printed.err and "***" in printed.err
+    assert key not in printed.out + printed.err
+    assert key not in logs.read_text(encoding="utf-8")
+    files = _searchable(tmp_path)
+    assert any(p.name == "result.json" for p in files)
+    for path in files:
+        assert key.encode() not in path.read_bytes(), path
+
+
+def test_the_lock_names_its_command_without_credentials(monkeypatch):
+    from sandbox.lock import command_line
+
+    monkeypatch.setattr("sys.argv", ["/venv/bin/sandbox", "run", "x", "--base-url",
+                                     "http://me:sk-hidden-1234@host/v1?api-key=sk-other-5678"])
+    shown = command_line()
+    assert shown.startswith("sandbox run x --base-url http://***@host/v1?api-key=***")
+    assert "sk-hidden" not in shown and "sk-other" not in shown
