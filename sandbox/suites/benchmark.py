@@ -427,7 +427,7 @@ def _run_benchmark(bench: Benchmark, out: Path, items: ItemSet, pool: ModelPool,
     for outcome in outcomes:
         if not outcome.ran:  # the run's budget was spent before it started
             report.items += 1
-            report.stopped.append((outcome.key, "budget: not started, the run's budget is "
+            report.stopped.append((outcome.key, "budget: not started, the suite's budget is "
                                                  "spent"))
         elif outcome.failed:
             report.items += 1
