@@ -35,6 +35,9 @@ def summarize(run: Run) -> dict[str, Any]:
         "status": _status(run),
         "error": run.result.error if run.result else None,
         "warnings": run.result.warnings if run.result else [],
+        # (fallbacks, share) when more of the calls fell back than SANDBOX_DEGRADED_ABOVE allows
+        "degraded": [run.result.fallbacks, run.result.fallback_fraction]
+        if run.result and run.result.degraded else None,
         "events_by_kind": dict(Counter(e.kind for e in run.events)),
         "llm_calls_by_purpose": {tag: dict(c) for tag, c in sorted(by_tag.items())},
         "llm_faults": dict(faults),
@@ -122,6 +125,10 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
         console.print(f"[red]error:[/] {summary['error']}")
     for warning in summary.get("warnings") or []:
         console.print(f"[yellow]warning:[/] {warning}")
+    if summary.get("degraded"):
+        fallbacks, share = summary["degraded"]
+        console.print(f"[yellow]degraded:[/] {fallbacks} LLM calls ({share:.0%}) fell back to a "
+                      "default: the run's numbers rest mostly on canned answers")
     failed_walks = summary["events_by_kind"].get("walk_failed", 0)
     if failed_walks:
         console.print(f"[yellow]walks that could not happen:[/] {failed_walks} "
