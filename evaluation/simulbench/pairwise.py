@@ -38,12 +38,18 @@ class PairResult:
 
     item: str
     judge: str
-    order12: str  # A, B, C, or "fallback"
+    # A, B, C, "fallback" (no usable answer), or "unavailable" (the call never reached a model:
+    # no verdict at all; the next run asks again)
+    order12: str
     order21: str
     winner: str  # "first", "second", "tie", or "unjudged"
     inconsistent: bool
     prompt_tokens: int = 0
     completion_tokens: int = 0
+
+    @property
+    def unavailable(self) -> bool:
+        return "unavailable" in (self.order12, self.order21)
 
     def to_json(self) -> str:
         return json.dumps(self.__dict__, indent=2)
@@ -78,11 +84,11 @@ def judge_pair(llm, item: str, act: str, history: list[dict], first: str, second
             top_p=sampling.top_p, max_tokens=sampling.max_tokens,
             seed=_seed(item, llm.model_id, order))
         completion = timed_complete(llm, request)
-        said[order] = "fallback" if "fallback" in completion.faults \
-            else winner_of(completion.parsed)
+        said[order] = "unavailable" if "unavailable" in completion.faults \
+            else "fallback" if "fallback" in completion.faults else winner_of(completion.parsed)
         tokens[0] += completion.usage.prompt_tokens
         tokens[1] += completion.usage.completion_tokens
-    if "fallback" in said.values():
+    if {"fallback", "unavailable"} & set(said.values()):
         winner = "unjudged"
     else:
         winner = {"A": "first", "B": "second", "tie": "tie"}[swap_rule(said["12"], said["21"])]

@@ -151,10 +151,15 @@ def pairwise_main(args: argparse.Namespace) -> int:
                   f"{sum(r.missing for r in reports)} scripts answered in only one directory "
                   "of a pair are left out")
     print(pairwise_markdown(reports, args.judge_format), end="")
+    unavailable = sum(r.unavailable for r in reports)
+    if unavailable:
+        console.print(f"[red]unavailable:[/] {unavailable} verdict(s) reached no model (the "
+                      "endpoint refused every call or could not be reached); fix the endpoint "
+                      "or key and run the same command again to ask them", soft_wrap=True)
     if args.json:
         from sandbox.storage import write_atomic
 
         claim(args.json, file=True)
         write_atomic(args.json, json.dumps(pairwise_data(reports, args.judge_format), indent=2)
                      + "\n")
-    return 0
+    return 1 if unavailable else 0

@@ -258,6 +258,7 @@ class PairwiseReport:
     made: int = 0
     skipped: int = 0
     missing: int = 0  # scripts answered in only one of the two directories
+    unavailable: int = 0  # verdicts whose judge call never reached a model (asked again)
     key: str = ""  # the pair's folder under OUT/pairwise/
 
 
@@ -347,8 +348,9 @@ def _judge_pair_dirs(first, second, verdicts: Path, key: str, judge: str, llm,
     for item in common:
         script, category, answer_a = answers_a[item]
         path = verdicts / f"{item}__{judge.replace('/', '_')}.json"
-        if path.is_file():
-            result = PairResult(**json.loads(path.read_text(encoding="utf-8")))
+        result = PairResult(**json.loads(path.read_text(encoding="utf-8"))) \
+            if path.is_file() else None
+        if result is not None and not result.unavailable:
             report.skipped += 1
         else:
             if on_progress:
@@ -357,6 +359,7 @@ def _judge_pair_dirs(first, second, verdicts: Path, key: str, judge: str, llm,
                                 answers_b[item][2], sampling, judge_format)
             write_atomic(path, result.to_json())
             report.made += 1
+            report.unavailable += result.unavailable
         hard = script["turn_num"] > 0
         for subset, tally in report.tallies.items():
             if subset == "all" or (subset == "hard" and hard) or subset == category:
@@ -400,6 +403,6 @@ def pairwise_data(reports: Sequence[PairwiseReport], judge_format: str = "text"
                   ) -> dict[str, Any]:
     return {"judge_format": judge_format, "pairs": [
         {"first": r.first, "second": r.second, "judge": r.judge, "key": r.key,
-         "made": r.made, "kept": r.skipped, "missing": r.missing,
+         "made": r.made, "kept": r.skipped, "missing": r.missing, "unavailable": r.unavailable,
          "subsets": {k: {**t.__dict__, "rates": t.rates()} for k, t in r.tallies.items()}}
         for r in reports]}

@@ -150,3 +150,29 @@ def test_a_bad_degraded_threshold_is_one_line_before_anything_runs(value, tmp_pa
     assert main(["run", "single_room", "--model", "scripted/default", "--out", str(out)]) == 2
     [line] = capsys.readouterr().err.strip().splitlines()
     assert "SANDBOX_DEGRADED_ABOVE" in line and not out.exists()
+
+
+def test_pairwise_verdicts_that_reached_no_model_are_asked_again(tmp_path, capsys):
+    from tasks.simulbench import Collected, Message, extract, load_tasks, write_scripts
+
+    task = load_tasks()[0]
+    messages = [Message(role=role, content=f"{role} {k}") for k in range(4)
+                for role in ("user", "assistant")]
+    scripts = write_scripts(extract([Collected(task=task, index=0, messages=messages,
+                                               challenging_turn=2)]), tmp_path / "s.jsonl")
+    dirs = []
+    for model in ("simulbench", "simulbench-weak"):
+        dirs.append(str(tmp_path / model))
+        assert main(["simulbench", "--scripts", str(scripts), "--simulator", f"scripted/{model}",
+                     "--judge", "scripted/simulbench", "--out", dirs[-1]]) == 0
+    capsys.readouterr()
+    with Loopback("simulbench", refuse_chat=401) as server:
+        argv = ["simulbench-pairwise", *dirs, "--judge", "openai/simulbench", "--base-url",
+                server.url, "--out", str(tmp_path / "pairs")]
+        assert main(argv) == 1
+        printed = capsys.readouterr().out
+        assert "verdict(s) reached no model" in printed
+        server.refuse_chat = None
+        assert main(argv) == 0
+        printed = capsys.readouterr().out
+    assert "verdicts made 3, kept 0" in printed  # asked again, not kept
