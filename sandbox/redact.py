@@ -32,10 +32,13 @@ _secrets: set[str] = set()
 _lock = threading.Lock()
 
 
+MIN_REMEMBERED = 8  # shorter values would mask ordinary words wherever they appear
+
+
 def remember(secret: str | None) -> None:
-    """Redact `secret` wherever `redact` meets it from now on (values shorter than 4
-    characters are not remembered: they would mask ordinary words)."""
-    if secret and len(secret) >= 4:
+    """Redact `secret` wherever `redact` meets it from now on (values shorter than
+    MIN_REMEMBERED characters are masked inside URLs only)."""
+    if secret and len(secret) >= MIN_REMEMBERED:
         with _lock:
             _secrets.add(secret)
 
@@ -49,8 +52,9 @@ def redact_url(url: str) -> str:
         return url
     if "@" in netloc:
         userinfo, _, host = netloc.rpartition("@")
-        for secret in userinfo.split(":"):
-            remember(secret)
+        # user:KEY -> the key; a lone KEY@ is the key itself (a user name alone is no secret,
+        # but is masked in the URL all the same)
+        remember(userinfo.partition(":")[2] or userinfo)
         netloc = f"{MASK}@{host}"
     query = parts.query
     if query:

@@ -122,3 +122,10 @@ def test_the_lock_names_its_command_without_credentials(monkeypatch):
     shown = command_line()
     assert shown.startswith("sandbox run x --base-url http://***@host/v1?api-key=***")
     assert "sk-hidden" not in shown and "sk-other" not in shown
+
+
+def test_a_user_name_or_a_short_value_is_masked_in_urls_only():
+    from sandbox.redact import redact, redact_url
+
+    assert redact_url("http://user:pw@host/v1?key=abc") == "http://***@host/v1?key=***"
+    assert redact("the user agent's key: abc") == "the user agent's key: abc"
