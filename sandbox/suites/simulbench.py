@@ -45,6 +45,7 @@ from tasks.kit import Role, Sampling
 from tasks.simulbench import (
     JUDGE_SAMPLING,
     SIMULATOR_SAMPLING,
+    SUBSETS,
     USER_SAMPLING,
     Collected,
     Message,
@@ -200,9 +201,12 @@ def _script_items(path: Path | None, options: dict[str, Any]):
         raise FileFormatError("--scripts", "give a test-script file: the published "
                                            "simulbench_all.jsonl or one written by "
                                            "`sandbox simulbench-extract`")
+    subset = options.get("subset", "all")
+    if subset not in SUBSETS:  # before any file is read: the option is what is wrong
+        raise FileFormatError("--subset", f"unknown subset {subset!r}; one of "
+                                          f"{', '.join(SUBSETS)}")
     tasks = load_tasks(options["tasks"]) if options.get("tasks") else None
-    return script_items(load_scripts(path, tasks), source=str(path),
-                        subset=options.get("subset", "all"))
+    return script_items(load_scripts(path, tasks), source=str(path), subset=subset)
 
 
 def request_types(tasks_file: str | None) -> dict[str, str]:

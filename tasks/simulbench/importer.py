@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from sandbox.files import FileFormatError, read_data
+from sandbox.files import FileFormatError, read_data, read_text
 from sandbox.storage import write_atomic
 
 from .models import (
@@ -63,10 +63,8 @@ def read_jsonl(path: Path | str) -> list[tuple[int, dict]]:
     """(line number, object) of every non-empty line; a bad line is a FileFormatError naming
     it (a truncated last line, a key given twice, a line that is not an object)."""
     path = Path(path)
-    if not path.is_file():
-        raise FileFormatError(path, "no such file")
     rows = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
         if not line.strip():
             continue
         try:

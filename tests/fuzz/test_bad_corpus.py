@@ -25,6 +25,13 @@ COMMANDS = {
     "simulbench_tasks": lambda f, out: ["simulbench-collect", "--tasks", str(f), "--user", NOPE,
                                         "--simulator", NOPE, "--judge", NOPE, "--out",
                                         str(out)],
+    "simulbench_scripts": lambda f, out: ["simulbench", "--scripts", str(f), "--simulator",
+                                          NOPE, "--judge", NOPE, "--out", str(out)],
+    "pingpong_settings": lambda f, out: ["pingpong", "--settings", str(f), "--player", NOPE,
+                                         "--interrogator", NOPE, "--judge", NOPE, "--out",
+                                         str(out)],
+    "refutebench_items": lambda f, out: ["refutebench", "--items", str(f), "--model", NOPE,
+                                         "--refuter", NOPE, "--judge", NOPE, "--out", str(out)],
     # a run directory: read by log, score and replay (a bad line is reported and skipped)
     "run_dir": lambda f, out: [["log", str(f)], ["score", str(f)],
                                ["replay", str(f), "--export", str(out)]],
