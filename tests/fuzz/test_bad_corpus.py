@@ -32,6 +32,8 @@ COMMANDS = {
                                          str(out)],
     "refutebench_items": lambda f, out: ["refutebench", "--items", str(f), "--model", NOPE,
                                          "--refuter", NOPE, "--judge", NOPE, "--out", str(out)],
+    "stss_lang_set": lambda f, out: ["stss-lang", str(f), "--model", NOPE, "--judge", NOPE,
+                                     "--out", str(out)],
     # a run directory: read by log, score and replay (a bad line is reported and skipped)
     "run_dir": lambda f, out: [["log", str(f)], ["score", str(f)],
                                ["replay", str(f), "--export", str(out)]],
