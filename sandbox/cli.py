@@ -29,8 +29,24 @@ COMMANDS = [
 ]
 
 
+class ArgumentsError(Exception):
+    """A command line argparse refused: said in one line by `main`, not 15 lines of usage."""
+
+    def __init__(self, prog: str, message: str):
+        super().__init__(message)
+        self.prog = prog
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a bad argument ends in one line naming it, the usage hint at its end
+    (the subcommands' parsers are of this class too)."""
+
+    def error(self, message: str):
+        raise ArgumentsError(self.prog, message)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="sandbox",
         description="A multi-agent sandbox that measures the social intelligence of LLM agents "
                     "by what they do. Run an episode, read its log, score and replay it.")
@@ -43,7 +59,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except ArgumentsError as exc:
+        print(f"{exc.prog}: error: {one_line(str(exc))} (see: {exc.prog} --help)",
+              file=sys.stderr)
+        return 2
     # Progress of a long run must reach a log file or `| tee` as it happens, not at exit.
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(line_buffering=True)

@@ -27,16 +27,18 @@ from sandbox.errors import UserError
 from sandbox.files import FileFormatError
 from sandbox.llm import CacheMiss, LLMConfigError, LLMSettings
 
+from .common import non_negative_float, positive_int, probability
+
 EMBEDDED = "local/smollm2-135m"
 
 
 def _sampling_options(p: argparse.ArgumentParser, role: str, default, token_help: str) -> None:
     g = p.add_argument_group(f"{role} sampling")
-    g.add_argument(f"--{role}-temperature", type=float, default=default.temperature,
+    g.add_argument(f"--{role}-temperature", type=non_negative_float, default=default.temperature,
                    help="[default: %(default)s]")
-    g.add_argument(f"--{role}-top-p", type=float, default=default.top_p,
+    g.add_argument(f"--{role}-top-p", type=probability, default=default.top_p,
                    help="[default: %(default)s]")
-    g.add_argument(f"--{role}-max-tokens", type=int, default=default.max_tokens,
+    g.add_argument(f"--{role}-max-tokens", type=positive_int, default=default.max_tokens,
                    help=f"{token_help} [default: %(default)s]")
 
 
@@ -63,7 +65,7 @@ def register_benchmark(sub, bench, *, example: str, board_example: str = "") -> 
                    help="benchmark directory (one configuration per directory)")
     p.add_argument("--label", help=f"the configuration's name on the board [default: the "
                                    f"{bench.under_test} model]")
-    p.add_argument("--every", type=int, default=1, metavar="K",
+    p.add_argument("--every", type=positive_int, default=1, metavar="K",
                    help=f"keep about one of K {bench.item_noun}, spread over the set (a quick "
                         "run) [default: %(default)s]")
     p.add_argument("--seed", type=non_negative_int, default=0,
@@ -98,7 +100,7 @@ def register_benchmark(sub, bench, *, example: str, board_example: str = "") -> 
                    help="use only these judges' scores [default: every judge found]")
     b.add_argument("--seed", type=non_negative_int, default=0,
                    help="bootstrap seed [default: %(default)s]")
-    b.add_argument("--resamples", type=int, default=1000,
+    b.add_argument("--resamples", type=positive_int, default=1000,
                    help="bootstrap resamples [default: %(default)s]")
     for name, spec in bench.board_options.items():
         b.add_argument(f"--{name.replace('_', '-')}", dest=name, **spec)

@@ -34,10 +34,47 @@ def non_negative_int(text: str) -> int:
 
 
 def positive_int(text: str) -> int:
-    """argparse type for counts that must be 1 or more (caps)."""
-    value = non_negative_int(text)
-    if value == 0:
+    """argparse type for counts that must be 1 or more (caps, sizes, resamples)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
         raise argparse.ArgumentTypeError(f"{text}: must be 1 or more")
+    return value
+
+
+def _number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise argparse.ArgumentTypeError(f"{text}: must be a finite number")
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    """argparse type for a temperature: 0 or more."""
+    value = _number(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text}: must be 0 or more")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """argparse type for a speed or a size: more than 0."""
+    value = _number(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text}: must be more than 0")
+    return value
+
+
+def probability(text: str) -> float:
+    """argparse type for top-p: more than 0, at most 1."""
+    value = _number(text)
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"{text}: must be more than 0 and at most 1")
     return value
 
 
@@ -91,7 +128,7 @@ def add_model_access_options(g) -> None:
     g.add_argument("--json-dialect", choices=["json_schema", "json_object"],
                    help="how the endpoint takes a JSON schema: json_schema (OpenAI, vLLM; the "
                         "default) or json_object (llama.cpp server)")
-    g.add_argument("--max-concurrency", type=int,
+    g.add_argument("--max-concurrency", type=positive_int,
                    help="LLM calls in flight at once [default: what the backend allows]")
     mode = g.add_mutually_exclusive_group()
     mode.add_argument("--cache-only", action="store_true",
@@ -195,7 +232,7 @@ def print_score(score, console: Console, *, evidence: int = 8) -> None:
 def add_parallel_options(p: argparse.ArgumentParser) -> None:
     """How a suite's episodes run side by side (they mirror sandbox.suites.parallel.Parallel)."""
     g = p.add_argument_group("running episodes side by side")
-    g.add_argument("--jobs", type=int, default=1, metavar="N",
+    g.add_argument("--jobs", type=positive_int, default=1, metavar="N",
                    help="episodes at once in each process; their LLM calls share "
                         "--max-concurrency (the embedded model answers as many calls at "
                         "once as it has lanes, SANDBOX_LLM_LANES, whatever N) "
@@ -207,10 +244,10 @@ def add_parallel_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--address", metavar="HOST:PORT",
                    help="Ray cluster to join (ray://... or HOST:PORT) [default: start a local "
                         "Ray for the run]; OUT must be on a filesystem every node sees")
-    g.add_argument("--workers", type=int, metavar="W",
+    g.add_argument("--workers", type=positive_int, metavar="W",
                    help="Ray worker processes, each with its own model backend and its own "
                         "--max-concurrency [default: the cluster's CPUs]")
-    g.add_argument("--retries", type=int, default=2, metavar="R",
+    g.add_argument("--retries", type=non_negative_int, default=2, metavar="R",
                    help="times an episode runs again after its Ray worker died "
                         "[default: %(default)s]")
 
@@ -293,7 +330,7 @@ def add_scoring_options(p: argparse.ArgumentParser) -> None:
                    help="our rules: overlap: an activity going on at any moment of the time "
                         "window counts; start: it must start inside the window "
                         "[default: %(default)s]")
-    g.add_argument("--sec-per-step", type=int, default=60, metavar="S",
+    g.add_argument("--sec-per-step", type=positive_int, default=60, metavar="S",
                    help="the reference rules: read the run every S seconds, as the reference "
                         "reads its runs' steps [default: %(default)s]")
 
@@ -302,8 +339,6 @@ def scoring_options(args) -> list:
     """The ScoringOptions the scoring arguments ask for, ours first."""
     from evaluation.stss import ScoringOptions
 
-    if args.sec_per_step < 1:
-        raise UserError(f"--sec-per-step {args.sec_per_step}: a step is at least 1 second")
     rules = ["ours", "reference"] if args.rules == "both" else [args.rules]
     return [ScoringOptions(rules=r, window=args.window_rule, sec_per_step=args.sec_per_step)
             for r in rules]

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from sandbox.errors import UserError
 
+from .common import positive_float
+
 
 def register(sub) -> None:
     p = sub.add_parser(
@@ -28,7 +30,7 @@ def register(sub) -> None:
     p.add_argument("--size", default="1280x800", help="window or frame size [default: "
                                                       "%(default)s]")
     p.add_argument("--at", help="start at this time (HH:MM, 'YYYY-MM-DD HH:MM' or +1h)")
-    p.add_argument("--speed", type=float, default=None,
+    p.add_argument("--speed", type=positive_float, default=None,
                    help="simulated seconds per wall second [default: 1 for a conversation, "
                         "64 for the town]")
     p.add_argument("--follow", metavar="AGENT", help="keep this agent in view (and inspect it)")

@@ -19,6 +19,7 @@ from .common import (
     budgets,
     build_llm,
     non_negative_int,
+    positive_int,
     print_event,
     run_directory,
 )
@@ -45,7 +46,7 @@ def register(sub) -> None:
     p.add_argument("--overwrite", action="store_true",
                    help="replace the events of an existing run directory")
     p.add_argument("--config", type=Path, help="scenario file (YAML) instead of the built-in one")
-    p.add_argument("--turns", type=int, help="maximum conversation turns (single-room)")
+    p.add_argument("--turns", type=positive_int, help="maximum conversation turns (single-room)")
     p.add_argument("--quiet", action="store_true", help="do not print events as they happen")
     _add_town_options(p)
     add_template_options(p)

@@ -18,6 +18,8 @@ from sandbox.commands.benchmark import EMBEDDED, model_pool, register_benchmark
 from sandbox.commands.common import add_model_access_options, use_prompts
 from sandbox.errors import UserError
 
+from .common import positive_int
+
 SMOL = "local/smollm2-135m"
 
 
@@ -78,7 +80,8 @@ def register(sub) -> None:
                    help="text (the paper's [[A]], [[B]] or [[C]]) or json (a schema-bound "
                         "verdict, for small judges) [default: %(default)s]")
     p.add_argument("--out", type=Path, required=True, help="where verdicts are kept")
-    p.add_argument("--judge-max-tokens", type=int, default=1024, help="[default: %(default)s]")
+    p.add_argument("--judge-max-tokens", type=positive_int, default=1024,
+                   help="[default: %(default)s]")
     p.add_argument("--json", type=Path, help="also write the table as JSON")
     add_model_access_options(p.add_argument_group("model access"))
     p.set_defaults(func=pairwise_main, resumable=True)

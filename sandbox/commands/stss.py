@@ -26,6 +26,7 @@ from .common import (
     budgets,
     build_llm,
     llm_settings,
+    non_negative_int,
     parallel_options,
     print_event,
     print_score,
@@ -66,7 +67,7 @@ def add_template_options(p: argparse.ArgumentParser, *, many_archs: bool = False
                        "town_day's --performer): a built-in name (ga, ga_tdp, ga_recency, "
                        "ga_no_reflection) or an architecture YAML file; background residents "
                        f"are ga [default: {PERFORMER_ARCH}]")
-    g.add_argument("--background", type=int, metavar="N",
+    g.add_argument("--background", type=non_negative_int, metavar="N",
                    help="background residents [default: 10-12, drawn per seed]")
     g.add_argument("--same-day", action="store_true",
                    help="start on the event day instead of the day before (shorter)")

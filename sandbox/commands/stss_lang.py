@@ -17,6 +17,7 @@ from .common import (
     add_parallel_options,
     non_negative_int,
     parallel_options,
+    positive_int,
     use_prompts,
 )
 
@@ -37,7 +38,7 @@ def register(sub) -> None:
                "sandbox stss-harvest runs/suite --out runs/suite-scenarios.json")
     h.add_argument("sources", nargs="+", type=Path, metavar="RUN_OR_SUITE")
     h.add_argument("--out", type=Path, required=True, help="the scenario set file to write")
-    h.add_argument("--per-pair", type=int, default=2,
+    h.add_argument("--per-pair", type=positive_int, default=2,
                    help="scenarios per task and pair of characters [default: %(default)s]")
     h.set_defaults(func=harvest_main)
 
@@ -63,7 +64,7 @@ def register(sub) -> None:
     p.add_argument("--embedder", choices=["minilm", "hashing"],
                    help="memory embedder [default: the harvested run's]")
     p.add_argument("--out", type=Path, required=True, help="the results directory")
-    p.add_argument("--every", type=int, default=1, metavar="K",
+    p.add_argument("--every", type=positive_int, default=1, metavar="K",
                    help="keep about one of K scenarios (a quick run) [default: %(default)s]")
     p.add_argument("--seed", type=non_negative_int, default=0, help="[default: %(default)s]")
     p.add_argument("--rejudge", action="store_true", help="ask the judges again")
@@ -87,7 +88,7 @@ def register(sub) -> None:
 
 
 def add_board_options(p) -> None:
-    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples "
+    p.add_argument("--resamples", type=positive_int, default=1000, help="bootstrap resamples "
                                                                "[default: %(default)s]")
     p.add_argument("--markdown", type=Path, help="also write the table to this file")
     p.add_argument("--json", type=Path, help="write the board as JSON to this file")

@@ -9,6 +9,8 @@ from pathlib import Path
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError
 
+from .common import positive_float, positive_int
+
 
 def register(sub) -> None:
     p = sub.add_parser("world", help="check, summarise and draw a world map",
@@ -22,7 +24,7 @@ def register(sub) -> None:
     p.add_argument("world", help="world name (built-in or imported) or path to a world .yaml "
                                  "file")
     p.add_argument("--render", type=Path, metavar="OUT.png", help="draw the map to a PNG file")
-    p.add_argument("--tile", type=int, default=12, help="pixels per tile in the PNG "
+    p.add_argument("--tile", type=positive_int, default=12, help="pixels per tile in the PNG "
                                                         "[default: %(default)s]")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=main)
@@ -51,7 +53,7 @@ def register(sub) -> None:
                                                    "address [default: %(default)s]")
     p.add_argument("--out", type=Path, metavar="DIR", help="where to write NAME.yaml and "
                    "residents/ [default: worlds/imported/NAME, so --world NAME finds it]")
-    p.add_argument("--tile-meters", type=float, default=None, metavar="M",
+    p.add_argument("--tile-meters", type=positive_float, default=None, metavar="M",
                    help="metres per tile [default: 14, the reference's pace of one tile per "
                         "10-second step at our 1.4 m/s]")
     p.set_defaults(func=import_main)
