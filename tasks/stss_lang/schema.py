@@ -170,9 +170,16 @@ def cross_reference(scenario: Scenario) -> tuple[str, str] | None:
         if line.agent not in (me, other):
             return f"original.{j}.agent", f"{line.agent!r} speaks but is neither {me!r} nor " \
                                           f"{other!r}"
+    from agents.persona import Persona  # the replay builds its agents from these
+
     for field, character in (("performer", scenario.performer), ("partner", scenario.partner)):
-        named = character.persona.get("name")
-        if named is not None and named != character.name:
-            return f"{field}.persona.name", (f"the persona is {named!r}, the character "
+        try:
+            persona = Persona.model_validate(character.persona)
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            where = ".".join(str(p) for p in error["loc"])
+            return f"{field}.persona.{where}", error["msg"]
+        if persona.name != character.name:
+            return f"{field}.persona.name", (f"the persona is {persona.name!r}, the character "
                                              f"{character.name!r}")
     return None
