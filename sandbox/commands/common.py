@@ -18,6 +18,7 @@ from rich.console import Console
 from sandbox.errors import UserError
 from sandbox.events import Event, Utterance
 from sandbox.llm import CacheMiss, LLMConfigError, LLMSettings, make_llm
+from sandbox.outdirs import OutputTaken, claim
 from sandbox.prompts import set_prompt_dir
 
 
@@ -182,6 +183,10 @@ def run_directory(args, stem: str) -> Path:
                                       f"{datetime.now().strftime('%Y%m%d-%H%M%S')}")
     if (out / "events.jsonl").exists() and not args.overwrite:
         raise UserError(f"{out} already holds a run; choose another --out or pass --overwrite")
+    try:  # --overwrite replaces a run, never a suite or a benchmark
+        claim(out, "header.json", "a run directory")
+    except OutputTaken as exc:
+        raise UserError(str(exc)) from None
     return out
 
 

@@ -48,6 +48,7 @@ from evaluation.kit import judge_dialogue as ask_judge
 from sandbox.judgments import load_judgments, save_judgment
 from sandbox.llm import AccountingLLM, CacheMiss, CallLog, LLMSettings, make_backend, make_llm
 from sandbox.log import CACHE, CALLS, JUDGMENTS
+from sandbox.outdirs import OutputTaken, claim
 from sandbox.runner import run_episode
 from sandbox.storage import write_atomic
 from tasks.kit import Cast, DialogueScenario, ItemSet, Role, Sampling
@@ -172,6 +173,10 @@ def open_manifest(bench: Benchmark, out: Path, wanted: Manifest, rejudge: bool =
     full one (finished items are kept) and the board counts the items the latest run chose.
     A judge option may change only with `rejudge` (every judgment is then asked again)."""
     path = out / bench.manifest_file
+    try:
+        claim(out, bench.manifest_file, f"a {bench.name} benchmark")
+    except OutputTaken as exc:
+        raise BenchmarkMismatch(str(exc)) from None
     if not path.is_file():
         out.mkdir(parents=True, exist_ok=True)
         write_atomic(path, wanted.model_dump_json(indent=2))
