@@ -101,6 +101,7 @@ class PlayerData:
     conversations: list[ConversationScore]
     reply_lengths: list[int]  # characters, every player reply of every judged conversation
     meta: dict | None = None
+    selected: int = 0  # the pairs the manifest selected (0: as many as there are conversations)
 
 
 class PlayerScore(BaseModel):
@@ -115,6 +116,7 @@ class PlayerScore(BaseModel):
     refusal_ratio: float | None
     length_factor: float
     mean_length: float
+    selected: int = 0  # pairs the manifest selected, finished or not
     conversations: int  # with at least one usable judgment
     scored: int  # entering the means (judged, not refused by every usable judge)
     refused: int
@@ -148,6 +150,7 @@ def player_score(player: PlayerData, factor: float, seed: int = 0,
         criteria={c: mean(s.criteria[c] for s in scored) if scored else None for c in CRITERIA},
         refusal_ratio=n_refused / len(judged) if judged else None,
         length_factor=factor, mean_length=mean_length(player, arithmetic),
+        selected=player.selected or len(player.conversations),
         conversations=len(judged), scored=len(scored), refused=n_refused,
         unjudged=len(player.conversations) - len(judged),
         judge_fallbacks=sum(c.fallbacks for c in player.conversations),
