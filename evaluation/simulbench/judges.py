@@ -178,6 +178,14 @@ def _score_verdict(answer: Rating | RatingAnswer, dialogue: Dialogue) -> Verdict
     return Verdict(scores={SCORE: answer.score}, answer=answer.model_dump())
 
 
+def _score_fits(judgment, dialogue: Dialogue) -> str | None:
+    """An ok judgment says a rating or flags it out of range; one with neither is stale."""
+    if judgment.usable and SCORE not in judgment.scores \
+            and not judgment.flags.get("out_of_range"):
+        return "an ok judgment without a rating"
+    return None
+
+
 def score_judge(judge_format: str = "text") -> JudgeSpec:
     """The 1-10 judge in a judge format (text: [[rating]] parsed; json: schema-bound)."""
     json_format = judge_format == "json"
@@ -187,7 +195,8 @@ def score_judge(judge_format: str = "text") -> JudgeSpec:
         context=_score_context,
         schema=(lambda dialogue: RatingAnswer) if json_format else None,
         parser=None if json_format else parse_rating,
-        fallback=lambda dialogue: Rating(score=0, in_range=False), verdict=_score_verdict)
+        fallback=lambda dialogue: Rating(score=0, in_range=False), verdict=_score_verdict,
+        fits=_score_fits)
 
 
 SCORE_JUDGE = score_judge("text")

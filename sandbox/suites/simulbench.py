@@ -205,18 +205,33 @@ def _script_items(path: Path | None, options: dict[str, Any]):
                         subset=options.get("subset", "all"))
 
 
-def request_types(tasks_file: str | None) -> dict[str, str]:
-    """source_id -> request_type, from our built-in tasks and `tasks_file` when given."""
+def request_types(*tasks_files: str | None) -> dict[str, str]:
+    """source_id -> request_type, from our built-in tasks and the task files given."""
     found = {t.id: t.request_type for t in load_tasks(None)}
-    if tasks_file:
-        found.update({t.id: t.request_type for t in load_tasks(tasks_file)})
+    for tasks_file in tasks_files:
+        if tasks_file:
+            found.update({t.id: t.request_type for t in load_tasks(tasks_file)})
     return found
+
+
+def run_task_files(dirs) -> list[str]:
+    """The task files the answer directories were run with (`--tasks`, in their manifests),
+    those still where they were."""
+    files = []
+    for path in dirs:
+        found = read_bench_dir(path, SIMULBENCH.manifest_file, "sandbox simulbench")
+        options = found.manifest.get("options") or {}
+        if options.get("tasks") and Path(options["tasks"]).is_file():
+            files.append(options["tasks"])
+    return list(dict.fromkeys(files))
 
 
 def _board(dirs, judges=None, seed: int = 0, resamples: int = 1000,
            tasks: str | None = None) -> BoardReport:
+    # Without --tasks, each directory's own task file gives its scripts' request types.
+    files = [tasks] if tasks else run_task_files(dirs)
     board = build_board(dirs, judges=judges, seed=seed, resamples=resamples,
-                        request_types=request_types(tasks))
+                        request_types=request_types(*files))
     return BoardReport(markdown=board_markdown(board), data=board, plot=board_plot(board))
 
 
@@ -236,7 +251,8 @@ SIMULBENCH = Benchmark(
                  "tasks": "a task file; every script's source_id must name one of its tasks"},
     board_options={"tasks": {"default": None, "help": "a task file giving each script's "
                                                       "request_type for the by-request-type "
-                                                      "table [default: our tasks]"}},
+                                                      "table [default: the one each directory "
+                                                      "was run with, and our tasks]"}},
     noun="answers", item_noun="scripts",
     judge_options=judge_format("1-10 judge"),
     judges_for=lambda chosen: [score_judge(chosen["judge_format"])])
