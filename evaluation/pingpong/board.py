@@ -25,7 +25,14 @@ from evaluation.kit import (
     read_bench_dir,
 )
 
-from .aggregate import Arithmetic, PlayerData, PlayerScore, leaderboard, score_conversation
+from .aggregate import (
+    REFERENCE_WEIGHTINGS,
+    Arithmetic,
+    PlayerData,
+    PlayerScore,
+    leaderboard,
+    score_conversation,
+)
 from .judge import JUDGE, PINGPONG_JUDGE, conversation_of
 
 MANIFEST = "pingpong.json"
@@ -137,6 +144,13 @@ def board_markdown(board: Board) -> str:
         notes.append("Arithmetic: the public leaderboard code's (final = sum of 0.333 x "
                      "criterion, integer mean length, ranks shared within 0.06); point "
                      "estimates are exact means.")
+        notes += ["", "LN score under each weighting of the public board's selector (weights of "
+                  "in character, entertaining, fluency in a conversation's final):", ""]
+        columns = [Column("label", "Player", None, "---"),
+                   *(Column(name, name) for name in REFERENCE_WEIGHTINGS)]
+        notes += markdown_table(columns, [{"label": r.label, **r.weightings}
+                                          for r in board.rows])
+        notes.append("")
     notes.append("Convs: conversations in the means / pairs the manifest selected (the "
                  "rest: refused by every judge, unjudged, or below).")
     notes += [f"Warning: {w}" for w in board.warnings]
