@@ -237,6 +237,8 @@ def run_main(bench, args) -> int:
         items = bench.load_items(args.items, options)
     except (FileFormatError, IdCollision) as exc:
         raise UserError(str(exc)) from exc
+    for note in items.notes:
+        console.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)
     if items.ignored_keys:
         console.print(f"[dim]ignored keys this benchmark does not use: "
                       f"{keys_text(items.ignored_keys)}[/]", highlight=False, soft_wrap=True)
