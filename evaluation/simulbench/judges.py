@@ -224,6 +224,19 @@ def _challenge_schema(dialogue: Dialogue) -> type[BaseModel]:
     return OriginalChallengeAnswer if original else ChallengeAnswer
 
 
+def _challenge_fits(judgment, dialogue: Dialogue) -> str | None:
+    """An ok judgment names a turn of its dialogue (0: none); another turn cannot be cut."""
+    if not judgment.usable:
+        return None
+    turn = judgment.scores.get("challenging_turn")
+    if turn is None:
+        return "an ok judgment without a challenging turn"
+    turns = len(collected_turns(dialogue))
+    if not 0 <= turn <= turns:
+        return f"names turn {turn:g} of a dialogue of {turns} turns"
+    return None
+
+
 def challenge_judge(judge_format: str = "text") -> JudgeSpec:
     """The challenging-turn judge in a judge format."""
     json_format = judge_format == "json"
@@ -234,7 +247,8 @@ def challenge_judge(judge_format: str = "text") -> JudgeSpec:
         schema=_challenge_schema if json_format else None,
         parser=None if json_format else parse_challenge,
         fallback=lambda dialogue: ChallengeTurn(turn=0), verdict=_challenge_verdict,
-        max_tokens=lambda dialogue, sampling: min(sampling.max_tokens, 200))
+        max_tokens=lambda dialogue, sampling: min(sampling.max_tokens, 200),
+        fits=_challenge_fits)
 
 
 CHALLENGE_JUDGE = challenge_judge("text")

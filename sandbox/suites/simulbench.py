@@ -21,7 +21,13 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from evaluation.kit import read_bench_dir, read_dialogue
+from evaluation.kit import (
+    Ledger,
+    accounting_markdown,
+    check_judges,
+    read_bench_dir,
+    read_dialogue,
+)
 from evaluation.simulbench import (
     CHALLENGE,
     CHALLENGE_JUDGE,
@@ -37,7 +43,6 @@ from evaluation.simulbench import (
 )
 from evaluation.simulbench.pairwise import PairResult, judge_pair
 from sandbox.files import FileFormatError
-from sandbox.judgments import load_judgments
 from sandbox.llm import AccountingLLM, CallLog
 from sandbox.log import CACHE, CALLS, load_run
 from sandbox.storage import write_atomic
@@ -86,10 +91,13 @@ def _collect_items(path: Path | None, options: dict[str, Any]):
 def _collect_board(dirs, judges=None, seed: int = 0, resamples: int = 1000) -> BoardReport:
     from evaluation.kit import Column, Plot, PlotPoint, markdown_table
 
-    rows = []
-    for path in dirs:
-        found = read_bench_dir(path, COLLECT.manifest_file, "sandbox simulbench-collect")
+    rows, ledgers = [], []
+    benches = [read_bench_dir(p, COLLECT.manifest_file, "sandbox simulbench-collect")
+               for p in dirs]
+    check_judges(benches, judges)
+    for path, found in zip(dirs, benches, strict=True):
         summary = collected(path, judge=(judges or [None])[0])
+        ledgers.append(summary.ledger)
         scripts = extract(summary.dialogues)
         count = {c: sum(s.category == c for s in scripts)
                  for c in ("lastonly", "firstchan", "subseqchan")}
@@ -98,7 +106,8 @@ def _collect_board(dirs, judges=None, seed: int = 0, resamples: int = 1000) -> B
                      "fallbacks": summary.fallbacks, "unjudged": len(summary.unjudged),
                      "scripts": len(scripts), **count,
                      "strategies": strategy_counts(summary.strategies),
-                     "strategy_counts": dict(summary.strategies)})
+                     "strategy_counts": dict(summary.strategies),
+                     "accounting": summary.ledger.data()})
     columns = [Column("label", "Simulator", None, "---"), Column("dialogues", "Dialogues", None),
                Column("challenged", "Challenged", None), Column("scripts", "Scripts", None),
                Column("lastonly", "LastOnly", None), Column("firstchan", "FirstChan", None),
@@ -107,7 +116,8 @@ def _collect_board(dirs, judges=None, seed: int = 0, resamples: int = 1000) -> B
                Column("unjudged", "Unjudged", None),
                Column("strategies", "User strategies", None)]
     markdown = "\n".join(markdown_table(columns, rows)) + \
-        "\n\nNext: sandbox simulbench-extract DIR --out scripts.jsonl\n"
+        "\n\nNext: sandbox simulbench-extract DIR --out scripts.jsonl\n\n" + \
+        "\n".join(accounting_markdown(ledgers)) + "\n"
     share = [PlotPoint(r["label"], r["challenged"] / r["dialogues"] if r["dialogues"] else None)
              for r in rows]
     return BoardReport(markdown=markdown, data={"rows": rows},
@@ -139,13 +149,21 @@ COLLECT = Benchmark(
 # -- stage 2: extraction -------------------------------------------------------------------------
 @dataclass
 class CollectedDir:
-    """The finished, judged dialogues of a collection directory."""
+    """The finished, judged dialogues of a collection directory; `ledger` accounts for every
+    dialogue its manifest selected (evaluation.kit.Ledger: unfinished, missing, stale or
+    unreadable judgments, named)."""
 
     dialogues: list[Collected] = field(default_factory=list)
     fallbacks: int = 0  # judged, but the judge gave no usable turn: taken as no challenge
     unjudged: list[str] = field(default_factory=list)  # finished, but no challenge judgment
-    unfinished: list[str] = field(default_factory=list)
     strategies: Counter = field(default_factory=Counter)  # the user agent's, over the dialogues
+    ledger: Ledger | None = None
+
+    @property
+    def left_out(self) -> int:
+        """Selected dialogues that give no script: not finished, not read, or not judged."""
+        runs = self.ledger.runs if self.ledger else Counter()
+        return sum(n for state, n in runs.items() if state != "finished") + len(self.unjudged)
 
 
 def strategy_counts(counts: Counter) -> str:
@@ -160,27 +178,24 @@ def collected(path: Path | str, judge: str | None = None) -> CollectedDir:
     from tasks.simulbench import SimTask
 
     found = read_bench_dir(path, COLLECT.manifest_file, "sandbox simulbench-collect")
-    out = CollectedDir()
-    for run_dir in found.runs:
-        dialogue = read_dialogue(run_dir, COLLECT.name)
-        if not dialogue.finished:
-            out.unfinished.append(run_dir.name)
-            continue
-        judgments = [j for j in load_judgments(run_dir, CHALLENGE)
-                     if judge is None or j.model == judge]
+    only = [judge] if judge else None
+    out = CollectedDir(ledger=Ledger(found.label))
+    for run in out.ledger.read_runs(found, COLLECT.name, only=only):
+        judgments = out.ledger.judgments_of(run, [CHALLENGE_JUDGE], found.judges,
+                                            only)[CHALLENGE]
         usable = [j for j in judgments if j.usable]
         if not judgments:
-            out.unjudged.append(run_dir.name)
+            out.unjudged.append(run.item)
             continue
         if not usable:
             out.fallbacks += 1
         turn = int(usable[0].scores["challenging_turn"]) if usable else 0
         messages = [Message(role="user" if i % 2 == 0 else "assistant", content=u.text)
-                    for i, u in enumerate(dialogue.utterances)]
-        out.dialogues.append(Collected(task=SimTask(**dialogue.config["task"]),
-                                       index=int(dialogue.config["dialogue"]),
+                    for i, u in enumerate(run.dialogue.utterances)]
+        out.dialogues.append(Collected(task=SimTask(**run.dialogue.config["task"]),
+                                       index=int(run.dialogue.config["dialogue"]),
                                        messages=messages, challenging_turn=turn))
-        out.strategies.update(e.strategy for e in load_run(run_dir).of_kind(
+        out.strategies.update(e.strategy for e in load_run(run.run_dir).of_kind(
             "user_request_written"))
     return out
 

@@ -180,3 +180,25 @@ def test_an_unknown_judge_filter_is_one_line(finished, capsys):
     err = capsys.readouterr().err.strip()
     assert err.endswith("no judge nobody/none in this directory; judges present: "
                         "scripted/simulbench") and len(err.splitlines()) == 1
+
+
+def test_collection_damage_is_counted_on_its_board_and_by_the_extraction(tmp_path, capsys):
+    collect = tmp_path / "collect"
+    assert main(["simulbench-collect", "--user", S, "--simulator", S, "--judge", S,
+                 "--every", "20", "--out", str(collect)]) == 0
+    first, second, third, *_ = runs(collect)
+    delete_run(first)
+    write_text(judgment_files(second)[0], "{not json")
+    edit_judgment(judgment_files(third)[0],
+                  lambda d: d.update(scores={"challenging_turn": 9.0}))
+    capsys.readouterr()
+    assert main(["simulbench-collect-board", str(collect)]) == 0
+    printed = capsys.readouterr().out
+    assert "- scripted/simulbench: 6 selected: 5 finished, 1 missing; judgments: 3 usable, " \
+        "1 stale, 1 unreadable" in printed
+    assert f"  - stale judgment (names turn 9 of a dialogue of 4 turns): {third.name}" in printed
+    assert main(["simulbench-extract", str(collect), "--out", str(tmp_path / "s.jsonl")]) == 0
+    printed = capsys.readouterr().out
+    assert "left out (run simulbench-collect again to finish them): scripted/simulbench: " \
+        "6 selected: 5 finished, 1 missing" in printed
+    assert f"  - missing (no run directory): {first.name}" in printed
