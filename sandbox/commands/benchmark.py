@@ -262,8 +262,9 @@ def run_main(bench, args) -> int:
     if report.failures:
         for item, error in report.failures:
             console.print(f"[red]failed:[/] {item}: {error}", highlight=False)
-        console.print(f"{len(report.failures)} of {report.items} {bench.item_noun} failed and "
-                      "are left out of the board; run the same command again to retry them")
+        console.print(f"{len(report.failures)} of {report.items} {bench.item_noun} failed: out "
+                      "of the means, named in the board's accounting; run the same command "
+                      "again to retry them")
         return 1
     console.print(f"compare configurations: sandbox {bench.name}-board {args.out} OTHER_DIR ...")
     return 0
