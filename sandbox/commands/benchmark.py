@@ -190,6 +190,40 @@ def write_board(report, args) -> None:
         terminal.console().print(f"[dim]plot: {plot_png(report.plot, args.plot)}[/]")
 
 
+def keys_text(keys: list[str]) -> str:
+    """Every key, those that differ only by a list index written once with their indices
+    (`en.characters.[0-3,5].tags_v1`): complete, and one line however many cards."""
+    groups: dict[str, list[int]] = {}
+    for key in keys:
+        parts = key.split(".")
+        numbered = [i for i, part in enumerate(parts) if part.isdigit()]
+        if not numbered:
+            groups.setdefault(key, [])
+            continue
+        at = numbered[-1]
+        pattern = ".".join([*parts[:at], "{}", *parts[at + 1:]])
+        groups.setdefault(pattern, []).append(int(parts[at]))
+    shown = []
+    for pattern, indices in groups.items():
+        if not indices:
+            shown.append(pattern)
+        elif len(indices) == 1:
+            shown.append(pattern.format(indices[0]))
+        else:
+            shown.append(pattern.format(f"[{_ranges(sorted(set(indices)))}]"))
+    return ", ".join(shown)
+
+
+def _ranges(numbers: list[int]) -> str:
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return ",".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs)
+
+
 def run_main(bench, args) -> int:
     from sandbox.suites.benchmark import board
     from tasks.kit import IdCollision
@@ -205,10 +239,11 @@ def run_main(bench, args) -> int:
         items = bench.load_items(args.items, options)
     except (FileFormatError, IdCollision) as exc:
         raise UserError(str(exc)) from exc
+    for note in items.notes:
+        console.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)
     if items.ignored_keys:
-        shown = ", ".join(items.ignored_keys[:6])
-        more = f" and {len(items.ignored_keys) - 6} more" if len(items.ignored_keys) > 6 else ""
-        console.print(f"[dim]ignored keys this benchmark does not use: {shown}{more}[/]")
+        console.print(f"[dim]ignored keys this benchmark does not use: "
+                      f"{keys_text(items.ignored_keys)}[/]", highlight=False, soft_wrap=True)
     models = {role.name: getattr(args, role.name) for role in bench.roles}
     sampling = {role.name: _sampling(args, role.name) for role in bench.roles}
     pool = model_pool(args, [*models.values(), *judges])
@@ -229,8 +264,9 @@ def run_main(bench, args) -> int:
     if report.failures:
         for item, error in report.failures:
             console.print(f"[red]failed:[/] {item}: {error}", highlight=False)
-        console.print(f"{len(report.failures)} of {report.items} {bench.item_noun} failed and "
-                      "are left out of the board; run the same command again to retry them")
+        console.print(f"{len(report.failures)} of {report.items} {bench.item_noun} failed: out "
+                      "of the means, named in the board's accounting; run the same command "
+                      "again to retry them")
         return 1
     console.print(f"compare configurations: sandbox {bench.name}-board {args.out} OTHER_DIR ...")
     return 0

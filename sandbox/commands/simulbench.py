@@ -105,10 +105,12 @@ def extract_main(args: argparse.Namespace) -> int:
                   "taken as no challenge", highlight=False)
     console.print(f"user agent's strategies: {strategy_counts(summary.strategies)}",
                   highlight=False)
-    if summary.unjudged or summary.unfinished:
-        console.print(f"[yellow]left out:[/] {len(summary.unfinished)} unfinished and "
-                      f"{len(summary.unjudged)} unjudged dialogues; run simulbench-collect "
-                      "again to finish them")
+    if summary.left_out or summary.ledger.judgments["stale"] \
+            or summary.ledger.judgments["unreadable"]:
+        console.print(f"[yellow]left out[/] (run simulbench-collect again to finish them): "
+                      f"{summary.ledger.summary()}", highlight=False, soft_wrap=True)
+        for line in summary.ledger.markdown()[1:]:
+            console.print(line, highlight=False, soft_wrap=True)
     console.print(f"next: sandbox simulbench --scripts {args.out} --simulator MODEL --judge "
                   "MODEL --out DIR", highlight=False)
     return 0

@@ -14,9 +14,11 @@ way, or it stops before running anything (`BenchmarkMismatch`); judges may be ad
 may change (a quick run grows into the full set). A judge option (how the judges are asked, e.g.
 SimulBench's --judge-format) may change only with --rejudge, which asks every judge again that
 way, so a directory's judgments are never a mix of two ways of asking. A finished item is not
-run again and a saved judgment is not asked again; an item whose run was cut off is run again
-from the start, its answers coming from the run's cache. A new judge calls no role of the
-dialogue.
+run again and a saved judgment is not asked again; an item whose run was cut off (killed, its
+result.json gone, its header unreadable, or its events cut since: sandbox.log.run_outcome) is
+run again from the start, its answers coming from the run's cache. A saved judgment that no
+longer fits its dialogue (stale) or does not read is asked again. A new judge calls no role of
+the dialogue.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from pydantic import BaseModel, Field
 from evaluation.kit import (
     JudgeSpec,
     Plot,
+    judgment_problem,
     manifest_data,
     read_bench_dir,
     read_dialogue,
@@ -391,7 +394,11 @@ def _judge(bench: Benchmark, specs: list[JudgeSpec], run_dir: Path, judges: Sequ
         for spec in specs:
             if spec.applies is not None and not spec.applies(dialogue):
                 continue  # nothing of this judge's kind in this dialogue
-            have = {j.model for j in load_judgments(run_dir, spec.name)}
+            # A saved judgment is kept only while it fits the dialogue beside it: a stale
+            # one (the events changed, or it judges other turns) or an unreadable file is
+            # asked again, and the new judgment takes its file.
+            have = {j.model for j in load_judgments(run_dir, spec.name)
+                    if judgment_problem(spec, j, dialogue) is None}
             for judge in judges:
                 judge_llm = pool.llm(judge, cache)
                 if judge_llm.model_id in have and not rejudge:

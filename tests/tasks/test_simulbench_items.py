@@ -169,3 +169,59 @@ def test_the_user_agents_strategy_is_read_from_what_it_wrote(said, strategy):
     from tasks.simulbench.user_agent import strategy_of
 
     assert strategy_of(said) == strategy
+
+
+PUBLISHED_LIKE = [
+    (0, "044#Kanban", "gpt-3.5-turbo.json", 2), (1, "044#Kanban", "gpt-3.5-turbo.json", 3),
+    (2, "044#Kanban", "gpt-3.5-turbo.json", 4),
+    (3, "045#JSON_Data_Store", "gpt-3.5-turbo-1.json", 4),
+    (4, "046#Other", "gpt-3.5-turbo-2.json", 1), (5, "046#Other", "gpt-3.5-turbo-2.json", 2),
+    (6, "044#Kanban", "gpt-3.5-turbo-1.json", 0)]
+
+
+def test_string_ids_give_the_same_categories_as_integer_ids(tmp_path):
+    rows = published_like([
+        (153, "044#Kanban", "gpt-3.5-turbo.json", 2), (155, "044#Kanban", "gpt-3.5-turbo.json", 3),
+        (154, "045#JSON_Data_Store", "gpt-3.5-turbo-1.json", 4),
+        (300, "044#Kanban", "gpt-3.5-turbo-1.json", 0)])
+    as_ints = load_scripts(write_lines(tmp_path / "ints.jsonl", rows))
+    as_strings = load_scripts(write_lines(tmp_path / "strings.jsonl",
+                                          [{**r, "id": str(r["id"])} for r in rows]))
+    assert [s.category for s in as_strings] == [s.category for s in as_ints] == [
+        "firstchan", "subseqchan", "subseqchan", "lastonly"]  # 154: the published override
+
+
+def test_a_file_cut_from_the_published_set_keeps_the_published_split(tmp_path, monkeypatch):
+    from tasks.simulbench import published
+    from tasks.simulbench.importer import category_note
+
+    monkeypatch.setattr(published, "SPLIT_FILE", tmp_path / "split.json")
+    whole = write_lines(tmp_path / "all.jsonl", published_like(PUBLISHED_LIKE))
+    assert published.main([str(whole)]) == 0
+    split = json.loads((tmp_path / "split.json").read_text())
+    assert {(r["source_id"], r["first_turn"]) for r in split} == {
+        ("044#Kanban", 2), ("045#JSON_Data_Store", 4), ("046#Other", 1)}
+
+    rows = published_like(PUBLISHED_LIKE)
+    subseq = [rows[1], rows[2], {**rows[5], "id": "5"}]  # only SubseqChan scripts, one id a str
+    scripts = load_scripts(write_lines(tmp_path / "subseq.jsonl", subseq))
+    assert [s.category for s in scripts] == ["subseqchan"] * 3
+    assert {s.categorized_by for s in scripts} == {"published"}
+    assert category_note(scripts) is None
+
+    monkeypatch.setattr(published, "SPLIT_FILE", tmp_path / "none.json")  # no table shipped
+    scripts = load_scripts(write_lines(tmp_path / "subseq.jsonl", subseq))
+    assert [s.category for s in scripts] == ["firstchan", "subseqchan", "firstchan"]
+    assert category_note(scripts).startswith(
+        "3 Hard scripts' FirstChan/SubseqChan worked out from this file alone, which looks cut")
+    # a whole file is never said to be cut
+    assert category_note(load_scripts(whole)) is None
+
+
+def test_a_dialogue_whose_firstchan_script_was_filtered_out_keeps_it_before_its_first(tmp_path):
+    from tasks.simulbench.published import derive_split
+
+    rows = published_like([(154, "045#JSON_Data_Store", "gpt-3.5-turbo-1.json", 4)])
+    split = derive_split(load_scripts(write_lines(tmp_path / "all.jsonl", rows)))
+    assert split == [{"source_id": "045#JSON_Data_Store", "source_file_name":
+                      "gpt-3.5-turbo-1.json", "first_turn": 3, "ids": [154]}]
