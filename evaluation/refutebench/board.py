@@ -26,17 +26,16 @@ from evaluation.kit import (
     markdown_table,
     read_bench_dir,
 )
-from sandbox.log import RESULT, load_run
 from sandbox.storage import write_atomic
 from tasks.refutebench import FAMILIES, FAMILY_NAMES
 
 from .judge import BENCHMARK, JUDGES, RefuteDialogue, refute_dialogue
 from .metrics import FIDELITY_CURVE, KEPT_CURVE, OVERALL, Scored, Tables, cell, scored, tables
-from .v1 import RULE
+from .v1 import RULE, feedback_outcomes
 
 MANIFEST = f"{BENCHMARK}.json"
 COMMAND = f"sandbox {BENCHMARK}"
-CONFLICT = "conflict"  # the field a 1.0 dialogue's run data sets when its feedback conflicts
+CONFLICT = "conflict"  # a 1.0 feedback slot whose every sense was already met (v1.py)
 
 
 @dataclass
@@ -62,29 +61,22 @@ class Board:
     resamples: int
 
 
-def v1_conflict(run_dir: Path) -> bool:
-    """Whether a 1.0 dialogue's run data marks it a conflict (1.0: every sense of the word is
-    already in the answer, so there is no unmet translation to ask for): `conflict: true` on
-    any event of its events.jsonl (e.g. the feedback's refutation_written), or at the top of
-    its result.json."""
-    run = load_run(run_dir)
-    if any(getattr(event, CONFLICT, False) is True for event in run.events):
-        return True
-    path = run_dir / RESULT
-    try:
-        return json.loads(path.read_text(encoding="utf-8")).get(CONFLICT) is True
-    except (OSError, ValueError, AttributeError):
-        return False  # read already by run_outcome: a finished run has a readable result
-
-
 def v1_left_out(d: RefuteDialogue) -> tuple[str, str]:
-    """Why a 1.0 dialogue has nothing to check: (count, reason), from its run data."""
-    if v1_conflict(d.dialogue.run_dir):
+    """Why a 1.0 dialogue has nothing to check: (count, reason), from its `rule_feedback`
+    events (tasks/refutebench: how each feedback slot went)."""
+    outcomes = feedback_outcomes(d)
+    if outcomes[CONFLICT]:
         return CONFLICT, "every sense of the feedback word was already in the answer (1.0's " \
-                         "<CONFLICT>): no feedback to check"
+                         "conflict): the dialogue stopped, no feedback to check"
     if not any(step.get("kind") == "refutation" for step in d.dialogue.config.get("plan", [])):
         return "no feedback turn", "the dialogue has no feedback turn (no feedback word in its " \
-                                   "queries, or every choice already met)"
+                                   "queries)"
+    if outcomes["undecided"]:
+        return "undecided", "run before the 1.0 rules recorded their feedback (no " \
+                            "rule_feedback event): run it again in a new --out"
+    if outcomes["skipped"] and not outcomes["given"]:
+        return "no feedback turn", "every choice was already met, so no feedback was sent (as " \
+                                   "the 1.0 reference does)"
     return "nothing to check", "no later request has the feedback's word"
 
 

@@ -106,6 +106,8 @@ def translator(request) -> str:
     said = [m.content for m in request.messages if m.role == "user"]
     if "Gremolata" in said[-1]:
         return "An Italian herb mix."
+    if "once" in said[-1] or "makers" in said[-1]:  # every sense already there: a conflict
+        return "咖啡和咖啡豆都不错。"
     wanted = re.findall(r"translate coffee to (\S+?)\.", "\n".join(said))
     return f"这是一台不错的{wanted[-1] if wanted else '咖啡'}机。"
 
@@ -118,8 +120,8 @@ def test_every_1_0_dialogue_is_on_the_board_or_counted_with_its_reason(tmp_path,
     items.write_text("\n".join([
         line("coffee", "It was a fine coffee maker for a while."),  # feedback, checked
         line("tea", "It was a fine coffee maker."),  # no feedback word in the query
-        line("tea", "A fine coffee maker, once."),  # marked a conflict in its result data
-        line("tea", "Coffee makers were fine."),  # marked a conflict on an event
+        line("coffee", "A fine coffee maker, once."),  # both senses already: a conflict
+        line("coffee", "The coffee makers were fine."),  # the same
     ]) + "\n", encoding="utf-8")
     out = tmp_path / "v1"
     assert main(["refutebench", "--items", str(items), "--model", "scripted/translator",
@@ -127,14 +129,6 @@ def test_every_1_0_dialogue_is_on_the_board_or_counted_with_its_reason(tmp_path,
     capsys.readouterr()
     by_text = {json.loads((r / "header.json").read_text())["config"]["query"]: r
                for r in runs(out)}
-    marked = by_text[query("A fine coffee maker, once.")]
-    result = json.loads((marked / "result.json").read_text())
-    (marked / "result.json").write_text(json.dumps({**result, "conflict": True}))
-    evented = by_text[query("Coffee makers were fine.")]
-    with (evented / "events.jsonl").open("a") as events:  # a newer kind of event, counted in
-        events.write(json.dumps({"kind": "feedback_conflict", "t": 0, "conflict": True}) + "\n")
-    result = json.loads((evented / "result.json").read_text())
-    (evented / "result.json").write_text(json.dumps({**result, "events": result["events"] + 1}))
 
     printed, data = board(out, capsys)
     assert "| scripted/translator | en-zh.memory.NC-1.jsonl | translation | 1.00 [1.00, 1.00] " \
@@ -144,7 +138,7 @@ def test_every_1_0_dialogue_is_on_the_board_or_counted_with_its_reason(tmp_path,
         "2 conflict, 1 no feedback turn" in printed
     no_feedback = by_text[query("It was a fine coffee maker.")].name
     assert f"  - no feedback turn (the dialogue has no feedback turn (no feedback word in its " \
-        f"queries, or every choice already met)): {no_feedback}" in printed
+        f"queries)): {no_feedback}" in printed
     assert "  - conflict (every sense of the feedback word was already in the answer (1.0's " \
-        "<CONFLICT>): no feedback to check): " in printed
+        "conflict): the dialogue stopped, no feedback to check): " in printed
     assert data["rows"][0]["accounting"]["items"] == {"conflict": 2, "no feedback turn": 1}
