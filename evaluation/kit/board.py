@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from sandbox.errors import one_line
 from sandbox.llm import CallRecord
 from sandbox.storage import write_atomic
 
@@ -152,7 +153,9 @@ class Column:
         if self.digits is not None and isinstance(value, int | float) \
                 and not isinstance(value, bool):
             return f"{value:.{self.digits}f}"
-        return str(value)
+        # A label, a model id, an item id came from a user: a cell shows its control
+        # characters as escapes, so the table keeps its rows and cannot repaint a terminal.
+        return one_line(str(value)).replace("|", "\\|")
 
 
 def markdown_table(columns: Sequence[Column], rows: Sequence[Mapping[str, Any]]) -> list[str]:

@@ -27,7 +27,7 @@ from sandbox.errors import UserError
 from sandbox.files import FileFormatError
 from sandbox.llm import CacheMiss, LLMConfigError, LLMSettings
 
-from .common import non_negative_float, positive_int, probability
+from .common import label_text, non_negative_float, positive_int, probability
 
 EMBEDDED = "local/smollm2-135m"
 
@@ -63,8 +63,9 @@ def register_benchmark(sub, bench, *, example: str, board_example: str = "") -> 
                        help=f"{bench.option_help.get(name, '')} [default: %(default)s]")
     p.add_argument("--out", type=Path, required=True,
                    help="benchmark directory (one configuration per directory)")
-    p.add_argument("--label", help=f"the configuration's name on the board [default: the "
-                                   f"{bench.under_test} model]")
+    p.add_argument("--label", type=label_text,
+                   help=f"the configuration's name on the board [default: the "
+                        f"{bench.under_test} model]")
     p.add_argument("--every", type=positive_int, default=1, metavar="K",
                    help=f"keep about one of K {bench.item_noun}, spread over the set (a quick "
                         "run) [default: %(default)s]")

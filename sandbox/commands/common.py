@@ -15,7 +15,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from sandbox.errors import UserError
+from sandbox.errors import UserError, one_line
 from sandbox.events import Event, Utterance
 from sandbox.llm import CacheMiss, LLMConfigError, LLMSettings, make_llm
 from sandbox.outdirs import OutputTaken, claim
@@ -43,6 +43,16 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text}: must be 1 or more")
     return value
+
+
+def label_text(text: str) -> str:
+    """argparse type for a name shown on boards: printable, one line, not blank."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("a label cannot be blank")
+    if one_line(text) != text:
+        raise argparse.ArgumentTypeError(f"{one_line(text)!r}: a label cannot hold control "
+                                         "characters (escapes, line breaks)")
+    return text
 
 
 def _number(text: str) -> float:

@@ -48,6 +48,7 @@ from evaluation.kit import (
     usage_table,
 )
 from evaluation.kit import judge_dialogue as ask_judge
+from sandbox.errors import one_line
 from sandbox.judgments import load_judgments, save_judgment
 from sandbox.llm import AccountingLLM, CacheMiss, CallLog, LLMSettings, make_backend, make_llm
 from sandbox.log import CACHE, CALLS, JUDGMENTS
@@ -70,6 +71,12 @@ class BoardReport:
     markdown: str
     data: dict[str, Any]
     plot: Plot
+
+    def __post_init__(self) -> None:
+        # Labels, model and item ids are a user's text: each line shows its control characters
+        # as escapes, so a label cannot repaint the terminal or break the Markdown.
+        object.__setattr__(self, "markdown", "\n".join(
+            one_line(line) for line in self.markdown.split("\n")))
 
 
 @dataclass(frozen=True)

@@ -223,3 +223,21 @@ def test_the_reference_arithmetic_shows_the_public_boards_other_weightings(tmp_p
         row["score"])
     assert main(["pingpong-board", str(tmp_path / "a")]) == 0
     assert "entertain 2" not in capsys.readouterr().out  # the paper's arithmetic: not shown
+
+
+def test_terminal_control_characters_never_reach_the_terminal(tmp_path, capsys):
+    evil = "evil\x1b[31mred\x07"
+    assert pingpong(tmp_path, "scripted/pingpong", tmp_path / "a", "--every", "16",
+                    "--label", evil) == 2
+    assert "a label cannot hold control characters" in capsys.readouterr().err
+    assert not (tmp_path / "a").exists()
+    # A directory labelled so before labels were checked: the board shows the escapes.
+    assert pingpong(tmp_path, "scripted/pingpong", tmp_path / "b", "--every", "16") == 0
+    manifest = tmp_path / "b" / "pingpong.json"
+    manifest.write_text(manifest.read_text().replace('"label": "scripted/pingpong"',
+                                                     '"label": "evil\\u001b[31mred\\u0007"'))
+    capsys.readouterr()
+    assert main(["pingpong-board", str(tmp_path / "b")]) == 0
+    printed = capsys.readouterr().out
+    assert "\x1b" not in printed and "\x07" not in printed
+    assert "evil\\x1b[31mred\\x07" in printed
