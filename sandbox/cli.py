@@ -75,6 +75,11 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as exc:
         print(f"sandbox {args.command}: error: {one_line(str(exc))}", file=sys.stderr)
         return 2
+    except OSError as exc:  # the machine, not the input: a disk that filled, a mount gone
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"sandbox {args.command}: error: {one_line(where + (exc.strerror or str(exc)))}; "
+              "what was written before is kept", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         hint = ""
         if args.command == "run":  # the run's cache holds every answer given so far

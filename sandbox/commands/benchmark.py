@@ -27,7 +27,14 @@ from sandbox.errors import UserError
 from sandbox.files import FileFormatError
 from sandbox.llm import CacheMiss, LLMConfigError, LLMSettings
 
-from .common import label_text, non_negative_float, positive_int, probability
+from .common import (
+    label_text,
+    non_negative_float,
+    output_dir,
+    output_file,
+    positive_int,
+    probability,
+)
 
 EMBEDDED = "local/smollm2-135m"
 
@@ -61,7 +68,7 @@ def register_benchmark(sub, bench, *, example: str, board_example: str = "") -> 
     for name, default in bench.options.items():
         p.add_argument(f"--{name.replace('_', '-')}", dest=name, default=default,
                        help=f"{bench.option_help.get(name, '')} [default: %(default)s]")
-    p.add_argument("--out", type=Path, required=True,
+    p.add_argument("--out", type=output_dir, required=True,
                    help="benchmark directory (one configuration per directory)")
     p.add_argument("--label", type=label_text,
                    help=f"the configuration's name on the board [default: the "
@@ -105,9 +112,9 @@ def register_benchmark(sub, bench, *, example: str, board_example: str = "") -> 
                    help="bootstrap resamples [default: %(default)s]")
     for name, spec in bench.board_options.items():
         b.add_argument(f"--{name.replace('_', '-')}", dest=name, **spec)
-    b.add_argument("--markdown", type=Path, help="also write the table to this file")
-    b.add_argument("--json", type=Path, help="write the board as JSON to this file")
-    b.add_argument("--plot", type=Path, metavar="PNG",
+    b.add_argument("--markdown", type=output_file, help="also write the table to this file")
+    b.add_argument("--json", type=output_file, help="write the board as JSON to this file")
+    b.add_argument("--plot", type=output_file, metavar="PNG",
                    help="draw each configuration's score and interval into this PNG")
     b.set_defaults(func=lambda args: board_main(bench, args))
 

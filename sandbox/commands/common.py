@@ -8,6 +8,8 @@ from one place and no package outside the command line needs a command module.
 from __future__ import annotations
 
 import argparse
+import os
+import tempfile
 import time
 from contextlib import contextmanager
 from datetime import datetime
@@ -43,6 +45,49 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text}: must be 1 or more")
     return value
+
+
+def _writable_dir(directory: Path) -> str | None:
+    """Why the directory `directory` (made with its missing parents if need be) cannot be
+    written in, or None."""
+    existing = directory
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        return f"{existing} is a file, so nothing can be made inside it"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return f"cannot write in {existing} (read-only filesystem or no permission)"
+    try:  # some filesystems (/proc, a full disk) pass the access test and refuse a file
+        with tempfile.TemporaryFile(dir=existing):
+            pass
+    except OSError as exc:
+        return f"cannot write in {existing}: {exc.strerror}"
+    return None
+
+
+def output_dir(text: str) -> Path:
+    """argparse type for a directory a command writes into: checked before any work starts
+    (exists as a file, read-only filesystem, no permission), so nothing is half-made."""
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a file, not a directory")
+    problem = _writable_dir(path)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return path
+
+
+def output_file(text: str) -> Path:
+    """argparse type for a file a command writes (a board's JSON, a plot, a script file)."""
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a directory, not a file")
+    problem = _writable_dir(path.parent)
+    if path.exists() and not problem and not os.access(path, os.W_OK):
+        problem = f"cannot write {path} (read-only filesystem or no permission)"
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return path
 
 
 def label_text(text: str) -> str:

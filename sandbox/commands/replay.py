@@ -7,7 +7,7 @@ from pathlib import Path
 
 from sandbox.errors import UserError
 
-from .common import positive_float
+from .common import output_dir, output_file, positive_float
 
 
 def register(sub) -> None:
@@ -35,10 +35,11 @@ def register(sub) -> None:
                         "64 for the town]")
     p.add_argument("--follow", metavar="AGENT", help="keep this agent in view (and inspect it)")
     g = p.add_argument_group("headless export")
-    g.add_argument("--export", type=Path, metavar="DIR", help="write PNG frames into DIR and exit")
+    g.add_argument("--export", type=output_dir, metavar="DIR",
+                   help="write PNG frames into DIR and exit")
     g.add_argument("--every", help="time between frames, e.g. 30s, 10m, 1h [default: one frame "
                                    "per event for a conversation, 10m for the town]")
-    g.add_argument("--gif", type=Path, metavar="FILE",
+    g.add_argument("--gif", type=output_file, metavar="FILE",
                    help="write an animated GIF of the frames (with --export, the PNGs are "
                         "kept in DIR too)")
     g.add_argument("--from", dest="from_", metavar="T", help="first frame time")

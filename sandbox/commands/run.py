@@ -19,6 +19,7 @@ from .common import (
     budgets,
     build_llm,
     non_negative_int,
+    output_dir,
     positive_int,
     print_event,
     run_directory,
@@ -41,7 +42,7 @@ def register(sub) -> None:
                                     "its score")
     p.add_argument("--seed", type=non_negative_int, default=0,
                    help="episode seed, 0 or more [default: %(default)s]")
-    p.add_argument("--out", type=Path, help="run directory [default: runs/<scenario>-s<seed>-"
+    p.add_argument("--out", type=output_dir, help="run directory [default: runs/<scenario>-s<seed>-"
                                             "<timestamp>]")
     p.add_argument("--overwrite", action="store_true",
                    help="replace the events of an existing run directory")

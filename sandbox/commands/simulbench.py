@@ -18,7 +18,7 @@ from sandbox.commands.benchmark import EMBEDDED, model_pool, register_benchmark
 from sandbox.commands.common import add_model_access_options, use_prompts
 from sandbox.errors import UserError
 
-from .common import positive_int
+from .common import output_dir, output_file, positive_int
 
 SMOL = "local/smollm2-135m"
 
@@ -51,7 +51,8 @@ def register(sub) -> None:
                     "and a SubseqChan script for each later turn. No model is called.",
         epilog="example: sandbox simulbench-extract runs/sb-collect --out runs/scripts.jsonl")
     e.add_argument("dir", type=Path, help="a simulbench-collect --out directory")
-    e.add_argument("--out", type=Path, required=True, help="the script file to write (.jsonl)")
+    e.add_argument("--out", type=output_file, required=True,
+                   help="the script file to write (.jsonl)")
     e.add_argument("--judge", metavar="MODEL",
                    help="use this judge model's verdicts [default: the first usable one]")
     e.set_defaults(func=extract_main)
@@ -79,10 +80,10 @@ def register(sub) -> None:
     p.add_argument("--judge-format", choices=JUDGE_FORMATS, default="text",
                    help="text (the paper's [[A]], [[B]] or [[C]]) or json (a schema-bound "
                         "verdict, for small judges) [default: %(default)s]")
-    p.add_argument("--out", type=Path, required=True, help="where verdicts are kept")
+    p.add_argument("--out", type=output_dir, required=True, help="where verdicts are kept")
     p.add_argument("--judge-max-tokens", type=positive_int, default=1024,
                    help="[default: %(default)s]")
-    p.add_argument("--json", type=Path, help="also write the table as JSON")
+    p.add_argument("--json", type=output_file, help="also write the table as JSON")
     add_model_access_options(p.add_argument_group("model access"))
     p.set_defaults(func=pairwise_main, resumable=True)
 

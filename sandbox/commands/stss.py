@@ -27,6 +27,7 @@ from .common import (
     build_llm,
     llm_settings,
     non_negative_int,
+    output_dir,
     parallel_options,
     print_event,
     print_score,
@@ -199,7 +200,7 @@ def register(sub) -> None:
                         "[default: town]")
     p.add_argument("--seeds", type=parse_seeds, default=[0], help="N, A..B or A,B,C "
                                                                   "[default: 0]")
-    p.add_argument("--out", type=Path, required=True,
+    p.add_argument("--out", type=output_dir, required=True,
                    help="suite directory; rerun the same command to resume it (other episode "
                         "options need a new one)")
     add_scoring_options(p)

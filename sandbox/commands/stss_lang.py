@@ -16,6 +16,8 @@ from .common import (
     add_model_access_options,
     add_parallel_options,
     non_negative_int,
+    output_dir,
+    output_file,
     parallel_options,
     positive_int,
     use_prompts,
@@ -37,7 +39,7 @@ def register(sub) -> None:
         epilog="example: sandbox stss --model local/smollm2-135m --out runs/suite && "
                "sandbox stss-harvest runs/suite --out runs/suite-scenarios.json")
     h.add_argument("sources", nargs="+", type=Path, metavar="RUN_OR_SUITE")
-    h.add_argument("--out", type=Path, required=True, help="the scenario set file to write")
+    h.add_argument("--out", type=output_file, required=True, help="the scenario set file to write")
     h.add_argument("--per-pair", type=positive_int, default=2,
                    help="scenarios per task and pair of characters [default: %(default)s]")
     h.set_defaults(func=harvest_main)
@@ -63,7 +65,7 @@ def register(sub) -> None:
                    help=f"a judge model; repeat for several [default: {EMBEDDED}]")
     p.add_argument("--embedder", choices=["minilm", "hashing"],
                    help="memory embedder [default: the harvested run's]")
-    p.add_argument("--out", type=Path, required=True, help="the results directory")
+    p.add_argument("--out", type=output_dir, required=True, help="the results directory")
     p.add_argument("--every", type=positive_int, default=1, metavar="K",
                    help="keep about one of K scenarios (a quick run) [default: %(default)s]")
     p.add_argument("--seed", type=non_negative_int, default=0, help="[default: %(default)s]")
@@ -90,9 +92,9 @@ def register(sub) -> None:
 def add_board_options(p) -> None:
     p.add_argument("--resamples", type=positive_int, default=1000, help="bootstrap resamples "
                                                                "[default: %(default)s]")
-    p.add_argument("--markdown", type=Path, help="also write the table to this file")
-    p.add_argument("--json", type=Path, help="write the board as JSON to this file")
-    p.add_argument("--plot", type=Path, metavar="PNG", help="draw the GCSR with intervals")
+    p.add_argument("--markdown", type=output_file, help="also write the table to this file")
+    p.add_argument("--json", type=output_file, help="write the board as JSON to this file")
+    p.add_argument("--plot", type=output_file, metavar="PNG", help="draw the GCSR with intervals")
 
 
 def harvest_main(args) -> int:

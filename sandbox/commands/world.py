@@ -9,7 +9,7 @@ from pathlib import Path
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError
 
-from .common import positive_float, positive_int
+from .common import output_dir, output_file, positive_float, positive_int
 
 
 def register(sub) -> None:
@@ -23,7 +23,8 @@ def register(sub) -> None:
                                    "home is cut off from the town, 2 when the file is invalid.")
     p.add_argument("world", help="world name (built-in or imported) or path to a world .yaml "
                                  "file")
-    p.add_argument("--render", type=Path, metavar="OUT.png", help="draw the map to a PNG file")
+    p.add_argument("--render", type=output_file, metavar="OUT.png",
+                   help="draw the map to a PNG file")
     p.add_argument("--tile", type=positive_int, default=12, help="pixels per tile in the PNG "
                                                         "[default: %(default)s]")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -51,7 +52,7 @@ def register(sub) -> None:
                         "environment/frontend_server/storage/base_the_ville_n25]")
     p.add_argument("--name", default="ville", help="the world's name, the first part of every "
                                                    "address [default: %(default)s]")
-    p.add_argument("--out", type=Path, metavar="DIR", help="where to write NAME.yaml and "
+    p.add_argument("--out", type=output_dir, metavar="DIR", help="where to write NAME.yaml and "
                    "residents/ [default: worlds/imported/NAME, so --world NAME finds it]")
     p.add_argument("--tile-meters", type=positive_float, default=None, metavar="M",
                    help="metres per tile [default: 14, the reference's pace of one tile per "

@@ -55,3 +55,37 @@ def test_a_benchmark_in_a_run_directory_is_refused(tmp_path, capsys):
     assert refutebench(run) == 2
     assert "holds a run directory (sandbox run), not a refutebench benchmark" in \
         capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [
+    ["run", "single_room", "--model", "scripted/default", "--out", "{f}"],
+    ["stss", "--model", "scripted/town", "--out", "{f}/suite"],
+    ["pingpong", "--player", "scripted/pingpong", "--out", "{f}"],
+    ["simulbench", "--simulator", "scripted/simulbench", "--out", "{f}"],
+    ["refutebench", "--model", "scripted/refutebench", "--out", "{f}"],
+    ["stss-lang", "--model", "scripted/town", "--out", "{f}"],
+    ["stss-harvest", "{d}", "--out", "{f}/set.json"],
+    ["pingpong-board", "{d}", "--json", "{d}"],
+    ["replay", "{d}", "--export", "{f}"],
+])
+def test_an_output_that_cannot_be_written_is_refused_at_parsing(argv, tmp_path, capsys):
+    a_file = tmp_path / "a_file"
+    a_file.write_text("not a directory")
+    args = [a.format(f=a_file, d=tmp_path) for a in argv]
+    before = sorted(tmp_path.rglob("*"))
+    assert main(args) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert "is a file" in line or "is a directory, not a file" in line
+    assert sorted(tmp_path.rglob("*")) == before  # nothing made
+
+
+def test_a_read_only_place_is_refused_before_anything_runs(tmp_path, capsys, monkeypatch):
+    import os
+
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode: False if str(p) == str(tmp_path)
+                        else real(p, mode))
+    assert main(["run", "single_room", "--model", "scripted/default", "--out",
+                 str(tmp_path / "run")]) == 2
+    assert "read-only filesystem or no permission" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
