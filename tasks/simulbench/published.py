@@ -13,8 +13,9 @@ its source_id, source_file_name, first challenging turn and the ids of its Hard 
 script of a file is categorised from it when its dialogue is listed and its id (an integer, or
 the same number written as a string) is one of that dialogue's; any other script is worked out
 from the file it is in (tasks.simulbench.importer.categorize), and the importer says how many.
-No table shipped yet: every script is worked out from its file (the published file as a whole
-still gives 93/182, with the importer's OVERRIDES).
+The shipped table is the published file's (data/simulbench_all.jsonl of SimulBench/SimulBench,
+ids 0-274): 94 dialogues, FirstChan 93 (38 stateless, 55 stateful) and SubseqChan 182, with the
+importer's OVERRIDES (script 154 is SubseqChan, its dialogue's first challenging turn 3).
 """
 
 from __future__ import annotations
