@@ -24,27 +24,25 @@ from sandbox.outdirs import OutputTaken, claim
 from sandbox.prompts import set_prompt_dir
 
 
-def non_negative_int(text: str) -> int:
-    """argparse type for seeds: numpy's generators refuse negative seeds, and that must fail
-    at parsing (exit code 2), not after the run directory exists."""
+def _whole_number(text: str, least: int) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text}: must be 0 or more")
+    if value < least:
+        raise argparse.ArgumentTypeError(f"{text}: must be {least} or more")
     return value
+
+
+def non_negative_int(text: str) -> int:
+    """argparse type for seeds: numpy's generators refuse negative seeds, and that must fail
+    at parsing (exit code 2), not after the run directory exists."""
+    return _whole_number(text, 0)
 
 
 def positive_int(text: str) -> int:
     """argparse type for counts that must be 1 or more (caps, sizes, resamples)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text}: must be 1 or more")
-    return value
+    return _whole_number(text, 1)
 
 
 def _writable_dir(directory: Path) -> str | None:

@@ -54,3 +54,12 @@ def edit_judgment(path: Path, change: Callable[[dict], None]) -> None:
     data = json.loads(path.read_text(encoding="utf-8"))
     change(data)
     path.write_text(json.dumps(data), encoding="utf-8")
+
+
+def read_board(command: str, out: Path, capsys, *extra: str) -> tuple[str, dict]:
+    """`sandbox COMMAND OUT --json F`: (what it printed, the board as JSON)."""
+    from sandbox.cli import main
+
+    target = out.parent / "board.json"
+    assert main([command, str(out), "--json", str(target), *extra]) == 0
+    return capsys.readouterr().out, json.loads(target.read_text())

@@ -17,6 +17,7 @@ from tests.evaluation.damage import (
     delete_run,
     edit_judgment,
     judgment_files,
+    read_board,
     remove_result,
     runs,
     write_text,
@@ -51,9 +52,7 @@ def finished(tmp_path, capsys):
 
 
 def board(out, capsys, *extra):
-    target = out.parent / "board.json"
-    assert main(["pingpong-board", str(out), "--json", str(target), *extra]) == 0
-    return capsys.readouterr().out, json.loads(target.read_text())
+    return read_board("pingpong-board", out, capsys, *extra)
 
 
 def row_of(printed: str) -> str:

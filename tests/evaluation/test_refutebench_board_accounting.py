@@ -18,6 +18,7 @@ from tests.evaluation.damage import (
     delete_run,
     edit_judgment,
     judgment_files,
+    read_board,
     remove_result,
     runs,
     write_text,
@@ -41,9 +42,7 @@ def finished(tmp_path, capsys):
 
 
 def board(out, capsys, *extra):
-    target = out.parent / "board.json"
-    assert main(["refutebench-board", str(out), "--json", str(target), *extra]) == 0
-    return capsys.readouterr().out, json.loads(target.read_text())
+    return read_board("refutebench-board", out, capsys, *extra)
 
 
 def test_damaged_runs_and_judgments_are_counted_named_and_made_good(finished, capsys):

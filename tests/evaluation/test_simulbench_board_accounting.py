@@ -18,6 +18,7 @@ from tests.evaluation.damage import (
     delete_run,
     edit_judgment,
     judgment_files,
+    read_board,
     remove_result,
     runs,
     write_text,
@@ -70,9 +71,7 @@ def finished(tmp_path, files, capsys):
 
 
 def board(out, capsys, *extra):
-    target = out.parent / "board.json"
-    assert main(["simulbench-board", str(out), "--json", str(target), *extra]) == 0
-    return capsys.readouterr().out, json.loads(target.read_text())
+    return read_board("simulbench-board", out, capsys, *extra)
 
 
 def test_the_run_prints_request_types_from_its_task_file(tmp_path, files, capsys):

@@ -18,6 +18,7 @@ from tests.evaluation.damage import (
     cut_header,
     delete_run,
     edit_judgment,
+    read_board,
     runs,
     write_text,
 )
@@ -38,9 +39,7 @@ def lang(scenario_set, out) -> int:
 
 
 def board(out, capsys, *extra):
-    target = out.parent / "t3.json"
-    assert main(["stss-lang-board", str(out), "--json", str(target), *extra]) == 0
-    return capsys.readouterr().out, json.loads(target.read_text())
+    return read_board("stss-lang-board", out, capsys, *extra)
 
 
 def test_damaged_scenarios_are_counted_named_and_made_good(scenario_set, tmp_path, capsys):
