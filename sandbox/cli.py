@@ -4,7 +4,7 @@ Each module in COMMANDS defines `register(subparsers)`, which adds its parser an
 `func(args) -> int`. This file is the composition root: the only place that may import every
 package. Errors a user can fix (bad file, bad model string, unreachable endpoint) print one line
 and exit with code 2, before any episode starts. Around every command: credentials masked in
-everything printed or logged (sandbox/redact.py), and the output locks the command claims
+everything printed or logged (sandbox/redact.py), and the output locks the command takes
 released when it ends (sandbox/lock.py).
 """
 
@@ -35,8 +35,24 @@ COMMANDS = [
 ]
 
 
+class ArgumentsError(Exception):
+    """A command line argparse refused: said in one line by `main`, not 15 lines of usage."""
+
+    def __init__(self, prog: str, message: str):
+        super().__init__(message)
+        self.prog = prog
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a bad argument ends in one line naming it, the usage hint at its end
+    (the subcommands' parsers are of this class too)."""
+
+    def error(self, message: str):
+        raise ArgumentsError(self.prog, message)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="sandbox",
         description="A multi-agent sandbox that measures the social intelligence of LLM agents "
                     "by what they do. Run an episode, read its log, score and replay it.")
@@ -49,7 +65,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except ArgumentsError as exc:
+        print(f"{exc.prog}: error: {one_line(str(exc))} (see: {exc.prog} --help)",
+              file=sys.stderr)
+        return 2
     # Progress of a long run must reach a log file or `| tee` as it happens, not at exit.
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(line_buffering=True)
@@ -64,6 +85,11 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as exc:
         print(f"sandbox {args.command}: error: {one_line(redact(str(exc)))}", file=sys.stderr)
         return 2
+    except OSError as exc:  # the machine, not the input: a disk that filled, a mount gone
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"sandbox {args.command}: error: {one_line(where + (exc.strerror or str(exc)))}; "
+              "what was written before is kept", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         hint = ""
         if args.command == "run":  # the run's cache holds every answer given so far

@@ -42,17 +42,28 @@ def read_with_lines(path: Path | str) -> tuple[object, dict[str, int]]:
     text: the line after its `|` or `>`), for errors inside a value (a world file's grid rows).
     JSON files give no lines."""
     path = Path(path)
-    if not path.is_file():
-        raise FileFormatError(path, "no such file")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise FileFormatError(path, f"not UTF-8 text (byte {exc.start})") from None
-    except OSError as exc:  # a directory, no permission
-        raise FileFormatError(path, f"cannot read: {exc.strerror}") from None
+    text = read_text(path)
     if path.suffix == ".json":
         return _read_json(path, text), {}
     return _read_yaml(path, text)
+
+
+def read_text(path: Path | str) -> str:
+    """A user's text file, whole: FileFormatError when it is missing, a directory, unreadable
+    or not UTF-8 (naming the byte), never a traceback."""
+    path = Path(path)
+    if path.is_dir():
+        raise FileFormatError(path, "a directory, not a file")
+    if not path.is_file():
+        raise FileFormatError(path, "no such file")
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        line = path.read_bytes()[:exc.start].count(b"\n") + 1
+        raise FileFormatError(path, f"not UTF-8 text (byte {exc.start})", f"line {line}") \
+            from None
+    except OSError as exc:  # no permission
+        raise FileFormatError(path, f"cannot read: {exc.strerror}") from None
 
 
 def _key_path(parts: list) -> str:
@@ -74,7 +85,10 @@ def _read_yaml(path: Path, text: str) -> tuple[object, dict[str, int]]:
             for key, value in root.value:
                 block = isinstance(value, yaml.ScalarNode) and value.style in ("|", ">")
                 lines[str(key.value)] = value.start_mark.line + (2 if block else 1)
-        data = loader.construct_document(root)
+        try:
+            data = loader.construct_document(root)
+        except ValueError as exc:  # PyYAML builds a date like 2024-02-30 and fails
+            raise _impossible_value(path, loader, root, exc) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -83,6 +97,25 @@ def _read_yaml(path: Path, text: str) -> tuple[object, dict[str, int]]:
     finally:
         loader.dispose()
     return data, lines
+
+
+def _impossible_value(path: Path, loader: yaml.SafeLoader, root: yaml.Node,
+                      error: ValueError) -> FileFormatError:
+    """The scalar PyYAML could not build (a date that does not exist), by key path and line."""
+    todo: list[tuple[yaml.Node, list]] = [(root, [])]
+    while todo:
+        node, parts = todo.pop()
+        if isinstance(node, yaml.SequenceNode):
+            todo += [(item, [*parts, i]) for i, item in reversed(list(enumerate(node.value)))]
+        elif isinstance(node, yaml.MappingNode):
+            todo += [(v, [*parts, k.value]) for k, v in reversed(node.value)]
+        elif isinstance(node, yaml.ScalarNode) and node.tag.endswith(":timestamp"):
+            try:
+                loader.construct_yaml_timestamp(node)
+            except ValueError as exc:
+                return FileFormatError(path, f"{node.value!r} is not a date that exists ({exc})",
+                                       f"{_key_path(parts)}, line {node.start_mark.line + 1}")
+    return FileFormatError(path, f"a value that cannot be read: {error}")
 
 
 def _refuse_duplicate_yaml_keys(path: Path, loader: yaml.SafeLoader, root: yaml.Node) -> None:

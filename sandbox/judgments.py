@@ -11,6 +11,11 @@ needs in `answer` (the judge's parsed answer as given).
     status   "ok"; "fallback" when the judge gave no usable answer (left out of every mean);
              "unavailable" when its call never reached a model (the endpoint refused it or
              could not be reached): not a verdict at all, asked again by the next run
+    dialogue_digest  a digest of what of the dialogue the judge read: a judgment whose digest
+             no longer matches its run judged another dialogue (stale; evaluation.kit)
+
+`read_judgments` also says which files do not read as a judgment (not JSON, an unknown status,
+a missing field); boards count and name them, and the runner asks their judge again.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from .log import JUDGMENTS
 from .storage import write_atomic
@@ -53,6 +58,7 @@ class Judgment(BaseModel):
     latency_s: float = 0.0
     cached: bool = False
     sampling: dict[str, Any] = Field(default_factory=dict)
+    dialogue_digest: str = ""  # "" in judgments saved before it was recorded
     created_at: str = Field(default_factory=lambda: datetime.now().isoformat(timespec="seconds"))
 
     @property
@@ -84,18 +90,44 @@ def save_judgment(run_dir: Path | str, judgment: Judgment) -> Path:
     return path
 
 
-def load_judgments(run_dir: Path | str, judge: str | None = None) -> list[Judgment]:
-    """Every judgment saved beside a run (only `judge`'s when given), ordered by file name.
+class UnreadableJudgment(BaseModel):
+    """A file in judgments/ that does not read as a judgment, and why."""
 
-    Files that do not read as a judgment (a foreign or older format) are skipped: the runner
-    judges such a run again."""
+    path: Path
+    reason: str
+
+
+def _why_unreadable(exc: Exception) -> str:
+    if isinstance(exc, json.JSONDecodeError):
+        return f"not JSON ({exc.msg})"
+    if isinstance(exc, ValidationError):
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "top level"
+        return f"not a judgment ({where}: {first['msg']})"
+    return f"cannot be read ({exc})"
+
+
+def read_judgments(run_dir: Path | str, judge: str | None = None
+                   ) -> tuple[list[Judgment], list[UnreadableJudgment]]:
+    """Every judgment saved beside a run (only `judge`'s when given), ordered by file name,
+    and the files that do not read as one. An unreadable file's judge is known only by its
+    name (`<judge>__<model>.json`), so with `judge` given only files of that prefix count."""
     folder = Path(run_dir) / JUDGMENTS
     found: list[Judgment] = []
+    unreadable: list[UnreadableJudgment] = []
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         try:
             judgment = Judgment.model_validate(json.loads(path.read_text(encoding="utf-8")))
-        except (ValueError, OSError):
+        except (ValueError, OSError) as exc:  # JSONDecodeError and ValidationError included
+            if judge is None or path.name.startswith(f"{_slug(judge)}__"):
+                unreadable.append(UnreadableJudgment(path=path, reason=_why_unreadable(exc)))
             continue
         if judge is None or judgment.judge == judge:
             found.append(judgment)
-    return found
+    return found, unreadable
+
+
+def load_judgments(run_dir: Path | str, judge: str | None = None) -> list[Judgment]:
+    """Every judgment saved beside a run that reads as one (only `judge`'s when given); the
+    viewer's and `sandbox log`'s view. Boards use `read_judgments`, which names the rest."""
+    return read_judgments(run_dir, judge)[0]

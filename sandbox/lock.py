@@ -23,8 +23,8 @@ checks the directories above its output (`check_above`): writing into a run dire
 suite another command is running is refused too. An output file is locked the same way beside it
 (`.NAME.sandbox.lock`, `hold(path, file=True)`).
 
-`claim(path)` holds a lock until the command ends (`session()`, opened by the CLI): one line
-at the top of a command instead of a block around it.
+`hold_output(path)` holds a lock until the command ends (`session()`, opened by the CLI): one
+line at the top of a command instead of a block around it.
 """
 
 from __future__ import annotations
@@ -348,8 +348,8 @@ _session: contextlib.ExitStack | None = None
 
 @contextlib.contextmanager
 def session() -> Iterator[None]:
-    """Locks `claim`ed inside the block are released when it ends (the CLI opens one around
-    each command)."""
+    """Locks taken by `hold_output` inside the block are released when it ends (the CLI opens
+    one around each command)."""
     global _session
     outer, _session = _session, contextlib.ExitStack()
     try:
@@ -359,7 +359,7 @@ def session() -> Iterator[None]:
         _session = outer
 
 
-def claim(path: Path | str, *, file: bool = False) -> Path:
+def hold_output(path: Path | str, *, file: bool = False) -> Path:
     """Hold the lock of `path` until the command ends (`session`); without a session, until
     the process ends."""
     stack = _session

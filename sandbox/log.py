@@ -226,6 +226,57 @@ def _read_result(path: Path, problems: list[LogProblem]) -> RunResult | None:
     return None
 
 
+class RunOutcome(BaseModel):
+    """How a run directory ended, as far as its files tell: `state` is finished, unfinished
+    (killed, result.json gone, or its events cut since), failed (an error or a spent budget),
+    or missing (no directory, or a header that does not read); `reason` says why in words."""
+
+    state: str
+    reason: str = ""
+
+    @property
+    def finished(self) -> bool:
+        return self.state == "finished"
+
+
+def _whole_lines(path: Path) -> int:
+    """Events written whole: a line cut by a kill (no newline) does not count."""
+    if not path.is_file():
+        return 0
+    with path.open("rb") as fh:
+        return sum(1 for line in fh if line.endswith(b"\n") and line.strip())
+
+
+def run_outcome(run_dir: Path | str) -> RunOutcome:
+    """Whether a run finished, from its header, result.json and events.jsonl (not parsed: a
+    finished run holds as many whole event lines as its result counts; fewer means the log was
+    cut after the run ended, and what was judged of it is gone)."""
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        return RunOutcome(state="missing", reason="no run directory")
+    try:
+        read_header(run_dir)
+    except RunFormatError as exc:
+        return RunOutcome(state="missing", reason=str(exc).replace(f"{run_dir}/", ""))
+    path = run_dir / RESULT
+    if not path.is_file():
+        return RunOutcome(state="unfinished", reason=f"no {RESULT} (killed, or removed)")
+    try:
+        result = RunResult.model_validate_json(path.read_text(encoding="utf-8"))
+    except ValueError:
+        return RunOutcome(state="unfinished", reason=f"{RESULT} does not read")
+    if result.status == "interrupted":
+        return RunOutcome(state="unfinished", reason="interrupted")
+    if result.status != "completed":
+        return RunOutcome(state="failed",
+                          reason=f"{result.status}: {result.error or 'no error given'}")
+    have = _whole_lines(run_dir / EVENTS)
+    if have < result.events:
+        return RunOutcome(state="unfinished", reason=f"{EVENTS} holds {have} of the "
+                                                     f"{result.events} events its run wrote")
+    return RunOutcome(state="finished")
+
+
 def load_run(run_dir: Path | str) -> Run:
     run_dir = Path(run_dir)
     header = read_header(run_dir)

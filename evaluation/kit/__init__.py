@@ -6,6 +6,7 @@ episode: the runner is `sandbox.suites.benchmark`.
     from evaluation.kit import bootstrap_ci, micro_average, macro_average, markdown_table
 """
 
+from .accounting import FinishedRun, Ledger, accounting_markdown
 from .aggregate import (
     RESAMPLES,
     bootstrap_ci,
@@ -21,6 +22,7 @@ from .board import (
     Plot,
     PlotPoint,
     RoleUsage,
+    check_judges,
     manifest_data,
     markdown_table,
     plot_png,
@@ -29,11 +31,20 @@ from .board import (
     usage_table,
 )
 from .dialogue import Dialogue, NotABenchmarkRun, read_dialogue
-from .judges import JudgeSpec, Verdict, judge_dialogue, judge_seed
+from .judges import (
+    JudgeSpec,
+    Verdict,
+    dialogue_digest,
+    judge_dialogue,
+    judge_seed,
+    judgment_problem,
+)
 
 __all__ = [
-    "RESAMPLES", "BenchDir", "BoardError", "Column", "Dialogue", "JudgeSpec", "NotABenchmarkRun",
-    "Plot", "PlotPoint", "RoleUsage", "Verdict", "bootstrap_ci", "judge_dialogue", "judge_seed",
-    "macro_average", "manifest_data", "markdown_table", "mean_or_none", "metric_means",
-    "micro_average", "plot_png", "read_bench_dir", "read_dialogue", "role_usage", "usage_table",
+    "RESAMPLES", "BenchDir", "BoardError", "Column", "Dialogue", "FinishedRun", "JudgeSpec",
+    "Ledger", "NotABenchmarkRun", "Plot", "PlotPoint", "RoleUsage", "Verdict",
+    "accounting_markdown", "bootstrap_ci", "check_judges", "dialogue_digest", "judge_dialogue",
+    "judge_seed", "judgment_problem", "macro_average", "manifest_data", "markdown_table",
+    "mean_or_none", "metric_means", "micro_average", "plot_png", "read_bench_dir",
+    "read_dialogue", "role_usage", "usage_table",
 ]

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from sandbox.errors import one_line
 from sandbox.llm import CallRecord
 from sandbox.storage import write_atomic
 
@@ -29,17 +30,24 @@ class BoardError(Exception):
 
 @dataclass
 class BenchDir:
-    """A benchmark directory as a board sees it: its manifest and the run directories its
-    latest run selected (others, left by an earlier selection, are counted, not read)."""
+    """A benchmark directory as a board sees it: its manifest, the items its latest run
+    selected (`selected`, whether their run directories are there or not) and those that are
+    there (`runs`); others, left by an earlier selection, are counted, not read."""
 
     path: Path
     manifest: dict[str, Any]
     runs: list[Path]
     left_out: int
+    selected: list[str] = field(default_factory=list)
 
     @property
     def label(self) -> str:
         return self.manifest.get("label") or self.path.name
+
+    @property
+    def judges(self) -> list[str]:
+        """The judge models the manifest records (every run owes a judgment of each)."""
+        return list(self.manifest.get("judges") or [])
 
 
 def older_pingpong(data: dict[str, Any]) -> dict[str, Any]:
@@ -79,13 +87,25 @@ def read_bench_dir(path: Path | str, manifest_name: str, command: str,
         raise BoardError(f"{manifest_path}: not a manifest (expected a JSON object)")
     runs_dir = path / RUNS
     found = sorted(p for p in runs_dir.iterdir() if p.is_dir()) if runs_dir.is_dir() else []
-    selected = manifest.get("selected")
-    if selected:
-        wanted = set(selected)
-        chosen = [p for p in found if p.name in wanted]
-    else:
-        chosen = found
-    return BenchDir(path=path, manifest=manifest, runs=chosen, left_out=len(found) - len(chosen))
+    # A manifest written before selections were recorded selects what is there.
+    selected = list(manifest.get("selected") or [p.name for p in found])
+    wanted = set(selected)
+    chosen = [p for p in found if p.name in wanted]
+    return BenchDir(path=path, manifest=manifest, runs=chosen, left_out=len(found) - len(chosen),
+                    selected=selected)
+
+
+def check_judges(benches: Sequence[BenchDir], judges: Sequence[str] | None) -> None:
+    """A --judge filter naming a judge no directory's manifest records is a BoardError listing
+    the judges present (a typo would otherwise give a board of empty rows)."""
+    if not judges:
+        return
+    present = list(dict.fromkeys(j for bench in benches for j in bench.judges))
+    unknown = [j for j in judges if j not in present]
+    if unknown:
+        where = "this directory" if len(benches) == 1 else "these directories"
+        raise BoardError(f"no judge {', '.join(unknown)} in {where}; judges present: "
+                         f"{', '.join(present) or 'none'}")
 
 
 class RoleUsage(BaseModel):
@@ -133,7 +153,9 @@ class Column:
         if self.digits is not None and isinstance(value, int | float) \
                 and not isinstance(value, bool):
             return f"{value:.{self.digits}f}"
-        return str(value)
+        # A label, a model id, an item id came from a user: a cell shows its control
+        # characters as escapes, so the table keeps its rows and cannot repaint a terminal.
+        return one_line(str(value)).replace("|", "\\|")
 
 
 def markdown_table(columns: Sequence[Column], rows: Sequence[Mapping[str, Any]]) -> list[str]:

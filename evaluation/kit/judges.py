@@ -7,6 +7,11 @@ and repairs happen in the structured LLM layer (at most `LLMSettings.structured_
 asks); when none is usable, the layer returns the spec's fallback and the judgment is saved
 with status "fallback": counted, shown, and left out of every mean. Every fault goes in the
 judgment and, through the accounting wrapper the runner gives, in the run's calls.jsonl.
+
+A judgment records a digest of what of the dialogue its judge read (`JudgeSpec.evidence`);
+`judgment_problem` tells a judgment that no longer fits its dialogue (the digest differs, or the
+spec's own `fits` check fails, e.g. a per-turn verdict for fewer turns than were said): such a
+judgment is stale, refused by every board and asked again by the runner.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from pydantic import BaseModel
 from sandbox.judgments import Judgment, TurnVerdict
 from sandbox.llm import LLMRequest, Message, timed_complete
 from sandbox.prompts import render
-from tasks.kit import Sampling
+from tasks.kit import Sampling, content_digest
 
 from .dialogue import Dialogue
 
@@ -52,6 +57,10 @@ class JudgeSpec:
     max_tokens the answer budget for one dialogue (default: the judge sampling's max_tokens)
     applies    whether the judge has anything to judge in a dialogue (default: every one); a
                benchmark whose dialogues come in several shapes gives each shape its judges
+    evidence   what of the dialogue the judge reads, JSON-able (default: every utterance's
+               turn, speaker and text); its digest is saved with the judgment
+    fits       (judgment, dialogue) -> why a saved judgment cannot be about this dialogue, or
+               None (default: no check beyond the digest); e.g. the wrong number of turns
     """
 
     name: str
@@ -65,6 +74,8 @@ class JudgeSpec:
     max_tokens: Callable[[Dialogue, Sampling], int] | None = None
     package: str | Path = "evaluation"  # whose prompts/ folder; or a folder (a Path)
     applies: Callable[[Dialogue], bool] | None = None
+    evidence: Callable[[Dialogue], Any] | None = None
+    fits: Callable[[Judgment, Dialogue], str | None] | None = None
 
     def __post_init__(self) -> None:
         if (self.schema is None) == (self.parser is None):
@@ -78,6 +89,24 @@ class JudgeSpec:
         system, user = self.templates
         return [Message(role="system", content=render(self.package, system, **context)),
                 Message(role="user", content=render(self.package, user, **context))]
+
+
+def utterances_of(dialogue: Dialogue) -> list[list[Any]]:
+    """Every utterance as [turn, speaker, text]: what most judges read."""
+    return [[u.turn, u.agent, u.text] for u in dialogue.utterances]
+
+
+def dialogue_digest(spec: JudgeSpec, dialogue: Dialogue) -> str:
+    """A digest of what `spec`'s judge reads of `dialogue`."""
+    return content_digest((spec.evidence or utterances_of)(dialogue))
+
+
+def judgment_problem(spec: JudgeSpec, judgment: Judgment, dialogue: Dialogue) -> str | None:
+    """Why a saved judgment does not fit the dialogue beside it (it is stale), or None. A
+    judgment saved before digests were recorded is checked by the spec's `fits` alone."""
+    if judgment.dialogue_digest and judgment.dialogue_digest != dialogue_digest(spec, dialogue):
+        return "judged another dialogue than the one in the run now (its events changed since)"
+    return spec.fits(judgment, dialogue) if spec.fits is not None else None
 
 
 def judge_seed(item: str, model: str) -> int:
@@ -102,4 +131,4 @@ def judge_dialogue(spec: JudgeSpec, dialogue: Dialogue, llm, sampling: Sampling)
         faults=completion.faults, prompt_tokens=completion.usage.prompt_tokens,
         completion_tokens=completion.usage.completion_tokens,
         latency_s=round(completion.latency_s, 3), cached=completion.cached,
-        sampling=sampling.model_dump())
+        sampling=sampling.model_dump(), dialogue_digest=dialogue_digest(spec, dialogue))

@@ -18,7 +18,9 @@ Two arithmetics (`--arithmetic`):
              mean), the mean reply length is truncated to an integer before the median and the
              length factor, and a player within 0.06 of its group's first (scores rounded to two
              decimals, as that code compares them) shares that player's rank. Point estimates
-             stay exact means (that code reports the mean of its bootstrap means).
+             stay exact means (that code reports the mean of its bootstrap means). The board's
+             other weightings of the final (entertaining, in character or fluency counted
+             twice: REFERENCE_WEIGHTINGS) are given beside it.
 """
 
 from __future__ import annotations
@@ -39,6 +41,14 @@ LENGTH_STRENGTH = 0.07
 LENGTH_CLAMP = (0.93, 1.0)
 REFERENCE_WEIGHT = 0.333  # per criterion, in the public leaderboard code
 REFERENCE_RANK_GAP = 0.06
+# The public board's weight selector: (in_character, entertaining, fluency) weights of a
+# conversation's final; the first is its default (REFERENCE_WEIGHT each).
+REFERENCE_WEIGHTINGS = {
+    "character 1, entertain 1, fluency 1": (0.333, 0.333, 0.333),
+    "character 1, entertain 2, fluency 1": (0.25, 0.5, 0.25),
+    "character 2, entertain 1, fluency 1": (0.5, 0.25, 0.25),
+    "character 1, entertain 1, fluency 2": (0.25, 0.25, 0.5),
+}
 Arithmetic = Literal["paper", "reference"]
 
 
@@ -101,6 +111,7 @@ class PlayerData:
     conversations: list[ConversationScore]
     reply_lengths: list[int]  # characters, every player reply of every judged conversation
     meta: dict | None = None
+    selected: int = 0  # the pairs the manifest selected (0: as many as there are conversations)
 
 
 class PlayerScore(BaseModel):
@@ -115,12 +126,15 @@ class PlayerScore(BaseModel):
     refusal_ratio: float | None
     length_factor: float
     mean_length: float
+    selected: int = 0  # pairs the manifest selected, finished or not
     conversations: int  # with at least one usable judgment
     scored: int  # entering the means (judged, not refused by every usable judge)
     refused: int
     unjudged: int  # no usable judgment at all
     judge_fallbacks: int
     meta: dict = Field(default_factory=dict)
+    # reference arithmetic only: the LN score under each of the public board's weightings
+    weightings: dict[str, float | None] = Field(default_factory=dict)
 
 
 def mean_length(player: PlayerData, arithmetic: Arithmetic = "paper") -> float:
@@ -141,13 +155,20 @@ def player_score(player: PlayerData, factor: float, seed: int = 0,
     if finals:
         lo, hi = bootstrap_ci(finals, seed=seed, resamples=resamples)
         ci = (lo * factor, hi * factor)  # the factor is a constant: it scales the interval
+    weightings = {}
+    if arithmetic == "reference":  # the same conversations, each final weighted otherwise
+        for name, weights in REFERENCE_WEIGHTINGS.items():
+            weighted = [sum(w * s.criteria[c] for w, c in zip(weights, CRITERIA, strict=True))
+                        for s in scored]
+            weightings[name] = mean(weighted) * factor if weighted else None
     return PlayerScore(
-        label=player.label,
+        label=player.label, weightings=weightings,
         score=aggregate * factor if aggregate is not None else None, ci=ci,
         aggregate=aggregate,
         criteria={c: mean(s.criteria[c] for s in scored) if scored else None for c in CRITERIA},
         refusal_ratio=n_refused / len(judged) if judged else None,
         length_factor=factor, mean_length=mean_length(player, arithmetic),
+        selected=player.selected or len(player.conversations),
         conversations=len(judged), scored=len(scored), refused=n_refused,
         unjudged=len(player.conversations) - len(judged),
         judge_fallbacks=sum(c.fallbacks for c in player.conversations),

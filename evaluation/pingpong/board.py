@@ -16,18 +16,24 @@ from evaluation.kit import (
     RESAMPLES,
     BoardError,
     Column,
-    NotABenchmarkRun,
+    Ledger,
     Plot,
     PlotPoint,
+    accounting_markdown,
+    check_judges,
     markdown_table,
     read_bench_dir,
-    read_dialogue,
 )
-from sandbox.judgments import load_judgments
-from sandbox.log import RunFormatError
 
-from .aggregate import Arithmetic, PlayerData, PlayerScore, leaderboard, score_conversation
-from .judge import JUDGE, conversation_of
+from .aggregate import (
+    REFERENCE_WEIGHTINGS,
+    Arithmetic,
+    PlayerData,
+    PlayerScore,
+    leaderboard,
+    score_conversation,
+)
+from .judge import JUDGE, PINGPONG_JUDGE, conversation_of
 
 MANIFEST = "pingpong.json"
 COMMAND = "sandbox pingpong"
@@ -43,43 +49,46 @@ class Board(BaseModel):
     arithmetic: str = "paper"
     judges: dict[str, list[str]] = Field(default_factory=dict)  # player -> judges used
     warnings: list[str] = Field(default_factory=list)
+    # player -> what became of every pair its manifest selected (evaluation.kit.Ledger.data)
+    accounting: dict[str, dict] = Field(default_factory=dict)
 
 
 def read_player(bench_dir: Path | str, judges: Sequence[str] | None = None,
                 arithmetic: Arithmetic = "paper") -> PlayerData:
-    """A player's conversations and judgments from its benchmark directory."""
+    """A player's conversations and judgments from its benchmark directory; every pair its
+    manifest selected is accounted for in `meta["ledger"]` (finished, judged, or why not)."""
     found_dir = read_bench_dir(bench_dir, MANIFEST, COMMAND, "PingPong")
     manifest = found_dir.manifest
+    roles = manifest.get("roles", {})
+    label = manifest.get("label") or roles.get("player") or found_dir.path.name
+    ledger = Ledger(label)
     conversations, lengths, used = [], [], set()
     # Only the pairs the manifest selects count: a directory left by an earlier, different
     # configuration must not enter this player's means.
-    for run_dir in found_dir.runs:
+    for run in ledger.read_runs(found_dir, JUDGE, "pair", only=judges):
         try:
-            dialogue = read_dialogue(run_dir, "pingpong", "pair")
-            conversation = conversation_of(dialogue)
-        except (RunFormatError, NotABenchmarkRun, KeyError):
+            conversation = conversation_of(run.dialogue)
+        except KeyError as exc:
+            ledger.refuse(run, f"not a PingPong conversation: its header has no {exc}")
             continue
-        if not conversation.finished:
-            continue  # a killed conversation is finished by the next `sandbox pingpong`
-        found = [j for j in load_judgments(run_dir, JUDGE)
-                 if judges is None or j.model in judges]
+        found = ledger.judgments_of(run, [PINGPONG_JUDGE], found_dir.judges, judges)[JUDGE]
         used.update(j.model for j in found)
-        score = score_conversation(run_dir.name, found, arithmetic)
+        score = score_conversation(run.item, found, arithmetic)
         conversations.append(score)
         if score.judged:  # a conversation no judge could judge tells nothing of length either
             lengths.extend(len(reply) for reply in conversation.replies)
-    roles = manifest.get("roles", {})
     sampling = manifest.get("sampling", {}).get("player")
     meta = {"dir": str(found_dir.path), "player": roles.get("player"),
             "interrogator": roles.get("interrogator"), "judges": sorted(used),
-            "sampling": sampling, "left_out": found_dir.left_out}
-    label = manifest.get("label") or roles.get("player") or found_dir.path.name
-    return PlayerData(label=label, conversations=conversations, reply_lengths=lengths, meta=meta)
+            "sampling": sampling, "left_out": found_dir.left_out, "ledger": ledger}
+    return PlayerData(label=label, conversations=conversations, reply_lengths=lengths,
+                      meta=meta, selected=ledger.selected)
 
 
 def build_board(bench_dirs: Sequence[Path | str], judges: Sequence[str] | None = None,
                 seed: int = 0, resamples: int = RESAMPLES,
                 arithmetic: Arithmetic = "paper") -> Board:
+    check_judges([read_bench_dir(d, MANIFEST, COMMAND, "PingPong") for d in bench_dirs], judges)
     players = [read_player(d, judges, arithmetic) for d in bench_dirs]
     warnings = []
     labels = [p.label for p in players]
@@ -96,10 +105,15 @@ def build_board(bench_dirs: Sequence[Path | str], judges: Sequence[str] | None =
     if len({tuple(v) for v in judge_sets.values()}) > 1:
         warnings.append("players were judged by different judges; pass --judge to compare "
                         "on the same ones")
+    accounting = {}
+    for player in players:
+        ledger = player.meta.pop("ledger")
+        ledger.label = player.label
+        accounting[player.label] = ledger.data()
     return Board(rows=leaderboard(players, seed=seed, resamples=resamples,
                                   arithmetic=arithmetic),
                  seed=seed, resamples=resamples, arithmetic=arithmetic, judges=judge_sets,
-                 warnings=warnings)
+                 warnings=warnings, accounting=accounting)
 
 
 COLUMNS = [Column("rank", "#", None), Column("label", "Player", None, "---"),
@@ -116,7 +130,7 @@ def _cells(row: PlayerScore) -> dict:
             "ci": None if row.ci is None else f"[{row.ci[0]:.2f}, {row.ci[1]:.2f}]",
             "aggregate": row.aggregate, "refusal_ratio": row.refusal_ratio,
             "length": f"{row.mean_length:.0f}", "length_factor": f"{row.length_factor:.3f}",
-            "convs": f"{row.scored}/{row.conversations}", "judge_fallbacks": row.judge_fallbacks}
+            "convs": f"{row.scored}/{row.selected}", "judge_fallbacks": row.judge_fallbacks}
 
 
 def board_markdown(board: Board) -> str:
@@ -130,8 +144,18 @@ def board_markdown(board: Board) -> str:
         notes.append("Arithmetic: the public leaderboard code's (final = sum of 0.333 x "
                      "criterion, integer mean length, ranks shared within 0.06); point "
                      "estimates are exact means.")
+        notes += ["", "LN score under each weighting of the public board's selector (weights of "
+                  "in character, entertaining, fluency in a conversation's final):", ""]
+        columns = [Column("label", "Player", None, "---"),
+                   *(Column(name, name) for name in REFERENCE_WEIGHTINGS)]
+        notes += markdown_table(columns, [{"label": r.label, **r.weightings}
+                                          for r in board.rows])
+        notes.append("")
+    notes.append("Convs: conversations in the means / pairs the manifest selected (the "
+                 "rest: refused by every judge, unjudged, or below).")
     notes += [f"Warning: {w}" for w in board.warnings]
-    return "\n".join(lines + [""] + notes) + "\n"
+    ledgers = [Ledger.from_data(label, data) for label, data in board.accounting.items()]
+    return "\n".join(lines + [""] + notes + [""] + accounting_markdown(ledgers)) + "\n"
 
 
 def board_json(board: Board) -> str:

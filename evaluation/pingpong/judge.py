@@ -147,12 +147,29 @@ def _verdict(answer: BaseModel, dialogue: Dialogue) -> Verdict:
     return Verdict(turns=turns)
 
 
+def _fits(judgment, dialogue: Dialogue) -> str | None:
+    """A judgment must score exactly the player's turns, each on every criterion (one cut to
+    fewer turns, or left from a longer conversation, is stale)."""
+    said = [e.turn for e in conversation_of(dialogue).exchanges]
+    judged = [t.turn for t in judgment.turns]
+    if len(judged) != len(said):
+        return f"judges {len(judged)} of the {len(said)} player turns"
+    if judged != said:
+        return "judges other turns than the player's"
+    for verdict in judgment.turns:
+        missing = [c for c in CRITERIA if c not in verdict.scores]
+        if missing:
+            return f"turn {verdict.turn} has no {missing[0]} score"
+    return None
+
+
 PINGPONG_JUDGE = JudgeSpec(
     name=JUDGE, tag=JUDGE_TAG, templates=(SYSTEM_TEMPLATE, USER_TEMPLATE), context=_context,
     schema=lambda dialogue: verdict_schema(_turns(dialogue)),
     fallback=lambda dialogue: fallback_verdict(_turns(dialogue)), verdict=_verdict,
     # One answer scores every turn: the budget is per judged turn (plus the JSON around it).
-    max_tokens=lambda dialogue, sampling: 60 + _turns(dialogue) * sampling.max_tokens)
+    max_tokens=lambda dialogue, sampling: 60 + _turns(dialogue) * sampling.max_tokens,
+    fits=_fits)
 
 
 def refused(judgment) -> bool:
@@ -161,7 +178,10 @@ def refused(judgment) -> bool:
 
 
 def criterion_means(judgment) -> dict[str, float]:
-    """Mean over the judged turns, per criterion."""
+    """Mean over the judged turns, per criterion. Boards pass only judgments that fit their
+    conversation (every turn scored); one without a turn is a ValueError, not a mean."""
+    if not judgment.turns:
+        raise ValueError(f"a {judgment.judge} judgment by {judgment.model} scores no turn")
     return {c: sum(t.scores[c] for t in judgment.turns) / len(judgment.turns) for c in CRITERIA}
 
 

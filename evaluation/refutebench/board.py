@@ -17,23 +17,25 @@ from pathlib import Path
 from evaluation.kit import (
     RESAMPLES,
     Column,
+    FinishedRun,
+    Ledger,
     Plot,
     PlotPoint,
+    accounting_markdown,
+    check_judges,
     markdown_table,
     read_bench_dir,
-    read_dialogue,
 )
-from evaluation.kit.dialogue import NotABenchmarkRun
-from sandbox.log import RunFormatError
 from sandbox.storage import write_atomic
 from tasks.refutebench import FAMILIES, FAMILY_NAMES
 
-from .judge import BENCHMARK, refute_dialogue
+from .judge import BENCHMARK, JUDGES, RefuteDialogue, refute_dialogue
 from .metrics import FIDELITY_CURVE, KEPT_CURVE, OVERALL, Scored, Tables, cell, scored, tables
-from .v1 import RULE
+from .v1 import RULE, feedback_outcomes
 
 MANIFEST = f"{BENCHMARK}.json"
 COMMAND = f"sandbox {BENCHMARK}"
+CONFLICT = "conflict"  # a 1.0 feedback slot whose every sense was already met (v1.py)
 
 
 @dataclass
@@ -43,6 +45,12 @@ class Row:
     scored: list[Scored] = field(default_factory=list)
     unfinished: int = 0
     tables: Tables | None = None
+    ledger: Ledger | None = None
+
+    @property
+    def on_board(self) -> int:
+        """Dialogues with at least one rating (a judged pair, or a 1.0 rule check)."""
+        return sum(bool(s.ratings) for s in self.scored)
 
 
 @dataclass
@@ -53,22 +61,61 @@ class Board:
     resamples: int
 
 
+def v1_left_out(d: RefuteDialogue) -> tuple[str, str]:
+    """Why a 1.0 dialogue has nothing to check: (count, reason), from its `rule_feedback`
+    events (tasks/refutebench: how each feedback slot went)."""
+    outcomes = feedback_outcomes(d)
+    if outcomes[CONFLICT]:
+        return CONFLICT, "every sense of the feedback word was already in the answer (1.0's " \
+                         "conflict): the dialogue stopped, no feedback to check"
+    if not any(step.get("kind") == "refutation" for step in d.dialogue.config.get("plan", [])):
+        return "no feedback turn", "the dialogue has no feedback turn (no feedback word in its " \
+                                   "queries)"
+    if outcomes["undecided"]:
+        return "undecided", "run before the 1.0 rules recorded their feedback (no " \
+                            "rule_feedback event): run it again in a new --out"
+    if outcomes["skipped"] and not outcomes["given"]:
+        return "no feedback turn", "every choice was already met, so no feedback was sent (as " \
+                                   "the 1.0 reference does)"
+    return "nothing to check", "no later request has the feedback's word"
+
+
+def _read_row(row: Row, found, judges: Sequence[str] | None) -> None:
+    """Every dialogue `found`'s manifest selected, into `row` or its ledger's counts."""
+    for run in row.ledger.read_runs(found, BENCHMARK, only=judges):
+        try:
+            d = refute_dialogue(run.dialogue)
+        except (KeyError, TypeError, ValueError) as exc:
+            row.ledger.refuse(run, f"not a RefuteBench dialogue: its header has no {exc}")
+            continue
+        if d.setting == "v1":
+            row.scored.append(_v1_scored(row.ledger, run, d))
+            continue
+        if not d.complete:
+            row.ledger.count("items", "incomplete", run.item, "the dialogue stops before its "
+                             "last judged answer")
+        kept = row.ledger.judgments_of(run, JUDGES, found.judges, judges)
+        row.scored.append(scored(d, [j for found_ in kept.values() for j in found_]))
+
+
+def _v1_scored(ledger: Ledger, run: FinishedRun, d: RefuteDialogue) -> Scored:
+    done = scored(d)
+    if not done.ratings:
+        what, reason = v1_left_out(d)
+        ledger.count("items", what, run.item, reason)
+    return done
+
+
 def build_board(dirs: Sequence[Path | str], judges: Sequence[str] | None = None,
                 seed: int = 0, resamples: int = RESAMPLES) -> Board:
     by_label: dict[str, Row] = {}
-    for path in dirs:
-        found = read_bench_dir(path, MANIFEST, COMMAND)
-        row = by_label.setdefault(found.label, Row(found.label))
+    benches = [read_bench_dir(path, MANIFEST, COMMAND) for path in dirs]
+    check_judges(benches, judges)
+    for found in benches:
+        row = by_label.setdefault(found.label, Row(found.label, ledger=Ledger(found.label)))
         row.dirs.append(str(found.path))
-        for run_dir in found.runs:
-            try:
-                dialogue = read_dialogue(run_dir, BENCHMARK)
-            except (NotABenchmarkRun, RunFormatError):
-                continue
-            if not dialogue.finished:
-                row.unfinished += 1
-                continue
-            row.scored.append(scored(refute_dialogue(dialogue), judges))
+        _read_row(row, found, judges)
+        row.unfinished = row.ledger.runs["unfinished"] + row.ledger.runs["failed"]
     present = {s.family for row in by_label.values() for s in row.scored}
     families = [f for f in FAMILIES if f in present]
     for row in by_label.values():
@@ -135,8 +182,10 @@ def _v1_table(board: Board) -> list[str]:
 
 def board_markdown(board: Board) -> str:
     v1 = _v1_table(board)
+    ledgers = [row.ledger for row in board.rows if row.ledger is not None]
     if not board.rows or not (board.families or v1):
-        return "No judged RefuteBench dialogues yet.\n"
+        accounted = ["", *accounting_markdown(ledgers)] if ledgers else []
+        return "\n".join(["No judged RefuteBench dialogues yet.", *accounted]) + "\n"
     transient = any(s.setting == "transient" for row in board.rows for s in row.scored)
     lines = [] if not transient else [
              _table(board, "Table 4: overall transient (mean of R(a_k, r_k), k = 1..3)",
@@ -161,20 +210,23 @@ def board_markdown(board: Board) -> str:
     out = [line for block in lines for line in block]
     for row in board.rows:
         t = row.tables
-        note = f"{row.label}: {len(row.scored)} dialogues judged"
+        selected = row.ledger.selected if row.ledger else len(row.scored)
+        note = f"{row.label}: {row.on_board} of {selected} dialogues on the board"
         note += f", {t.missing} of {t.judged} judgments without a usable rating (left out)"
-        if row.unfinished:
-            note += f", {row.unfinished} unfinished dialogues left out"
         out.append(f"- {note}")
     out.append(f"- means over dialogues with a seeded 95% bootstrap interval "
                f"(seed {board.seed}, {board.resamples} resamples); Δ = first - second mean, "
                "its interval resamples seeds")
+    if ledgers:
+        out += ["", *accounting_markdown(ledgers)]
     return "\n".join(out) + "\n"
 
 
 def board_data(board: Board) -> dict:
     return {"families": board.families, "seed": board.seed, "resamples": board.resamples,
             "rows": [{"label": row.label, "dirs": row.dirs, "dialogues": len(row.scored),
+                      "on_board": row.on_board,
+                      "accounting": row.ledger.data() if row.ledger else None,
                       "unfinished": row.unfinished, "missing": row.tables.missing,
                       "judged": row.tables.judged,
                       "cells": {family: {k: c.as_dict() for k, c in cells.items()}

@@ -133,10 +133,17 @@ def _verdict(answer: Rating | RatingAnswer, dialogue: Dialogue) -> Verdict:
 
 
 def _answer_rule(judge_format: str) -> dict:
-    """The JudgeSpec fields that differ between the judge formats."""
-    if judge_format == "json":
-        return {"schema": lambda dialogue: RatingAnswer}
-    return {"parser": parse_rating}
+    """The JudgeSpec fields that differ between the judge formats (and the check both share:
+    an ok judgment has a rating)."""
+    rule = {"schema": lambda dialogue: RatingAnswer} if judge_format == "json" \
+        else {"parser": parse_rating}
+    return {**rule, "fits": _fits}
+
+
+def _fits(judgment, dialogue: Dialogue) -> str | None:
+    if judgment.usable and RATING not in judgment.scores:
+        return "an ok judgment without a rating"
+    return None
 
 
 def _compliance(name: str, setting: str, pair, only_c0: bool = False,

@@ -25,7 +25,7 @@ from statistics import mean
 import numpy as np
 
 from evaluation.kit import RESAMPLES, bootstrap_ci
-from sandbox.judgments import load_judgments
+from sandbox.judgments import Judgment
 
 from .judge import RATING, K, RefuteDialogue
 
@@ -67,8 +67,9 @@ class Scored:
         return self.ratings.get(name)
 
 
-def scored(d: RefuteDialogue, judges: Sequence[str] | None = None) -> Scored:
-    """The ratings saved beside one dialogue (only `judges`' models when given)."""
+def scored(d: RefuteDialogue, judgments: Iterable[Judgment] = ()) -> Scored:
+    """One dialogue's ratings from its judgments (those a board kept: evaluation.kit.Ledger
+    leaves out stale and unreadable ones and counts them)."""
     row = Scored(seed=d.seed, family=d.family, setting=d.setting, c=d.c)
     if d.setting == "v1":  # a public 1.0 file: checked by its rules, no judge
         from .v1 import rule_rates
@@ -76,9 +77,7 @@ def scored(d: RefuteDialogue, judges: Sequence[str] | None = None) -> Scored:
         row.ratings = rule_rates(d)
         return row
     by_pair: dict[str, list[float]] = {}
-    for judgment in load_judgments(d.dialogue.run_dir):
-        if judges is not None and judgment.model not in judges:
-            continue
+    for judgment in judgments:
         row.judgments += 1
         if judgment.usable and RATING in judgment.scores:
             by_pair.setdefault(judgment.judge, []).append(judgment.scores[RATING])

@@ -10,46 +10,60 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from evaluation.kit import Column, Plot, PlotPoint, read_bench_dir, read_dialogue
-from sandbox.judgments import load_judgments
+from evaluation.kit import (
+    BenchDir,
+    Column,
+    Ledger,
+    Plot,
+    PlotPoint,
+    accounting_markdown,
+    check_judges,
+    read_bench_dir,
+)
+from sandbox.judgments import Judgment
 
 from .aggregate import ScriptScore, SubsetMean, grouped_means, subset_means
-from .judges import SCORE
+from .judges import SCORE, SCORE_JUDGE
 
 MANIFEST = "simulbench.json"
 BENCHMARK = "simulbench"
+UNKNOWN_TYPE = "?"
 
 
-def read_scores(run_dirs: Sequence[Path], judges: Sequence[str] | None = None,
-                request_types: dict[str, str] | None = None
-                ) -> tuple[list[ScriptScore], dict[str, int]]:
-    """Every answered script's score, and the counts of judgments that fell back
-    (unparseable) or said a rating outside 1..10."""
+def _out_of_range(judgment: Judgment) -> tuple[str, str] | None:
+    """A rating the judge said outside 1..10 is counted and left out (the original keeps it)."""
+    if judgment.flags.get("out_of_range"):
+        said = (judgment.answer or {}).get("score") if isinstance(judgment.answer, dict) \
+            else None
+        return "out of range", f"rated {said if said is not None else '?'}, outside 1-10"
+    rating = judgment.scores.get(SCORE)
+    if rating is not None and not 1 <= rating <= 10:
+        return "out of range", f"rated {rating:g}, outside 1-10"
+    return None
+
+
+def read_scores(bench: BenchDir, ledger: Ledger, judges: Sequence[str] | None = None,
+                request_types: dict[str, str] | None = None) -> list[ScriptScore]:
+    """Every answered script's score (None when no judge rated it usably); every script the
+    manifest selected and every judgment it was owed is in `ledger`'s counts."""
     scores: list[ScriptScore] = []
-    counts = {"judged": 0, "fallback": 0, "out_of_range": 0, "unanswered": 0}
-    for run_dir in run_dirs:
-        dialogue = read_dialogue(run_dir, BENCHMARK)
-        script = dialogue.config["script"]
-        ratings = []
-        found = [j for j in load_judgments(run_dir, SCORE)
-                 if judges is None or j.model in judges]
-        if not dialogue.finished:
-            counts["unanswered"] += 1
+    for run in ledger.read_runs(bench, BENCHMARK, only=judges):
+        config = run.dialogue.config
+        try:
+            script = config["script"]
+            source, kind, turn, act = (script["source_id"], script["type"],
+                                       script["turn_num"], script["act"])
+        except (KeyError, TypeError) as exc:
+            ledger.refuse(run, f"not a SimulBench answer: its header has no script {exc}")
             continue
-        for judgment in found:
-            counts["judged"] += 1
-            if not judgment.usable:
-                counts["fallback"] += 1
-            elif judgment.flags.get("out_of_range"):
-                counts["out_of_range"] += 1
-            elif SCORE in judgment.scores:
-                ratings.append(judgment.scores[SCORE])
+        found = ledger.judgments_of(run, [SCORE_JUDGE], bench.judges, judges,
+                                    leave_out=_out_of_range)[SCORE]
+        ratings = [j.scores[SCORE] for j in found if j.usable]
         scores.append(ScriptScore(
-            item=dialogue.item, category=dialogue.config.get("category") or "lastonly",
-            type=script["type"], turn_num=script["turn_num"], act=script["act"],
-            request_type=(request_types or {}).get(script["source_id"], "?"),
+            item=run.item, category=config.get("category") or "lastonly", type=kind,
+            turn_num=turn, act=act, request_type=(request_types or {}).get(source, UNKNOWN_TYPE),
             score=sum(ratings) / len(ratings) if ratings else None))
-    return scores, counts
+    return scores
 
 
 MAIN = ["all", "hard", "lastonly", "firstchan", "subseqchan", "stateless_firstchan",
@@ -68,13 +82,18 @@ def build_board(dirs: Sequence[Path | str], judges: Sequence[str] | None = None,
                 resamples: int = 1000, request_types: dict[str, str] | None = None
                 ) -> dict[str, Any]:
     rows = []
-    for path in dirs:
-        found = read_bench_dir(path, MANIFEST, "sandbox simulbench")
-        scores, counts = read_scores(found.runs, judges, request_types)
+    benches = [read_bench_dir(path, MANIFEST, "sandbox simulbench") for path in dirs]
+    check_judges(benches, judges)
+    for found in benches:
+        ledger = Ledger(found.label)
+        scores = read_scores(found, ledger, judges, request_types)
         means = subset_means(scores, seed, resamples)
         rows.append({
-            "label": found.label, "dir": str(path), "counts": counts,
-            "scripts": len(scores), "scored": sum(s.score is not None for s in scores),
+            "label": found.label, "dir": str(found.path),
+            "selected": ledger.selected, "scripts": len(scores),
+            "scored": sum(s.score is not None for s in scores),
+            "unknown_request_types": sum(s.request_type == UNKNOWN_TYPE for s in scores),
+            "accounting": ledger.data(),
             "subsets": {k: asdict(m) for k, m in means.items()},
             "by_turn": {k: asdict(m) for k, m in grouped_means(
                 [s for s in scores if s.turn_num > 0], lambda s: s.turn_num).items()},
@@ -87,8 +106,9 @@ def build_board(dirs: Sequence[Path | str], judges: Sequence[str] | None = None,
 
 
 def _flat(row: dict) -> dict[str, Any]:
-    out = {"label": row["label"], "scored": f"{row['scored']}/{row['scripts']}",
-           "fallback": row["counts"]["fallback"], "out_of_range": row["counts"]["out_of_range"]}
+    judged = row["accounting"]["judgments"]
+    out = {"label": row["label"], "scored": f"{row['scored']}/{row['selected']}",
+           "fallback": judged.get("fallback", 0), "out_of_range": judged.get("out of range", 0)}
     for key, m in row["subsets"].items():
         out[key] = m["mean"]
         out[f"{key}_ci"] = None if m["ci"] is None else \
@@ -108,9 +128,10 @@ def board_markdown(board: dict[str, Any]) -> str:
                 Column("out_of_range", "Out of range", None)]
     lines = markdown_table(columns, flat)
     lines += ["", "Mean judge rating 1-10; Hard = FirstChan + SubseqChan; * over FirstChan "
-              "only (the paper's Table 5). Unparsed: judgments with no usable rating ([[n]], or "
-              "the json format's object) after the re-asks; out of range: a rating outside "
-              "1-10. Both are left out of the means.",
+              "only (the paper's Table 5). Scored: scripts with a usable rating / scripts the "
+              "manifest selected. Unparsed: judgments with no usable rating ([[n]], or the json "
+              "format's object) after the re-asks; out of range: a rating outside 1-10. Both "
+              "are left out of the means.",
               ""]
     by_type = [Column("label", "Model", None, "---"),
                Column("stateless", HEADERS["stateless"]), Column("stateful", HEADERS["stateful"])]
@@ -130,6 +151,14 @@ def board_markdown(board: dict[str, Any]) -> str:
         table = [{"group": g, **{f"c{i}": r[key].get(g, {}).get("mean")
                                  for i, r in enumerate(board["rows"])}} for g in groups]
         lines += ["", f"{title}:", ""] + markdown_table(cols, table)
+    unknown = [f"{r['label']} {r['unknown_request_types']}" for r in board["rows"]
+               if r.get("unknown_request_types")]
+    if unknown:
+        lines += ["", f"Request type {UNKNOWN_TYPE}: scripts whose task is in no task file given "
+                  f"({'; '.join(unknown)}); pass --tasks FILE (the task file they were run "
+                  "with is used when its manifest names one)."]
+    ledgers = [Ledger.from_data(r["label"], r["accounting"]) for r in board["rows"]]
+    lines += ["", *accounting_markdown(ledgers)]
     return "\n".join(lines) + "\n"
 
 

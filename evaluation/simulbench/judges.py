@@ -178,6 +178,14 @@ def _score_verdict(answer: Rating | RatingAnswer, dialogue: Dialogue) -> Verdict
     return Verdict(scores={SCORE: answer.score}, answer=answer.model_dump())
 
 
+def _score_fits(judgment, dialogue: Dialogue) -> str | None:
+    """An ok judgment says a rating or flags it out of range; one with neither is stale."""
+    if judgment.usable and SCORE not in judgment.scores \
+            and not judgment.flags.get("out_of_range"):
+        return "an ok judgment without a rating"
+    return None
+
+
 def score_judge(judge_format: str = "text") -> JudgeSpec:
     """The 1-10 judge in a judge format (text: [[rating]] parsed; json: schema-bound)."""
     json_format = judge_format == "json"
@@ -187,7 +195,8 @@ def score_judge(judge_format: str = "text") -> JudgeSpec:
         context=_score_context,
         schema=(lambda dialogue: RatingAnswer) if json_format else None,
         parser=None if json_format else parse_rating,
-        fallback=lambda dialogue: Rating(score=0, in_range=False), verdict=_score_verdict)
+        fallback=lambda dialogue: Rating(score=0, in_range=False), verdict=_score_verdict,
+        fits=_score_fits)
 
 
 SCORE_JUDGE = score_judge("text")
@@ -215,6 +224,19 @@ def _challenge_schema(dialogue: Dialogue) -> type[BaseModel]:
     return OriginalChallengeAnswer if original else ChallengeAnswer
 
 
+def _challenge_fits(judgment, dialogue: Dialogue) -> str | None:
+    """An ok judgment names a turn of its dialogue (0: none); another turn cannot be cut."""
+    if not judgment.usable:
+        return None
+    turn = judgment.scores.get("challenging_turn")
+    if turn is None:
+        return "an ok judgment without a challenging turn"
+    turns = len(collected_turns(dialogue))
+    if not 0 <= turn <= turns:
+        return f"names turn {turn:g} of a dialogue of {turns} turns"
+    return None
+
+
 def challenge_judge(judge_format: str = "text") -> JudgeSpec:
     """The challenging-turn judge in a judge format."""
     json_format = judge_format == "json"
@@ -225,7 +247,8 @@ def challenge_judge(judge_format: str = "text") -> JudgeSpec:
         schema=_challenge_schema if json_format else None,
         parser=None if json_format else parse_challenge,
         fallback=lambda dialogue: ChallengeTurn(turn=0), verdict=_challenge_verdict,
-        max_tokens=lambda dialogue, sampling: min(sampling.max_tokens, 200))
+        max_tokens=lambda dialogue, sampling: min(sampling.max_tokens, 200),
+        fits=_challenge_fits)
 
 
 CHALLENGE_JUDGE = challenge_judge("text")

@@ -17,54 +17,46 @@ from typing import Any
 from evaluation.kit import (
     BenchDir,
     Column,
+    Ledger,
     Plot,
     PlotPoint,
+    accounting_markdown,
+    check_judges,
     markdown_table,
     read_bench_dir,
-    read_dialogue,
 )
-from evaluation.kit.dialogue import NotABenchmarkRun
-from sandbox.judgments import load_judgments
-from sandbox.log import RunFormatError
 from tasks.stss.schema import TaskType
 
 from .aggregate import METRICS, Cell, Judged, cell, combine, groups
-from .judge import LEVELS
+from .judge import JUDGES, LEVELS
 
 MANIFEST = "stss_lang.json"
 AGENT_NAMES = {"ga": "GA", "ga_tdp": "GA + TDP"}
 
 
-def read_judged(bench: BenchDir, judges: Sequence[str] | None = None) -> tuple[list[Judged],
-                                                                               int]:
-    """The directory's judged conversations, and how many judgments fell back."""
-    found, fallbacks = [], 0
-    for run_dir in bench.runs:
+def read_judged(bench: BenchDir, judges: Sequence[str] | None = None,
+                ledger: Ledger | None = None) -> tuple[list[Judged], int]:
+    """The directory's finished conversations with their scores per level, and how many
+    judgments fell back; every scenario the manifest selected is in `ledger`'s counts."""
+    ledger = ledger or Ledger(bench.label)
+    found = []
+    for run in ledger.read_runs(bench, "stss_lang", only=judges):
+        config = run.dialogue.config
         try:
-            dialogue = read_dialogue(run_dir, "stss_lang")
-        except (NotABenchmarkRun, RunFormatError):
+            task = config["task"]
+            task_id, task_type = task["id"], task["type"]
+            kept = ledger.judgments_of(run, JUDGES, bench.judges, judges)
+        except (KeyError, TypeError) as exc:
+            ledger.refuse(run, f"not an STSS language-level scenario: its header has no {exc}")
             continue
-        if not dialogue.finished:
-            continue
-        config = dialogue.config
-        scores = {}
-        for level in LEVELS:
-            usable = []
-            for j in load_judgments(run_dir, level):
-                if judges and j.model not in judges:
-                    continue
-                if j.usable:
-                    usable.append(j.scores)
-                else:
-                    fallbacks += 1
-            scores[level] = combine(usable)
+        scores = {level: combine([j.scores for j in judged if j.usable])
+                  for level, judged in kept.items()}
         source = config.get("source", {})
-        found.append(Judged(item=dialogue.item, task=config["task"]["id"],
-                            task_type=config["task"]["type"], scores=scores,
+        found.append(Judged(item=run.item, task=task_id, task_type=task_type, scores=scores,
                             action_score=source.get("action_score"),
                             source_run=source.get("run", ""),
                             source_arch=source.get("architecture", "")))
-    return found, fallbacks
+    return found, ledger.judgments["fallback"]
 
 
 def row_of(bench: BenchDir, conversations: list[Judged], seed: int,
@@ -114,12 +106,17 @@ def table3(dirs: Sequence[Path | str], *, judges: Sequence[str] | None = None, s
     """(Markdown, data, plot) of the language level over benchmark directories."""
     benches = [read_bench_dir(p, MANIFEST, "sandbox stss-lang", "STSS language-level")
                for p in dirs]
-    rows, types, fallbacks = [], {}, 0
+    check_judges(benches, judges)
+    rows, types, fallbacks, ledgers = [], {}, 0, []
     for bench in benches:
-        conversations, fell = read_judged(bench, judges)
+        ledger = Ledger(bench.label)
+        conversations, fell = read_judged(bench, judges, ledger)
         fallbacks += fell
         row = row_of(bench, conversations, seed, resamples)
+        row["selected"] = ledger.selected
+        row["accounting"] = ledger.data()
         rows.append(row)
+        ledgers.append(ledger)
         types[row["label"]] = by_type(conversations, row["arch"])
     short = {"conversation": "Conv.", "summary": "Summ."}
     value_cols = [Column(f"{level}_{metric}_{avg}", f"{short[level]} {metric.upper()} {avg}")
@@ -150,6 +147,7 @@ def table3(dirs: Sequence[Path | str], *, judges: Sequence[str] | None = None, s
                   *markdown_table(type_cols, type_rows)]
     if fallbacks:
         lines += ["", f"{fallbacks} judgment(s) fell back (no usable answer) and are left out."]
+    lines += ["", *accounting_markdown(ledgers)]
     data = {"rows": rows, "by_type": types, "fallbacks": fallbacks, "seed": seed,
             "resamples": resamples}
     plot = Plot(title="STSS language level: conversation GCSR (micro)", axis="GCSR",

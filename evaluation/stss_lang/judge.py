@@ -83,12 +83,27 @@ def _verdict(answer: BaseModel, dialogue: Dialogue) -> Verdict:
                                    **getattr(answer, c.key).model_dump()} for c in found})
 
 
+def _fits(judgment, dialogue: Dialogue) -> str | None:
+    """An ok judgment answers exactly the task's goal conditions and carries SR and GCSR."""
+    if not judgment.usable:
+        return None
+    keys = {c.key for c in task_conditions(dialogue)}
+    if set(judgment.flags) != keys:
+        return f"answers {len(set(judgment.flags) & keys)} of the task's {len(keys)} goal " \
+               "conditions"
+    if not {"sr", "gcsr"} <= set(judgment.scores):
+        return "an ok judgment without SR and GCSR"
+    return None
+
+
 def judge_spec(level: str) -> JudgeSpec:
     return JudgeSpec(
         name=level, tag=f"stss_lang.judge.{level}", templates=(SYSTEM_TEMPLATE, USER_TEMPLATE),
         context=_context(level), fallback=_fallback, verdict=_verdict,
         schema=lambda d: answer_schema(len(task_conditions(d))),
-        max_tokens=lambda d, s: 20 + s.max_tokens * len(task_conditions(d)))
+        max_tokens=lambda d, s: 20 + s.max_tokens * len(task_conditions(d)),
+        # the summary judge reads the partner's summary, not the lines: its digest is of that
+        evidence=(lambda d: [summary_of(d)]) if level == SUMMARY else None, fits=_fits)
 
 
 JUDGES = [judge_spec(level) for level in LEVELS]

@@ -28,18 +28,27 @@ from sandbox.commands.common import (
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError
 from sandbox.llm import CacheMiss, LLMConfigError, LLMSettings
-from sandbox.lock import claim
+from sandbox.lock import hold_output
+
+from .common import (
+    label_text,
+    non_negative_float,
+    output_dir,
+    output_file,
+    positive_int,
+    probability,
+)
 
 EMBEDDED = "local/smollm2-135m"
 
 
 def _sampling_options(p: argparse.ArgumentParser, role: str, default, token_help: str) -> None:
     g = p.add_argument_group(f"{role} sampling")
-    g.add_argument(f"--{role}-temperature", type=float, default=default.temperature,
+    g.add_argument(f"--{role}-temperature", type=non_negative_float, default=default.temperature,
                    help="[default: %(default)s]")
-    g.add_argument(f"--{role}-top-p", type=float, default=default.top_p,
+    g.add_argument(f"--{role}-top-p", type=probability, default=default.top_p,
                    help="[default: %(default)s]")
-    g.add_argument(f"--{role}-max-tokens", type=int, default=default.max_tokens,
+    g.add_argument(f"--{role}-max-tokens", type=positive_int, default=default.max_tokens,
                    help=f"{token_help} [default: %(default)s]")
 
 
@@ -62,11 +71,12 @@ def register_benchmark(sub, bench, *, example: str, board_example: str = "") -> 
     for name, default in bench.options.items():
         p.add_argument(f"--{name.replace('_', '-')}", dest=name, default=default,
                        help=f"{bench.option_help.get(name, '')} [default: %(default)s]")
-    p.add_argument("--out", type=Path, required=True,
+    p.add_argument("--out", type=output_dir, required=True,
                    help="benchmark directory (one configuration per directory)")
-    p.add_argument("--label", help=f"the configuration's name on the board [default: the "
-                                   f"{bench.under_test} model]")
-    p.add_argument("--every", type=int, default=1, metavar="K",
+    p.add_argument("--label", type=label_text,
+                   help=f"the configuration's name on the board [default: the "
+                        f"{bench.under_test} model]")
+    p.add_argument("--every", type=positive_int, default=1, metavar="K",
                    help=f"keep about one of K {bench.item_noun}, spread over the set (a quick "
                         "run) [default: %(default)s]")
     p.add_argument("--seed", type=non_negative_int, default=0,
@@ -102,13 +112,13 @@ def register_benchmark(sub, bench, *, example: str, board_example: str = "") -> 
                    help="use only these judges' scores [default: every judge found]")
     b.add_argument("--seed", type=non_negative_int, default=0,
                    help="bootstrap seed [default: %(default)s]")
-    b.add_argument("--resamples", type=int, default=1000,
+    b.add_argument("--resamples", type=positive_int, default=1000,
                    help="bootstrap resamples [default: %(default)s]")
     for name, spec in bench.board_options.items():
         b.add_argument(f"--{name.replace('_', '-')}", dest=name, **spec)
-    b.add_argument("--markdown", type=Path, help="also write the table to this file")
-    b.add_argument("--json", type=Path, help="write the board as JSON to this file")
-    b.add_argument("--plot", type=Path, metavar="PNG",
+    b.add_argument("--markdown", type=output_file, help="also write the table to this file")
+    b.add_argument("--json", type=output_file, help="write the board as JSON to this file")
+    b.add_argument("--plot", type=output_file, metavar="PNG",
                    help="draw each configuration's score and interval into this PNG")
     b.set_defaults(func=lambda args: board_main(bench, args))
 
@@ -220,7 +230,7 @@ def write_board(report, args) -> None:
 
     for path in (args.markdown, args.json, args.plot):
         if path is not None:
-            claim(path, file=True)
+            hold_output(path, file=True)
     print(report.markdown, end="")
     if args.markdown:
         write_atomic(args.markdown, report.markdown)
@@ -228,6 +238,40 @@ def write_board(report, args) -> None:
         write_atomic(args.json, json.dumps(report.data, indent=2) + "\n")
     if args.plot:
         terminal.console().print(f"[dim]plot: {plot_png(report.plot, args.plot)}[/]")
+
+
+def keys_text(keys: list[str]) -> str:
+    """Every key, those that differ only by a list index written once with their indices
+    (`en.characters.[0-3,5].tags_v1`): complete, and one line however many cards."""
+    groups: dict[str, list[int]] = {}
+    for key in keys:
+        parts = key.split(".")
+        numbered = [i for i, part in enumerate(parts) if part.isdigit()]
+        if not numbered:
+            groups.setdefault(key, [])
+            continue
+        at = numbered[-1]
+        pattern = ".".join([*parts[:at], "{}", *parts[at + 1:]])
+        groups.setdefault(pattern, []).append(int(parts[at]))
+    shown = []
+    for pattern, indices in groups.items():
+        if not indices:
+            shown.append(pattern)
+        elif len(indices) == 1:
+            shown.append(pattern.format(indices[0]))
+        else:
+            shown.append(pattern.format(f"[{_ranges(sorted(set(indices)))}]"))
+    return ", ".join(shown)
+
+
+def _ranges(numbers: list[int]) -> str:
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return ",".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs)
 
 
 def run_main(bench, args) -> int:
@@ -239,17 +283,18 @@ def run_main(bench, args) -> int:
     if args.every < 1:
         raise UserError("--every must be at least 1")
     parallel = parallel_options(args)
-    claim(args.out)  # refused at once while another command writes into it
+    hold_output(args.out)  # refused at once while another command writes into it
     use_prompts(args)
     options = {name: getattr(args, name) for name in bench.options}
     try:
         items = bench.load_items(args.items, options)
     except (FileFormatError, IdCollision) as exc:
         raise UserError(str(exc)) from exc
+    for note in items.notes:
+        console.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)
     if items.ignored_keys:
-        shown = ", ".join(items.ignored_keys[:6])
-        more = f" and {len(items.ignored_keys) - 6} more" if len(items.ignored_keys) > 6 else ""
-        console.print(f"[dim]ignored keys this benchmark does not use: {shown}{more}[/]")
+        console.print(f"[dim]ignored keys this benchmark does not use: "
+                      f"{keys_text(items.ignored_keys)}[/]", highlight=False, soft_wrap=True)
     models = {role.name: getattr(args, role.name) for role in bench.roles}
     sampling = {role.name: _sampling(args, role.name) for role in bench.roles}
     pool = model_pool(args, [*models.values(), *judges])
@@ -270,8 +315,9 @@ def run_main(bench, args) -> int:
     for item, error in report.failures:
         console.print(f"[red]failed:[/] {item}: {error}", highlight=False)
     if report.failures:
-        console.print(f"{len(report.failures)} of {report.items} {bench.item_noun} failed and "
-                      "are left out of the board; run the same command again to retry them")
+        console.print(f"{len(report.failures)} of {report.items} {bench.item_noun} failed: out "
+                      "of the means, named in the board's accounting; run the same command "
+                      "again to retry them")
     if any(print_stopped(console, report, bench.noun)) or report.failures:
         return 1
     console.print(f"compare configurations: sandbox {bench.name}-board {args.out} OTHER_DIR ...")

@@ -8,6 +8,8 @@ from one place and no package outside the command line needs a command module.
 from __future__ import annotations
 
 import argparse
+import os
+import tempfile
 import time
 from contextlib import contextmanager
 from datetime import datetime
@@ -15,29 +17,118 @@ from pathlib import Path
 
 from rich.console import Console
 
-from sandbox.errors import UserError
+from sandbox.errors import UserError, one_line
 from sandbox.events import Event, Utterance
 from sandbox.llm import CacheMiss, LLMConfigError, LLMSettings, make_llm
+from sandbox.outdirs import OutputTaken, claim
 from sandbox.prompts import set_prompt_dir
+
+
+def _whole_number(text: str, least: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < least:
+        raise argparse.ArgumentTypeError(f"{text}: must be {least} or more")
+    return value
 
 
 def non_negative_int(text: str) -> int:
     """argparse type for seeds: numpy's generators refuse negative seeds, and that must fail
     at parsing (exit code 2), not after the run directory exists."""
+    return _whole_number(text, 0)
+
+
+def positive_int(text: str) -> int:
+    """argparse type for counts that must be 1 or more (caps, sizes, resamples)."""
+    return _whole_number(text, 1)
+
+
+def _writable_dir(directory: Path) -> str | None:
+    """Why the directory `directory` (made with its missing parents if need be) cannot be
+    written in, or None."""
+    existing = directory
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        return f"{existing} is a file, so nothing can be made inside it"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return f"cannot write in {existing} (read-only filesystem or no permission)"
+    try:  # some filesystems (/proc, a full disk) pass the access test and refuse a file
+        with tempfile.TemporaryFile(dir=existing):
+            pass
+    except OSError as exc:
+        return f"cannot write in {existing}: {exc.strerror}"
+    return None
+
+
+def output_dir(text: str) -> Path:
+    """argparse type for a directory a command writes into: checked before any work starts
+    (exists as a file, read-only filesystem, no permission), so nothing is half-made."""
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a file, not a directory")
+    problem = _writable_dir(path)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return path
+
+
+def output_file(text: str) -> Path:
+    """argparse type for a file a command writes (a board's JSON, a plot, a script file)."""
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a directory, not a file")
+    problem = _writable_dir(path.parent)
+    if path.exists() and not problem and not os.access(path, os.W_OK):
+        problem = f"cannot write {path} (read-only filesystem or no permission)"
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return path
+
+
+def label_text(text: str) -> str:
+    """argparse type for a name shown on boards: printable, one line, not blank."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("a label cannot be blank")
+    if one_line(text) != text:
+        raise argparse.ArgumentTypeError(f"{one_line(text)!r}: a label cannot hold control "
+                                         "characters (escapes, line breaks)")
+    return text
+
+
+def _number(text: str) -> float:
     try:
-        value = int(text)
+        value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise argparse.ArgumentTypeError(f"{text}: must be a finite number")
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    """argparse type for a temperature: 0 or more."""
+    value = _number(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"{text}: must be 0 or more")
     return value
 
 
-def positive_int(text: str) -> int:
-    """argparse type for counts that must be 1 or more (caps)."""
-    value = non_negative_int(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError(f"{text}: must be 1 or more")
+def positive_float(text: str) -> float:
+    """argparse type for a speed, a size or hours: more than 0."""
+    value = _number(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text}: must be more than 0")
+    return value
+
+
+def probability(text: str) -> float:
+    """argparse type for top-p: more than 0, at most 1."""
+    value = _number(text)
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"{text}: must be more than 0 and at most 1")
     return value
 
 
@@ -60,17 +151,6 @@ def add_budget_options(p: argparse.ArgumentParser, *, suite: bool = False,
                        help=f"calls of each {episode}")
         g.add_argument("--episode-max-tokens", type=positive_int, metavar="N",
                        help=f"tokens of each {episode}")
-
-
-def positive_float(text: str) -> float:
-    """argparse type for amounts that must be above 0 (hours)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"{text}: must be a number above 0")
-    return value
 
 
 def add_sim_time_option(g) -> None:
@@ -113,7 +193,7 @@ def add_model_access_options(g) -> None:
     g.add_argument("--json-dialect", choices=["json_schema", "json_object"],
                    help="how the endpoint takes a JSON schema: json_schema (OpenAI, vLLM; the "
                         "default) or json_object (llama.cpp server)")
-    g.add_argument("--max-concurrency", type=int,
+    g.add_argument("--max-concurrency", type=positive_int,
                    help="LLM calls in flight at once [default: what the backend allows]")
     mode = g.add_mutually_exclusive_group()
     mode.add_argument("--cache-only", action="store_true",
@@ -167,6 +247,10 @@ def run_directory(args, stem: str) -> Path:
                                       f"{datetime.now().strftime('%Y%m%d-%H%M%S')}")
     if (out / "events.jsonl").exists() and not args.overwrite:
         raise UserError(f"{out} already holds a run; choose another --out or pass --overwrite")
+    try:  # --overwrite replaces a run, never a suite or a benchmark
+        claim(out, "header.json", "a run directory")
+    except OutputTaken as exc:
+        raise UserError(str(exc)) from None
     return out
 
 
@@ -217,7 +301,7 @@ def print_score(score, console: Console, *, evidence: int = 8) -> None:
 def add_parallel_options(p: argparse.ArgumentParser) -> None:
     """How a suite's episodes run side by side (they mirror sandbox.suites.parallel.Parallel)."""
     g = p.add_argument_group("running episodes side by side")
-    g.add_argument("--jobs", type=int, default=1, metavar="N",
+    g.add_argument("--jobs", type=positive_int, default=1, metavar="N",
                    help="episodes at once in each process; their LLM calls share "
                         "--max-concurrency (the embedded model answers as many calls at "
                         "once as it has lanes, SANDBOX_LLM_LANES, whatever N) "
@@ -229,10 +313,10 @@ def add_parallel_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--address", metavar="HOST:PORT",
                    help="Ray cluster to join (ray://... or HOST:PORT) [default: start a local "
                         "Ray for the run]; OUT must be on a filesystem every node sees")
-    g.add_argument("--workers", type=int, metavar="W",
+    g.add_argument("--workers", type=positive_int, metavar="W",
                    help="Ray worker processes, each with its own model backend and its own "
                         "--max-concurrency [default: the cluster's CPUs]")
-    g.add_argument("--retries", type=int, default=2, metavar="R",
+    g.add_argument("--retries", type=non_negative_int, default=2, metavar="R",
                    help="times an episode runs again after its Ray worker died "
                         "[default: %(default)s]")
 
@@ -315,7 +399,7 @@ def add_scoring_options(p: argparse.ArgumentParser) -> None:
                    help="our rules: overlap: an activity going on at any moment of the time "
                         "window counts; start: it must start inside the window "
                         "[default: %(default)s]")
-    g.add_argument("--sec-per-step", type=int, default=60, metavar="S",
+    g.add_argument("--sec-per-step", type=positive_int, default=60, metavar="S",
                    help="the reference rules: read the run every S seconds, as the reference "
                         "reads its runs' steps [default: %(default)s]")
 
@@ -324,8 +408,6 @@ def scoring_options(args) -> list:
     """The ScoringOptions the scoring arguments ask for, ours first."""
     from evaluation.stss import ScoringOptions
 
-    if args.sec_per_step < 1:
-        raise UserError(f"--sec-per-step {args.sec_per_step}: a step is at least 1 second")
     rules = ["ours", "reference"] if args.rules == "both" else [args.rules]
     return [ScoringOptions(rules=r, window=args.window_rule, sec_per_step=args.sec_per_step)
             for r in rules]

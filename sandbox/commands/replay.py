@@ -7,6 +7,8 @@ from pathlib import Path
 
 from sandbox.errors import UserError
 
+from .common import output_dir, output_file, positive_float
+
 
 def register(sub) -> None:
     p = sub.add_parser(
@@ -28,15 +30,16 @@ def register(sub) -> None:
     p.add_argument("--size", default="1280x800", help="window or frame size [default: "
                                                       "%(default)s]")
     p.add_argument("--at", help="start at this time (HH:MM, 'YYYY-MM-DD HH:MM' or +1h)")
-    p.add_argument("--speed", type=float, default=None,
+    p.add_argument("--speed", type=positive_float, default=None,
                    help="simulated seconds per wall second [default: 1 for a conversation, "
                         "64 for the town]")
     p.add_argument("--follow", metavar="AGENT", help="keep this agent in view (and inspect it)")
     g = p.add_argument_group("headless export")
-    g.add_argument("--export", type=Path, metavar="DIR", help="write PNG frames into DIR and exit")
+    g.add_argument("--export", type=output_dir, metavar="DIR",
+                   help="write PNG frames into DIR and exit")
     g.add_argument("--every", help="time between frames, e.g. 30s, 10m, 1h [default: one frame "
                                    "per event for a conversation, 10m for the town]")
-    g.add_argument("--gif", type=Path, metavar="FILE",
+    g.add_argument("--gif", type=output_file, metavar="FILE",
                    help="write an animated GIF of the frames (with --export, the PNGs are "
                         "kept in DIR too)")
     g.add_argument("--from", dest="from_", metavar="T", help="first frame time")
@@ -98,7 +101,7 @@ def main(args) -> int:
 
 
 def _export(replay, args, size, every, start, end) -> int:
-    from sandbox.lock import claim
+    from sandbox.lock import hold_output
     from viewer.export import export_frames, frame_times, write_gif
 
     times = frame_times(replay, every, start, end)
@@ -108,7 +111,7 @@ def _export(replay, args, size, every, start, end) -> int:
     span = f"{replay.clock(times[0]):%Y-%m-%d %H:%M:%S} .. {replay.clock(times[-1]):%H:%M:%S}"
     for output, is_file in ((args.export, False), (args.gif, True)):
         if output is not None:
-            claim(output, file=is_file)
+            hold_output(output, file=is_file)
     if args.export is None:
         # --gif alone: the GIF is assembled from PNG frames, which need not outlive it.
         with tempfile.TemporaryDirectory(prefix="sandbox-frames-") as scratch:

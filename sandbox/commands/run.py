@@ -9,7 +9,7 @@ from sandbox import terminal
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError
 from sandbox.llm import CacheMiss
-from sandbox.lock import claim
+from sandbox.lock import hold_output
 from sandbox.log import CACHE, RunDirectoryExists, load_run
 from sandbox.runner import run_episode
 from sandbox.summary import print_summary, summarize
@@ -20,6 +20,8 @@ from .common import (
     budgets,
     build_llm,
     non_negative_int,
+    output_dir,
+    positive_int,
     print_event,
     run_directory,
 )
@@ -41,12 +43,12 @@ def register(sub) -> None:
                                     "its score")
     p.add_argument("--seed", type=non_negative_int, default=0,
                    help="episode seed, 0 or more [default: %(default)s]")
-    p.add_argument("--out", type=Path, help="run directory [default: runs/<scenario>-s<seed>-"
+    p.add_argument("--out", type=output_dir, help="run directory [default: runs/<scenario>-s<seed>-"
                                             "<timestamp>]")
     p.add_argument("--overwrite", action="store_true",
                    help="replace the events of an existing run directory")
     p.add_argument("--config", type=Path, help="scenario file (YAML) instead of the built-in one")
-    p.add_argument("--turns", type=int, help="maximum conversation turns (single-room)")
+    p.add_argument("--turns", type=positive_int, help="maximum conversation turns (single-room)")
     p.add_argument("--quiet", action="store_true", help="do not print events as they happen")
     _add_town_options(p)
     add_template_options(p)
@@ -138,7 +140,7 @@ def main(args) -> int:
                                             **({"changes": changes} if changes else {}))
     except (FileFormatError, ValueError) as exc:
         raise UserError(str(exc)) from exc
-    out = claim(run_directory(args, args.scenario))  # one writer: refused while another runs
+    out = hold_output(run_directory(args, args.scenario))  # one writer: refused while another runs
     llm = build_llm(args, cache_default=out / CACHE)
     console.print(f"[dim]running {args.scenario} with {llm.model_id}, seed {args.seed}, "
                   f"into {out}[/]")

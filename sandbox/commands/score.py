@@ -7,7 +7,7 @@ from pathlib import Path
 from sandbox import terminal
 from sandbox.errors import UserError
 
-from .common import add_scoring_options, print_score, scoring_options
+from .common import add_scoring_options, non_negative_int, print_score, scoring_options
 
 
 def register(sub) -> None:
@@ -20,7 +20,7 @@ def register(sub) -> None:
         epilog="example: sandbox score runs/demo")
     p.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR")
     p.add_argument("--json", action="store_true", help="print score.json instead")
-    p.add_argument("--evidence", type=int, default=8, metavar="N",
+    p.add_argument("--evidence", type=non_negative_int, default=8, metavar="N",
                    help="evidence lines to print per run [default: %(default)s]")
     add_scoring_options(p)
     p.set_defaults(func=main)
@@ -28,14 +28,14 @@ def register(sub) -> None:
 
 def main(args) -> int:
     from evaluation.stss import ScoreError, write_score
-    from sandbox.lock import claim
+    from sandbox.lock import hold_output
     from sandbox.log import RunFormatError
 
     console = terminal.console()
     scorings = scoring_options(args)
     for run_dir in args.runs:
         if Path(run_dir).is_dir():  # (a missing one is said by write_score)
-            claim(run_dir)  # score.json is written beside the run: not while it runs
+            hold_output(run_dir)  # score.json is written beside the run: not while it runs
         for options in scorings:
             try:
                 score = write_score(run_dir, options)

@@ -18,6 +18,8 @@ from sandbox.commands.benchmark import EMBEDDED, model_pool, register_benchmark
 from sandbox.commands.common import add_model_access_options, use_prompts
 from sandbox.errors import UserError
 
+from .common import output_dir, output_file, positive_int
+
 SMOL = "local/smollm2-135m"
 
 
@@ -49,7 +51,8 @@ def register(sub) -> None:
                     "and a SubseqChan script for each later turn. No model is called.",
         epilog="example: sandbox simulbench-extract runs/sb-collect --out runs/scripts.jsonl")
     e.add_argument("dir", type=Path, help="a simulbench-collect --out directory")
-    e.add_argument("--out", type=Path, required=True, help="the script file to write (.jsonl)")
+    e.add_argument("--out", type=output_file, required=True,
+                   help="the script file to write (.jsonl)")
     e.add_argument("--judge", metavar="MODEL",
                    help="use this judge model's verdicts [default: the first usable one]")
     e.set_defaults(func=extract_main)
@@ -77,9 +80,10 @@ def register(sub) -> None:
     p.add_argument("--judge-format", choices=JUDGE_FORMATS, default="text",
                    help="text (the paper's [[A]], [[B]] or [[C]]) or json (a schema-bound "
                         "verdict, for small judges) [default: %(default)s]")
-    p.add_argument("--out", type=Path, required=True, help="where verdicts are kept")
-    p.add_argument("--judge-max-tokens", type=int, default=1024, help="[default: %(default)s]")
-    p.add_argument("--json", type=Path, help="also write the table as JSON")
+    p.add_argument("--out", type=output_dir, required=True, help="where verdicts are kept")
+    p.add_argument("--judge-max-tokens", type=positive_int, default=1024,
+                   help="[default: %(default)s]")
+    p.add_argument("--json", type=output_file, help="also write the table as JSON")
     add_model_access_options(p.add_argument_group("model access"))
     p.set_defaults(func=pairwise_main, resumable=True)
 
@@ -87,10 +91,10 @@ def register(sub) -> None:
 def extract_main(args: argparse.Namespace) -> int:
     from evaluation.kit import BoardError
     from sandbox import terminal
-    from sandbox.lock import claim
+    from sandbox.lock import hold_output
     from sandbox.suites.simulbench import extract_dir, strategy_counts
 
-    claim(args.out, file=True)
+    hold_output(args.out, file=True)
     try:
         scripts, summary = extract_dir(args.dir, args.out, args.judge)
     except BoardError as exc:
@@ -104,10 +108,12 @@ def extract_main(args: argparse.Namespace) -> int:
                   "taken as no challenge", highlight=False)
     console.print(f"user agent's strategies: {strategy_counts(summary.strategies)}",
                   highlight=False)
-    if summary.unjudged or summary.unfinished:
-        console.print(f"[yellow]left out:[/] {len(summary.unfinished)} unfinished and "
-                      f"{len(summary.unjudged)} unjudged dialogues; run simulbench-collect "
-                      "again to finish them")
+    if summary.left_out or summary.ledger.judgments["stale"] \
+            or summary.ledger.judgments["unreadable"]:
+        console.print(f"[yellow]left out[/] (run simulbench-collect again to finish them): "
+                      f"{summary.ledger.summary()}", highlight=False, soft_wrap=True)
+        for line in summary.ledger.markdown()[1:]:
+            console.print(line, highlight=False, soft_wrap=True)
     console.print(f"next: sandbox simulbench --scripts {args.out} --simulator MODEL --judge "
                   "MODEL --out DIR", highlight=False)
     return 0
@@ -116,7 +122,7 @@ def extract_main(args: argparse.Namespace) -> int:
 def pairwise_main(args: argparse.Namespace) -> int:
     from evaluation.kit import BoardError
     from sandbox import terminal
-    from sandbox.lock import claim
+    from sandbox.lock import hold_output
     from sandbox.suites.benchmark import BenchmarkMismatch
     from sandbox.suites.simulbench import (
         pairwise_data,
@@ -139,7 +145,7 @@ def pairwise_main(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UserError(f"--judge-max-tokens: {exc}") from exc
     console = terminal.console()
-    claim(args.out)  # the verdicts' directory: one writer
+    hold_output(args.out)  # the verdicts' directory: one writer
     try:
         reports = run_pairwise(pairs, args.out, args.judge, pool, sampling, args.judge_format,
                                on_progress=lambda item: console.print(f"[dim]{item}[/]"))
@@ -159,7 +165,7 @@ def pairwise_main(args: argparse.Namespace) -> int:
     if args.json:
         from sandbox.storage import write_atomic
 
-        claim(args.json, file=True)
+        hold_output(args.json, file=True)
         write_atomic(args.json, json.dumps(pairwise_data(reports, args.judge_format), indent=2)
                      + "\n")
     return 1 if unavailable else 0

@@ -15,7 +15,7 @@ from sandbox import terminal
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError
 from sandbox.llm import CacheMiss, LLMConfigError
-from sandbox.lock import claim
+from sandbox.lock import hold_output
 from sandbox.log import CACHE, RunDirectoryExists, load_run
 from sandbox.summary import print_summary, summarize
 
@@ -28,6 +28,8 @@ from .common import (
     budgets,
     build_llm,
     llm_settings,
+    non_negative_int,
+    output_dir,
     parallel_options,
     print_event,
     print_score,
@@ -68,7 +70,7 @@ def add_template_options(p: argparse.ArgumentParser, *, many_archs: bool = False
                        "town_day's --performer): a built-in name (ga, ga_tdp, ga_recency, "
                        "ga_no_reflection) or an architecture YAML file; background residents "
                        f"are ga [default: {PERFORMER_ARCH}]")
-    g.add_argument("--background", type=int, metavar="N",
+    g.add_argument("--background", type=non_negative_int, metavar="N",
                    help="background residents [default: 10-12, drawn per seed]")
     g.add_argument("--same-day", action="store_true",
                    help="start on the event day instead of the day before (shorter)")
@@ -127,7 +129,7 @@ def run_template(args) -> int:
     warning = window.cut_short(task)
     if warning:
         console.print(f"[yellow]warning:[/] {warning}", highlight=False)
-    out = claim(run_directory(args, f"{path.stem}-{Path(args.arch).stem}"))
+    out = hold_output(run_directory(args, f"{path.stem}-{Path(args.arch).stem}"))
     # Built once, before anything runs (a bad model fails here) and used for the run: building
     # it again would load the local model file twice.
     llm = build_llm(args, cache_default=out / CACHE)
@@ -201,7 +203,7 @@ def register(sub) -> None:
                         "[default: town]")
     p.add_argument("--seeds", type=parse_seeds, default=[0], help="N, A..B or A,B,C "
                                                                   "[default: 0]")
-    p.add_argument("--out", type=Path, required=True,
+    p.add_argument("--out", type=output_dir, required=True,
                    help="suite directory; rerun the same command to resume it (other episode "
                         "options need a new one)")
     add_scoring_options(p)
@@ -357,7 +359,7 @@ def main(args) -> int:
     # An imported task file is written to OUT/templates before the model is built: a suite
     # that stops before anything is recorded leaves no half-made --out behind.
     with _removed_on_error(args.out):
-        claim(args.out)  # another command writing into OUT is refused before anything runs
+        hold_output(args.out)  # another command writing into OUT is refused before anything runs
         try:
             templates, imported = _templates(args, console)
         except (FileFormatError, ValueError) as exc:

@@ -10,7 +10,7 @@ from pathlib import Path
 from sandbox import terminal
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError
-from sandbox.lock import claim
+from sandbox.lock import hold_output
 
 from .benchmark import (
     EMBEDDED,
@@ -27,7 +27,10 @@ from .common import (
     add_model_access_options,
     add_parallel_options,
     non_negative_int,
+    output_dir,
+    output_file,
     parallel_options,
+    positive_int,
     use_prompts,
 )
 
@@ -47,8 +50,8 @@ def register(sub) -> None:
         epilog="example: sandbox stss --model local/smollm2-135m --out runs/suite && "
                "sandbox stss-harvest runs/suite --out runs/suite-scenarios.json")
     h.add_argument("sources", nargs="+", type=Path, metavar="RUN_OR_SUITE")
-    h.add_argument("--out", type=Path, required=True, help="the scenario set file to write")
-    h.add_argument("--per-pair", type=int, default=2,
+    h.add_argument("--out", type=output_file, required=True, help="the scenario set file to write")
+    h.add_argument("--per-pair", type=positive_int, default=2,
                    help="scenarios per task and pair of characters [default: %(default)s]")
     h.set_defaults(func=harvest_main)
 
@@ -73,8 +76,8 @@ def register(sub) -> None:
                    help=f"a judge model; repeat for several [default: {EMBEDDED}]")
     p.add_argument("--embedder", choices=["minilm", "hashing"],
                    help="memory embedder [default: the harvested run's]")
-    p.add_argument("--out", type=Path, required=True, help="the results directory")
-    p.add_argument("--every", type=int, default=1, metavar="K",
+    p.add_argument("--out", type=output_dir, required=True, help="the results directory")
+    p.add_argument("--every", type=positive_int, default=1, metavar="K",
                    help="keep about one of K scenarios (a quick run) [default: %(default)s]")
     p.add_argument("--seed", type=non_negative_int, default=0, help="[default: %(default)s]")
     p.add_argument("--rejudge", action="store_true", help="ask the judges again")
@@ -99,11 +102,11 @@ def register(sub) -> None:
 
 
 def add_board_options(p) -> None:
-    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples "
+    p.add_argument("--resamples", type=positive_int, default=1000, help="bootstrap resamples "
                                                                "[default: %(default)s]")
-    p.add_argument("--markdown", type=Path, help="also write the table to this file")
-    p.add_argument("--json", type=Path, help="write the board as JSON to this file")
-    p.add_argument("--plot", type=Path, metavar="PNG", help="draw the GCSR with intervals")
+    p.add_argument("--markdown", type=output_file, help="also write the table to this file")
+    p.add_argument("--json", type=output_file, help="write the board as JSON to this file")
+    p.add_argument("--plot", type=output_file, metavar="PNG", help="draw the GCSR with intervals")
 
 
 def harvest_main(args) -> int:
@@ -113,7 +116,7 @@ def harvest_main(args) -> int:
         found = harvest(args.sources, per_pair=args.per_pair)
     except NotAnSTSSRun as exc:
         raise UserError(str(exc)) from exc
-    claim(args.out, file=True)
+    hold_output(args.out, file=True)
     save_set(found, args.out)
     tasks = len({s.task.id for s in found.scenarios})
     terminal.console().print(f"{len(found.scenarios)} scenarios of {tasks} tasks from "
@@ -149,7 +152,7 @@ def run_main(args) -> int:
     pool = model_pool(args, [*models.values(), *judges])
     selected = len(items.select(args.every))
     run_budget = budget_run_options(args, parallel)  # one budget for every --arch
-    claim(args.out)  # refused at once while another command writes into it
+    hold_output(args.out)  # refused at once while another command writes into it
     failed = unfinished = 0
     for arch in archs:
         out = args.out / Path(arch).stem

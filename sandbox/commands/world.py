@@ -9,6 +9,8 @@ from pathlib import Path
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError
 
+from .common import output_dir, output_file, positive_float, positive_int
+
 
 def register(sub) -> None:
     p = sub.add_parser("world", help="check, summarise and draw a world map",
@@ -21,8 +23,9 @@ def register(sub) -> None:
                                    "home is cut off from the town, 2 when the file is invalid.")
     p.add_argument("world", help="world name (built-in or imported) or path to a world .yaml "
                                  "file")
-    p.add_argument("--render", type=Path, metavar="OUT.png", help="draw the map to a PNG file")
-    p.add_argument("--tile", type=int, default=12, help="pixels per tile in the PNG "
+    p.add_argument("--render", type=output_file, metavar="OUT.png",
+                   help="draw the map to a PNG file")
+    p.add_argument("--tile", type=positive_int, default=12, help="pixels per tile in the PNG "
                                                         "[default: %(default)s]")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=main)
@@ -49,9 +52,9 @@ def register(sub) -> None:
                         "environment/frontend_server/storage/base_the_ville_n25]")
     p.add_argument("--name", default="ville", help="the world's name, the first part of every "
                                                    "address [default: %(default)s]")
-    p.add_argument("--out", type=Path, metavar="DIR", help="where to write NAME.yaml and "
+    p.add_argument("--out", type=output_dir, metavar="DIR", help="where to write NAME.yaml and "
                    "residents/ [default: worlds/imported/NAME, so --world NAME finds it]")
-    p.add_argument("--tile-meters", type=float, default=None, metavar="M",
+    p.add_argument("--tile-meters", type=positive_float, default=None, metavar="M",
                    help="metres per tile [default: 14, the reference's pace of one tile per "
                         "10-second step at our 1.4 m/s]")
     p.set_defaults(func=import_main)
@@ -115,10 +118,10 @@ def main(args) -> int:
     if args.render is not None:
         if args.tile < 2:
             raise UserError("--tile must be at least 2 pixels")
-        from sandbox.lock import claim
+        from sandbox.lock import hold_output
         from worlds.render import render_png
 
-        claim(args.render, file=True)
+        hold_output(args.render, file=True)
         summary["rendered"] = str(render_png(world, args.render, tile=args.tile))
     if args.json:
         print(json.dumps(summary, indent=2))

@@ -7,7 +7,7 @@ import the module below.
 
 from . import (
     agent,  # noqa: F401  (registers plans, actions, memories, reflections)
-    refutebench,  # noqa: F401  (registers refutation_written)
+    refutebench,  # noqa: F401  (registers refutation_written, rule_feedback)
     simulbench,  # noqa: F401  (registers user_request_written)
     stss,  # noqa: F401  (registers task_assigned)
 )

@@ -14,9 +14,11 @@ way, or it stops before running anything (`BenchmarkMismatch`); judges may be ad
 may change (a quick run grows into the full set). A judge option (how the judges are asked, e.g.
 SimulBench's --judge-format) may change only with --rejudge, which asks every judge again that
 way, so a directory's judgments are never a mix of two ways of asking. A finished item is not
-run again and a saved judgment is not asked again; an item whose run was cut off is run again
-from the start, its answers coming from the run's cache. A new judge calls no role of the
-dialogue.
+run again and a saved judgment is not asked again; an item whose run was cut off (killed, its
+result.json gone, its header unreadable, or its events cut since: sandbox.log.run_outcome) is
+run again from the start, its answers coming from the run's cache. A saved judgment that no
+longer fits its dialogue (stale) or does not read is asked again. A new judge calls no role of
+the dialogue.
 
 A run holds OUT's lock (sandbox/lock.py): a second command writing into OUT is refused. An
 item whose calls none reached a model (status unavailable) is not judged and is run again by
@@ -45,6 +47,7 @@ from pydantic import BaseModel, Field
 from evaluation.kit import (
     JudgeSpec,
     Plot,
+    judgment_problem,
     manifest_data,
     read_bench_dir,
     read_dialogue,
@@ -53,10 +56,12 @@ from evaluation.kit import (
 )
 from evaluation.kit import judge_dialogue as ask_judge
 from sandbox.budget import Budget, BudgetExhausted
+from sandbox.errors import one_line
 from sandbox.judgments import load_judgments, save_judgment, settle_status
 from sandbox.llm import AccountingLLM, CacheMiss, CallLog, LLMSettings, make_backend, make_llm
 from sandbox.lock import hold
 from sandbox.log import CACHE, CALLS, JUDGMENTS
+from sandbox.outdirs import OutputTaken, claim
 from sandbox.runner import run_episode
 from sandbox.storage import write_atomic
 from tasks.kit import Cast, DialogueScenario, ItemSet, Role, Sampling
@@ -75,6 +80,12 @@ class BoardReport:
     markdown: str
     data: dict[str, Any]
     plot: Plot
+
+    def __post_init__(self) -> None:
+        # Labels, model and item ids are a user's text: each line shows its control characters
+        # as escapes, so a label cannot repaint the terminal or break the Markdown.
+        object.__setattr__(self, "markdown", "\n".join(
+            one_line(line) for line in self.markdown.split("\n")))
 
 
 @dataclass(frozen=True)
@@ -181,6 +192,10 @@ def open_manifest(bench: Benchmark, out: Path, wanted: Manifest, rejudge: bool =
     full one (finished items are kept) and the board counts the items the latest run chose.
     A judge option may change only with `rejudge` (every judgment is then asked again)."""
     path = out / bench.manifest_file
+    try:
+        claim(out, bench.manifest_file, f"a {bench.name} benchmark")
+    except OutputTaken as exc:
+        raise BenchmarkMismatch(str(exc)) from None
     if not path.is_file():
         out.mkdir(parents=True, exist_ok=True)
         write_atomic(path, wanted.model_dump_json(indent=2))
@@ -454,8 +469,12 @@ def _judge(bench: Benchmark, specs: list[JudgeSpec], run_dir: Path, judges: Sequ
         for spec in specs:
             if spec.applies is not None and not spec.applies(dialogue):
                 continue  # nothing of this judge's kind in this dialogue
+            # A saved judgment is kept only while it fits the dialogue beside it: a stale
+            # one (the events changed, or it judges other turns) or an unreadable file is
+            # asked again, and the new judgment takes its file; so is one whose call never
+            # reached a model (unavailable: no verdict at all).
             have = {j.model for j in load_judgments(run_dir, spec.name)
-                    if j.status != "unavailable"}
+                    if j.status != "unavailable" and judgment_problem(spec, j, dialogue) is None}
             for judge in judges:
                 judge_llm = pool.llm(judge, cache)
                 if judge_llm.model_id in have and not rejudge:

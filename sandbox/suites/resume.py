@@ -6,19 +6,13 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from sandbox.log import RESULT, RunResult
+from sandbox.log import run_outcome
 
 
 def finished(run_dir: Path | str) -> bool:
-    """A run whose result.json says it completed (a killed or failed run is run again)."""
-    path = Path(run_dir) / RESULT
-    if not path.is_file():
-        return False
-    try:
-        return RunResult.model_validate_json(path.read_text(encoding="utf-8")).status \
-            == "completed"
-    except ValueError:
-        return False
+    """A run whose header reads, whose result.json says it completed and whose events are all
+    still there (sandbox.log.run_outcome); anything else is run again."""
+    return run_outcome(run_dir).finished
 
 
 def episode_seed(base: int, key: str) -> int:

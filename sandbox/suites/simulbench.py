@@ -21,7 +21,13 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from evaluation.kit import read_bench_dir, read_dialogue
+from evaluation.kit import (
+    Ledger,
+    accounting_markdown,
+    check_judges,
+    read_bench_dir,
+    read_dialogue,
+)
 from evaluation.simulbench import (
     CHALLENGE,
     CHALLENGE_JUDGE,
@@ -37,7 +43,6 @@ from evaluation.simulbench import (
 )
 from evaluation.simulbench.pairwise import PairResult, judge_pair
 from sandbox.files import FileFormatError
-from sandbox.judgments import load_judgments
 from sandbox.llm import AccountingLLM, CallLog
 from sandbox.log import CACHE, CALLS, load_run
 from sandbox.storage import write_atomic
@@ -45,6 +50,7 @@ from tasks.kit import Role, Sampling
 from tasks.simulbench import (
     JUDGE_SAMPLING,
     SIMULATOR_SAMPLING,
+    SUBSETS,
     USER_SAMPLING,
     Collected,
     Message,
@@ -86,10 +92,13 @@ def _collect_items(path: Path | None, options: dict[str, Any]):
 def _collect_board(dirs, judges=None, seed: int = 0, resamples: int = 1000) -> BoardReport:
     from evaluation.kit import Column, Plot, PlotPoint, markdown_table
 
-    rows = []
-    for path in dirs:
-        found = read_bench_dir(path, COLLECT.manifest_file, "sandbox simulbench-collect")
+    rows, ledgers = [], []
+    benches = [read_bench_dir(p, COLLECT.manifest_file, "sandbox simulbench-collect")
+               for p in dirs]
+    check_judges(benches, judges)
+    for path, found in zip(dirs, benches, strict=True):
         summary = collected(path, judge=(judges or [None])[0])
+        ledgers.append(summary.ledger)
         scripts = extract(summary.dialogues)
         count = {c: sum(s.category == c for s in scripts)
                  for c in ("lastonly", "firstchan", "subseqchan")}
@@ -98,7 +107,8 @@ def _collect_board(dirs, judges=None, seed: int = 0, resamples: int = 1000) -> B
                      "fallbacks": summary.fallbacks, "unjudged": len(summary.unjudged),
                      "scripts": len(scripts), **count,
                      "strategies": strategy_counts(summary.strategies),
-                     "strategy_counts": dict(summary.strategies)})
+                     "strategy_counts": dict(summary.strategies),
+                     "accounting": summary.ledger.data()})
     columns = [Column("label", "Simulator", None, "---"), Column("dialogues", "Dialogues", None),
                Column("challenged", "Challenged", None), Column("scripts", "Scripts", None),
                Column("lastonly", "LastOnly", None), Column("firstchan", "FirstChan", None),
@@ -107,7 +117,8 @@ def _collect_board(dirs, judges=None, seed: int = 0, resamples: int = 1000) -> B
                Column("unjudged", "Unjudged", None),
                Column("strategies", "User strategies", None)]
     markdown = "\n".join(markdown_table(columns, rows)) + \
-        "\n\nNext: sandbox simulbench-extract DIR --out scripts.jsonl\n"
+        "\n\nNext: sandbox simulbench-extract DIR --out scripts.jsonl\n\n" + \
+        "\n".join(accounting_markdown(ledgers)) + "\n"
     share = [PlotPoint(r["label"], r["challenged"] / r["dialogues"] if r["dialogues"] else None)
              for r in rows]
     return BoardReport(markdown=markdown, data={"rows": rows},
@@ -139,13 +150,21 @@ COLLECT = Benchmark(
 # -- stage 2: extraction -------------------------------------------------------------------------
 @dataclass
 class CollectedDir:
-    """The finished, judged dialogues of a collection directory."""
+    """The finished, judged dialogues of a collection directory; `ledger` accounts for every
+    dialogue its manifest selected (evaluation.kit.Ledger: unfinished, missing, stale or
+    unreadable judgments, named)."""
 
     dialogues: list[Collected] = field(default_factory=list)
     fallbacks: int = 0  # judged, but the judge gave no usable turn: taken as no challenge
     unjudged: list[str] = field(default_factory=list)  # finished, but no challenge judgment
-    unfinished: list[str] = field(default_factory=list)
     strategies: Counter = field(default_factory=Counter)  # the user agent's, over the dialogues
+    ledger: Ledger | None = None
+
+    @property
+    def left_out(self) -> int:
+        """Selected dialogues that give no script: not finished, not read, or not judged."""
+        runs = self.ledger.runs if self.ledger else Counter()
+        return sum(n for state, n in runs.items() if state != "finished") + len(self.unjudged)
 
 
 def strategy_counts(counts: Counter) -> str:
@@ -160,27 +179,24 @@ def collected(path: Path | str, judge: str | None = None) -> CollectedDir:
     from tasks.simulbench import SimTask
 
     found = read_bench_dir(path, COLLECT.manifest_file, "sandbox simulbench-collect")
-    out = CollectedDir()
-    for run_dir in found.runs:
-        dialogue = read_dialogue(run_dir, COLLECT.name)
-        if not dialogue.finished:
-            out.unfinished.append(run_dir.name)
-            continue
-        judgments = [j for j in load_judgments(run_dir, CHALLENGE)
-                     if judge is None or j.model == judge]
+    only = [judge] if judge else None
+    out = CollectedDir(ledger=Ledger(found.label))
+    for run in out.ledger.read_runs(found, COLLECT.name, only=only):
+        judgments = out.ledger.judgments_of(run, [CHALLENGE_JUDGE], found.judges,
+                                            only)[CHALLENGE]
         usable = [j for j in judgments if j.usable]
         if not judgments:
-            out.unjudged.append(run_dir.name)
+            out.unjudged.append(run.item)
             continue
         if not usable:
             out.fallbacks += 1
         turn = int(usable[0].scores["challenging_turn"]) if usable else 0
         messages = [Message(role="user" if i % 2 == 0 else "assistant", content=u.text)
-                    for i, u in enumerate(dialogue.utterances)]
-        out.dialogues.append(Collected(task=SimTask(**dialogue.config["task"]),
-                                       index=int(dialogue.config["dialogue"]),
+                    for i, u in enumerate(run.dialogue.utterances)]
+        out.dialogues.append(Collected(task=SimTask(**run.dialogue.config["task"]),
+                                       index=int(run.dialogue.config["dialogue"]),
                                        messages=messages, challenging_turn=turn))
-        out.strategies.update(e.strategy for e in load_run(run_dir).of_kind(
+        out.strategies.update(e.strategy for e in load_run(run.run_dir).of_kind(
             "user_request_written"))
     return out
 
@@ -200,23 +216,41 @@ def _script_items(path: Path | None, options: dict[str, Any]):
         raise FileFormatError("--scripts", "give a test-script file: the published "
                                            "simulbench_all.jsonl or one written by "
                                            "`sandbox simulbench-extract`")
+    subset = options.get("subset", "all")
+    if subset not in SUBSETS:  # before any file is read: the option is what is wrong
+        raise FileFormatError("--subset", f"unknown subset {subset!r}; one of "
+                                          f"{', '.join(SUBSETS)}")
     tasks = load_tasks(options["tasks"]) if options.get("tasks") else None
-    return script_items(load_scripts(path, tasks), source=str(path),
-                        subset=options.get("subset", "all"))
+    return script_items(load_scripts(path, tasks), source=str(path), subset=subset)
 
 
-def request_types(tasks_file: str | None) -> dict[str, str]:
-    """source_id -> request_type, from our built-in tasks and `tasks_file` when given."""
+def request_types(*tasks_files: str | None) -> dict[str, str]:
+    """source_id -> request_type, from our built-in tasks and the task files given."""
     found = {t.id: t.request_type for t in load_tasks(None)}
-    if tasks_file:
-        found.update({t.id: t.request_type for t in load_tasks(tasks_file)})
+    for tasks_file in tasks_files:
+        if tasks_file:
+            found.update({t.id: t.request_type for t in load_tasks(tasks_file)})
     return found
+
+
+def run_task_files(dirs) -> list[str]:
+    """The task files the answer directories were run with (`--tasks`, in their manifests),
+    those still where they were."""
+    files = []
+    for path in dirs:
+        found = read_bench_dir(path, SIMULBENCH.manifest_file, "sandbox simulbench")
+        options = found.manifest.get("options") or {}
+        if options.get("tasks") and Path(options["tasks"]).is_file():
+            files.append(options["tasks"])
+    return list(dict.fromkeys(files))
 
 
 def _board(dirs, judges=None, seed: int = 0, resamples: int = 1000,
            tasks: str | None = None) -> BoardReport:
+    # Without --tasks, each directory's own task file gives its scripts' request types.
+    files = [tasks] if tasks else run_task_files(dirs)
     board = build_board(dirs, judges=judges, seed=seed, resamples=resamples,
-                        request_types=request_types(tasks))
+                        request_types=request_types(*files))
     return BoardReport(markdown=board_markdown(board), data=board, plot=board_plot(board))
 
 
@@ -236,7 +270,8 @@ SIMULBENCH = Benchmark(
                  "tasks": "a task file; every script's source_id must name one of its tasks"},
     board_options={"tasks": {"default": None, "help": "a task file giving each script's "
                                                       "request_type for the by-request-type "
-                                                      "table [default: our tasks]"}},
+                                                      "table [default: the one each directory "
+                                                      "was run with, and our tasks]"}},
     noun="answers", item_noun="scripts",
     judge_options=judge_format("1-10 judge"),
     judges_for=lambda chosen: [score_judge(chosen["judge_format"])])

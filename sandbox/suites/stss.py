@@ -34,6 +34,7 @@ from sandbox.budget import Budget
 from sandbox.events import Event
 from sandbox.llm import CacheMiss, LLMSettings, make_llm
 from sandbox.log import CACHE, RunResult
+from sandbox.outdirs import OutputTaken, claim
 from sandbox.runner import run_episode
 from sandbox.storage import write_atomic
 from tasks.stss import EpisodeWindow, STSSEpisode, instantiate, load_template
@@ -100,6 +101,10 @@ def check_options(out: Path, options: SuiteOptions) -> SuiteOptions:
     that differs from those a suite already in `out` was run with. A suite from before
     suite.json existed is trusted."""
     path = out / SUITE_FILE
+    try:
+        claim(out, SUITE_FILE, "an STSS suite")
+    except OutputTaken as exc:
+        raise SuiteError(str(exc)) from None
     if not path.exists():
         return options
     recorded = SuiteOptions.model_validate_json(path.read_text(encoding="utf-8"))

@@ -17,7 +17,7 @@ from typing import Any
 from evaluation.kit import read_bench_dir
 from evaluation.stss_lang import JUDGE_SAMPLING, JUDGES, MANIFEST, table3
 from sandbox.llm import CallRecord
-from sandbox.log import CALLS, read_header
+from sandbox.log import CALLS, RunFormatError, read_header
 from tasks.stss_lang import BENCHMARK, PARTNER, PERFORMER, StssLangScenario, scenario_items
 
 from .benchmark import Benchmark, BoardReport
@@ -55,7 +55,10 @@ def usage_by_role(run_dirs: Sequence[Path]) -> dict[str, dict[str, int]]:
         path = Path(run_dir) / CALLS
         if not path.is_file():
             continue
-        config = read_header(run_dir).config
+        try:
+            config = read_header(run_dir).config
+        except RunFormatError:
+            config = {}  # a damaged header (the board names it): its calls go by agent name
         roles = {config.get("performer_agent"): "performer", config.get("partner_agent"):
                  "partner"}
         for line in path.read_text(encoding="utf-8").splitlines():

@@ -88,6 +88,7 @@ class ItemSet(Generic[T]):
     digest: str = ""  # of the content that is played: a changed set is another configuration
     spread: list[int] = field(default_factory=list)
     ignored_keys: list[str] = field(default_factory=list)  # keys a public file has, unused
+    notes: list[str] = field(default_factory=list)  # what a loader wants said before a run
 
     def __post_init__(self) -> None:
         if not (len(self.items) == len(self.ids) == len(self.origins)):

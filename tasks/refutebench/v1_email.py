@@ -9,23 +9,22 @@ requests, the final request]: the first again in the memory files, another email
 in the generalization files). Multi: `feedbacks` and `feedback_prompts` are lists of 4, and the
 queries are 5 email requests with a slot after each of the first 4; slot j gives feedback j.
 
-The feedback is 1.0's rule (src/test_email.py), with no refuter model: at a slot, the choices
-the answer just before does not meet yet (tasks.refutebench.email_rules) are the candidates, and
-one is drawn by a generator keyed by the dialogue and the slot ([ours]: 1.0 draws unseeded);
-when the answer meets every choice, 1.0 says nothing and we still give one (drawn from all of
-them, counted as a fallback in the `refutation_written` event), so every dialogue has the same
-shape. Every later email request is checked without a judge: does its answer meet every choice
-given so far? (evaluation.refutebench.v1)
+The feedback is 1.0's rule (src/test_email.py, test_email_multi.py), with no refuter model: at a
+slot, the choices the answer just before does not meet yet (tasks.refutebench.email_rules) are
+the candidates, and one is drawn by the episode's seeded generator (1.0 draws unseeded); when
+the answer already meets every choice, the slot says nothing and the next request follows, as
+in 1.0. Every later email request is checked without a judge: does its answer meet every
+choice given so far? (evaluation.refutebench.v1)
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from .email_rules import check_choice, met
-from .items import keyed
 
 FEEDBACK_SLOT = "[MAYBE FEEDBACK]"
 CHOICE = "{choice}"
@@ -155,14 +154,18 @@ def email_slots(dialogue: EmailDialogue) -> list[int | None]:
     return out
 
 
-def choose(dialogue: EmailDialogue, slot: int, answer_before: str) -> tuple[str, bool]:
-    """The choice feedback `slot` asks for, and whether it fell back (the answer before already
-    met every choice): drawn from the unmet choices by a generator keyed by the dialogue's
-    first query and the slot, so a rerun or a rescoring draws the same."""
+def unmet_choices(dialogue: EmailDialogue, slot: int, answer_before: str) -> list[str]:
+    """The choices of feedback `slot` that the answer before it does not meet, in file order."""
     rule, _ = dialogue.rules[slot]
-    unmet = [c for c in rule.choices if not met(rule.checker, c, answer_before)]
-    pool = unmet or rule.choices
-    return keyed("email-choice", dialogue.queries[0], slot).choice(pool), not unmet
+    return [c for c in rule.choices if not met(rule.checker, c, answer_before)]
+
+
+def choose(dialogue: EmailDialogue, slot: int, answer_before: str,
+           rng: np.random.Generator) -> str | None:
+    """The choice feedback `slot` asks for, drawn from the unmet ones; None when the answer
+    before meets every choice (1.0 then gives no feedback at that slot)."""
+    unmet = unmet_choices(dialogue, slot, answer_before)
+    return unmet[int(rng.integers(len(unmet)))] if unmet else None
 
 
 def email_feedback_text(dialogue: EmailDialogue, slot: int, choice: str) -> str:

@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from sandbox.files import FileFormatError, read_data
+from sandbox.files import FileFormatError, read_data, read_text
 from sandbox.storage import write_atomic
 
 from .models import (
@@ -32,6 +32,7 @@ from .models import (
     Script,
     SimTask,
 )
+from .published import id_key, published_category
 
 OUR_TASKS = Path(__file__).with_name("tasks.yaml")
 _OUR_KEYS = {"name", "first_turn", "request_type", "type", "kind", "id"}
@@ -40,7 +41,7 @@ _OUR_KEYS = {"name", "first_turn", "request_type", "type", "kind", "id"}
 # paper counts 93 FirstChan scripts: script 154 (045#JSON_Data_Store, turn 4) is alone in its
 # dialogue because its turn-3 FirstChan script was dropped by the full-score filter, so it is a
 # SubseqChan script. Keyed by (id, source_id, turn_num): a file where id 154 is another script
-# is not touched.
+# is not touched; the id is compared as a number, so "154" is 154.
 OVERRIDES: dict[tuple[Any, str, int], Category] = {
     (154, "045#JSON_Data_Store", 4): "subseqchan",
 }
@@ -63,10 +64,8 @@ def read_jsonl(path: Path | str) -> list[tuple[int, dict]]:
     """(line number, object) of every non-empty line; a bad line is a FileFormatError naming
     it (a truncated last line, a key given twice, a line that is not an object)."""
     path = Path(path)
-    if not path.is_file():
-        raise FileFormatError(path, "no such file")
     rows = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
         if not line.strip():
             continue
         try:
@@ -221,8 +220,11 @@ def load_scripts(path: Path | str, tasks: Sequence[SimTask] | None = None) -> li
 
 
 def categorize(scripts: list[Script]) -> list[Script]:
-    """Set each script's category: LastOnly for turn_num 0; of a dialogue's Hard scripts the
-    earliest turn is FirstChan and the later ones SubseqChan; then OVERRIDES."""
+    """Set each script's category: LastOnly for turn_num 0; a Hard script of the published set
+    takes the published split (tasks.simulbench.published, whatever file it comes in); any
+    other's is worked out from this file: of its dialogue's Hard scripts here the earliest
+    turn is FirstChan, the later ones SubseqChan; then OVERRIDES. Ids are compared as the
+    published file numbers them ("154" is 154). `categorized_by` says which."""
     first: dict[tuple[str, str], int] = {}
     for s in scripts:
         if s.hard:
@@ -230,12 +232,32 @@ def categorize(scripts: list[Script]) -> list[Script]:
             first[key] = min(first.get(key, s.turn_num), s.turn_num)
     for s in scripts:
         if not s.hard:
-            s.category = "lastonly"
-        else:
-            earliest = first[(s.source_id, s.source_file_name)] == s.turn_num
-            s.category = "firstchan" if earliest else "subseqchan"
-        s.category = OVERRIDES.get((s.id, s.source_id, s.turn_num), s.category)
+            s.category, s.categorized_by = "lastonly", "turn"
+            continue
+        published = published_category(s)
+        if published is not None:
+            s.category, s.categorized_by = published, "published"
+            continue
+        earliest = first[(s.source_id, s.source_file_name)] == s.turn_num
+        s.category, s.categorized_by = ("firstchan" if earliest else "subseqchan"), "file"
+        s.category = OVERRIDES.get((id_key(s.id), s.source_id, s.turn_num), s.category)
     return scripts
+
+
+def category_note(scripts: Sequence[Script]) -> str | None:
+    """A line saying how many Hard scripts' categories were worked out from the file alone,
+    when the file looks cut from a numbered set (its integer ids do not run 0..n-1): such a
+    file may hold a dialogue's later scripts without its FirstChan one."""
+    inferred = [s for s in scripts if s.categorized_by == "file"]
+    ids = sorted(k for k in (id_key(s.id) for s in scripts) if isinstance(k, int))
+    cut = bool(ids) and ids != list(range(len(ids)))
+    if not inferred or not cut:
+        return None
+    return (f"{len(inferred)} Hard scripts' FirstChan/SubseqChan worked out from this file "
+            "alone, which looks cut from a numbered set (its ids do not run 0.."
+            f"{len(scripts) - 1}); a dialogue's earliest script here is taken for its "
+            "FirstChan. Run the whole file with --subset instead, or see "
+            "tasks/simulbench/published.py")
 
 
 def write_scripts(scripts: Iterable[Script], path: Path | str) -> Path:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from tasks.kit import ItemSet, content_digest, name_id, slug
 
+from .importer import category_note
 from .models import DIALOGUES_PER_TASK, Script, SimTask
 
 SUBSETS = ("all", "hard", "lastonly", "firstchan", "subseqchan", "stateful", "stateless")
@@ -55,6 +56,8 @@ def script_items(scripts: Sequence[Script], source: str = "", subset: str = "all
     if subset not in SUBSETS:
         raise ValueError(f"unknown subset {subset!r} (one of {', '.join(SUBSETS)})")
     chosen = [(i, s) for i, s in enumerate(scripts) if in_subset(s, subset)]
+    note = category_note(scripts)
     return ItemSet(items=[s for _, s in chosen], ids=[script_id(s) for _, s in chosen],
                    origins=[f"script {s.id} (line {i + 1})" for i, s in chosen], source=source,
-                   digest=content_digest([s.public() for s in scripts]))
+                   digest=content_digest([s.public() for s in scripts]),
+                   notes=[note] if note else [])

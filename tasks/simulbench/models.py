@@ -73,6 +73,9 @@ class Script(BaseModel):
     turn_num: int = Field(ge=0)
     dialogue_history: list[Message]
     category: Category | None = Field(default=None, exclude=True)
+    # how `category` was decided: "turn" (LastOnly), "published" (the published split) or
+    # "file" (worked out from the scripts of the file it came in)
+    categorized_by: str | None = Field(default=None, exclude=True)
 
     @property
     def hard(self) -> bool:
@@ -87,5 +90,6 @@ class Script(BaseModel):
         return self.model_dump(mode="json")
 
 
-PUBLIC_SCRIPT_FIELDS = tuple(k for k in Script.model_fields if k != "category")
+PUBLIC_SCRIPT_FIELDS = tuple(k for k in Script.model_fields
+                             if k not in ("category", "categorized_by"))
 PUBLIC_TASK_FIELDS = ("id", "act", "task_description", "request_type", "type")

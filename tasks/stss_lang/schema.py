@@ -138,6 +138,48 @@ def load_set(path: Path | str) -> ScenarioSet:
         raise FileFormatError(path, f"version {data.get('version')!r}; this code reads version "
                               f"{VERSION} (harvest the runs again)", "version")
     try:
-        return ScenarioSet.model_validate(data)
+        loaded = ScenarioSet.model_validate(data)
     except ValidationError as exc:
         raise validation_error(path, exc) from exc
+    if not loaded.scenarios:
+        raise FileFormatError(path, "no scenarios: nothing to replay (harvest runs that have "
+                                    "conversations)", "scenarios")
+    for i, scenario in enumerate(loaded.scenarios):
+        problem = cross_reference(scenario)
+        if problem:
+            raise FileFormatError(path, problem[1], f"scenarios.{i}.{problem[0]}")
+    return loaded
+
+
+def cross_reference(scenario: Scenario) -> tuple[str, str] | None:
+    """(field, reason) of the first name in a scenario that names nobody in it: the judge would
+    be asked about a person who never spoke."""
+    me, other = scenario.performer.name, scenario.partner.name
+    if other == me:
+        return "partner.name", f"the partner has the performer's name {me!r}"
+    if scenario.task.performer != me:
+        return "task.performer", (f"the task's performer {scenario.task.performer!r} is not "
+                                  f"the scenario's performer {me!r}")
+    if scenario.initiator not in (me, other):
+        return "initiator", (f"{scenario.initiator!r} started the conversation but is neither "
+                             f"{me!r} nor {other!r}")
+    if scenario.task.type is TaskType.appointment and scenario.task.target != other:
+        return "task.target", (f"an appointment's conversation is with its target: "
+                               f"{scenario.task.target!r} is not the partner {other!r}")
+    for j, line in enumerate(scenario.original):
+        if line.agent not in (me, other):
+            return f"original.{j}.agent", f"{line.agent!r} speaks but is neither {me!r} nor " \
+                                          f"{other!r}"
+    from agents.persona import Persona  # the replay builds its agents from these
+
+    for field, character in (("performer", scenario.performer), ("partner", scenario.partner)):
+        try:
+            persona = Persona.model_validate(character.persona)
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            where = ".".join(str(p) for p in error["loc"])
+            return f"{field}.persona.{where}", error["msg"]
+        if persona.name != character.name:
+            return f"{field}.persona.name", (f"the persona is {persona.name!r}, the character "
+                                             f"{character.name!r}")
+    return None

@@ -4,6 +4,7 @@ judge, one metric) and runs, resumes, is re-judged and appears on a board like P
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from statistics import mean
 
@@ -14,10 +15,13 @@ from agents.chat import ChatAgent, ChatPersona, ChatTurn
 from evaluation.kit import (
     Column,
     JudgeSpec,
+    Ledger,
     Plot,
     PlotPoint,
     Verdict,
+    accounting_markdown,
     bootstrap_ci,
+    check_judges,
     markdown_table,
     read_bench_dir,
     read_dialogue,
@@ -104,33 +108,40 @@ def judge_spec(prompts: Path) -> JudgeSpec:
         verdict=lambda answer, d: Verdict(scores={"polite": float(answer.polite)}))
 
 
-# -- the metric and the board: share of polite answers, with a bootstrap interval --------------
-def toy_board(dirs, judges=None, seed=0, resamples=1000) -> BoardReport:
-    rows = []
-    for path in dirs:
-        found = read_bench_dir(path, "toy.json", "sandbox toy")
-        values = [j.scores["polite"] for run in found.runs for j in load_judgments(run)
-                  if j.usable and (judges is None or j.model in judges)]
+# -- the metric and the board: share of polite answers, with a bootstrap interval; the kit's
+# ledger accounts for every selected item (finished, judged, or why not) ---------------------
+def toy_board(dirs, judge: JudgeSpec, judges=None, seed=0, resamples=1000) -> BoardReport:
+    rows, ledgers = [], []
+    benches = [read_bench_dir(path, "toy.json", "sandbox toy") for path in dirs]
+    check_judges(benches, judges)
+    for found in benches:
+        ledger = Ledger(found.label)
+        values = [j.scores["polite"] for run in ledger.read_runs(found, "toy", only=judges)
+                  for j in ledger.judgments_of(run, [judge], found.judges, judges)["polite"]
+                  if j.usable]
         score = mean(values) if values else None
         ci = bootstrap_ci(values, seed=seed, resamples=resamples) if values else None
         rows.append({"label": found.label, "polite": score, "ci": ci, "n": len(values)})
+        ledgers.append(ledger)
     columns = [Column("label", "Speaker", None, "---"), Column("polite", "Polite"),
                Column("n", "Judged", None)]
-    return BoardReport(markdown="\n".join(markdown_table(columns, rows)) + "\n",
-                       data={"rows": rows},
+    lines = markdown_table(columns, rows) + [""] + accounting_markdown(ledgers)
+    return BoardReport(markdown="\n".join(lines) + "\n",
+                       data={"rows": rows, "accounting": [x.data() for x in ledgers]},
                        plot=Plot("toy", "polite", [PlotPoint(r["label"], r["polite"], r["ci"])
                                                    for r in rows]))
 
 
 def toy_benchmark(prompts: Path) -> Benchmark:
+    judge = judge_spec(prompts)
     return Benchmark(
         name="toy", title="toy politeness benchmark",
         roles=[Role("speaker", Sampling(temperature=0.0, top_p=1.0, max_tokens=40), ANSWER_TAG,
                     "model under test")],
         under_test="speaker", load_items=load_questions,
         scenario=lambda question, item_id, cast, options: ToyScenario(question, cast),
-        judges=[judge_spec(prompts)],
-        judge_sampling=Sampling(temperature=0.0, top_p=1.0, max_tokens=8), board=toy_board)
+        judges=[judge], judge_sampling=Sampling(temperature=0.0, top_p=1.0, max_tokens=8),
+        board=lambda dirs, **kwargs: toy_board(dirs, judge, **kwargs))
 
 
 @pytest.fixture
@@ -258,3 +269,71 @@ def test_one_broken_item_is_reported_and_the_others_finish(tmp_path, toy, capsys
     assert "1 of 3 items failed" in printed
     assert "| scripted/toy-flaky | 1.00 | 2 |" in printed  # the other two, judged
     assert load_run(out / "runs" / station).result.status == "failed"  # kept, with why
+
+
+def test_every_selected_item_is_accounted_for_and_the_next_run_makes_it_good(tmp_path, toy,
+                                                                            capsys):
+    cli, calls = toy
+    out = tmp_path / "kind"
+    run = ("toy", "--speaker", "scripted/toy-kind", "--judge", "scripted/toy-judge", "--out",
+           str(out))
+    assert cli(*run) == 0
+    salt, station, time = (out / "runs" / name_id(q) for q in QUESTIONS)
+    judgment = "polite__scripted_toy-judge.json"
+    shutil.rmtree(salt)  # a run directory deleted
+    (station / "judgments" / judgment).write_text("{not json")  # a judgment made unreadable
+    events = (time / "events.jsonl").read_text().splitlines(keepends=True)
+    (time / "events.jsonl").write_text("".join(events[:-2]))  # events cut after judging
+    capsys.readouterr()
+
+    assert cli("toy-board", str(out), "--json", str(tmp_path / "b.json")) == 0
+    board = capsys.readouterr().out
+    assert "| scripted/toy-kind | - | 0 |" in board
+    assert "- scripted/toy-kind: 3 selected: 1 finished, 1 unfinished, 1 missing; judgments: " \
+        "0 usable, 1 stale, 1 unreadable" in board
+    assert f"  - missing (no run directory): {salt.name}" in board
+    assert f"  - unfinished (events.jsonl holds {len(events) - 2} of the {len(events)} events " \
+        f"its run wrote): {time.name}" in board
+    assert f"  - stale judgment (its run is not finished): {time.name} ({judgment})" in board
+    assert f"  - unreadable judgment (not JSON (Expecting property name enclosed in double " \
+        f"quotes)): {station.name} ({judgment})" in board
+    named = json.loads((tmp_path / "b.json").read_text())["accounting"][0]["named"]
+    assert len(named) == 4
+
+    # the next run plays the missing and the cut dialogue again and asks the three judgments
+    # again (the cut dialogue's answers come from its run's cache: only the deleted one calls)
+    assert cli(*run) == 0
+    printed = capsys.readouterr().out
+    assert "dialogues run 2, skipped 1; judgments made 3 (0 fell back), skipped 0" in printed
+    assert calls == {"speaker": 4, "judge": 4}
+    assert "3 selected: 3 finished; judgments: 3 usable\n" in printed
+
+
+def test_a_judgment_of_other_words_than_the_run_holds_is_stale_and_asked_again(tmp_path, toy,
+                                                                                capsys):
+    cli, calls = toy
+    out = tmp_path / "kind"
+    run = ("toy", "--speaker", "scripted/toy-kind", "--judge", "scripted/toy-judge", "--out",
+           str(out))
+    assert cli(*run) == 0
+    salt = out / "runs" / name_id(QUESTIONS[0])
+    events = salt / "events.jsonl"
+    events.write_text(events.read_text().replace("Certainly, please.", "No."))
+    capsys.readouterr()
+    assert cli("toy-board", str(out)) == 0
+    assert f"  - stale judgment (judged another dialogue than the one in the run now (its " \
+           f"events changed since)): {salt.name}" in capsys.readouterr().out
+    assert cli(*run) == 0
+    assert calls == {"speaker": 3, "judge": 4}  # the judgment only, not the dialogue
+    assert "| scripted/toy-kind | 0.67 | 3 |" in capsys.readouterr().out
+
+
+def test_an_unknown_judge_filter_is_one_line_naming_the_judges_present(tmp_path, toy):
+    cli, _ = toy
+    assert cli("toy", "--speaker", "scripted/toy-kind", "--judge", "scripted/toy-judge",
+               "--out", str(tmp_path / "a")) == 0
+    from sandbox.errors import UserError
+
+    with pytest.raises(UserError, match=r"^no judge nobody/none in this directory; judges "
+                                        r"present: scripted/toy-judge$"):
+        cli("toy-board", str(tmp_path / "a"), "--judge", "nobody/none")

@@ -79,8 +79,8 @@ def test_an_item_cap_stops_each_item_and_the_others_go_on(argv_of, tmp_path, cap
     assert statuses(out) == ["budget"] * 3  # every item stopped at its own cap
     for run_dir in (out / "runs").iterdir():
         assert len((run_dir / "calls.jsonl").read_text().splitlines()) <= 2
-    assert len([line for line in printed.splitlines() if "item's budget of 2 calls" in line]) \
-        == 3
+    assert len([line for line in printed.splitlines()
+                if line.startswith("budget: ") and "item's budget of 2 calls" in line]) == 3
     assert main(argv) == 0 and statuses(out) == ["completed"] * 3
 
 

@@ -199,9 +199,12 @@ def test_a_lock_is_reentrant_in_one_process_and_removes_what_it_made(tmp_path):
     assert not (tmp_path / "a").exists()  # made for the lock, nothing written: gone again
 
 
-def test_an_output_that_cannot_be_a_directory_is_one_line(tmp_path, capsys):
+def test_a_lock_where_a_file_is_in_the_way_is_one_user_error(tmp_path):
+    """(The commands check their outputs as they parse them; the lock says so too.)"""
+    from sandbox.errors import UserError
+
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    assert main([*WRITERS["run"], "--out", str(blocker)]) == 2
-    [line] = capsys.readouterr().err.strip().splitlines()
-    assert "a file is in the way" in line
+    with pytest.raises(UserError, match="a file is in the way"):
+        with hold(blocker / "run"):
+            pass

@@ -117,7 +117,7 @@ def test_bad_input_fails_in_one_line_with_exit_2(tmp_path, capsys):
     assert "not a PingPong benchmark directory" in capsys.readouterr().err
     assert pingpong(tmp_path, "scripted/pingpong", tmp_path / "c",
                     "--player-top-p", "0") == 2
-    assert "--player-top-p: Input should be greater than 0" in capsys.readouterr().err
+    assert "--player-top-p: 0: must be more than 0 and at most 1" in capsys.readouterr().err
 
 
 def test_sandbox_log_of_a_pingpong_conversation_lists_its_judge_calls(tmp_path, capsys):
@@ -160,3 +160,84 @@ def test_an_interrupted_benchmark_says_how_to_resume(tmp_path, capsys, monkeypat
     err = capsys.readouterr().err
     assert "interrupted; what was written is kept; run the same command again to resume" in err
     assert (tmp_path / "a" / "pingpong.json").is_file()
+
+
+def test_every_ignored_key_is_listed_in_one_line(tmp_path, capsys):
+    settings = json.loads(json.dumps(SETTINGS))
+    block = settings["en"]
+    block.update(interrogator_user_prompt_path="a.jinja", judge_user_prompt_path="b.jinja",
+                 character_prompt_path="c.jinja")
+    for i, card in enumerate(block["characters"]):
+        card["tags_v1"] = [f"t{i}"]
+    block["situations"][1]["mood"] = "calm"
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps(settings), encoding="utf-8")
+    assert main(["pingpong", "--player", "scripted/pingpong", "--interrogator",
+                 "scripted/pingpong", "--judge", "scripted/pingpong", "--settings", str(path),
+                 "--every", "4", "--out", str(tmp_path / "a")]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if "ignored keys" in x)
+    assert line == ("ignored keys this benchmark does not use: en.version, "
+                    "en.interrogator_user_prompt_path, en.judge_user_prompt_path, "
+                    "en.character_prompt_path, en.characters.[0-1].tags_v1, "
+                    "en.situations.1.mood")
+
+
+def test_a_v1_settings_file_is_refused_naming_the_protocols_difference(tmp_path, capsys):
+    v1 = {"ru": {"version": 1, "user_prompt_path": "templates/v1/user.jinja",
+                 "system_prompt_path": "templates/system.jinja",
+                 "character_prompt_path": "templates/ru_character.jinja",
+                 "characters": [{"char_name": "Makise", "system_prompt": "A scientist."}],
+                 "situations": [{"text": "Chat.", "num_turns": 5}]}}
+    path = tmp_path / "settings_v1.json"
+    path.write_text(json.dumps(v1), encoding="utf-8")
+    assert main(["pingpong", "--player", "scripted/pingpong", "--settings", str(path),
+                 "--language", "ru", "--out", str(tmp_path / "x")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "settings_v1.json at ru.version" in err
+    assert "the interrogator is also the judge, sees the whole character card and scores " \
+        "each turn 1-10" in err and "separate judges score 1-5" in err
+    assert not (tmp_path / "x").exists()
+
+
+def test_the_reference_arithmetic_shows_the_public_boards_other_weightings(tmp_path, capsys):
+    assert pingpong(tmp_path, "scripted/pingpong", tmp_path / "a") == 0
+    capsys.readouterr()
+    target = tmp_path / "b.json"
+    assert main(["pingpong-board", str(tmp_path / "a"), "--arithmetic", "reference", "--json",
+                 str(target)]) == 0
+    printed = capsys.readouterr().out
+    assert "| Player | character 1, entertain 1, fluency 1 | character 1, entertain 2, " \
+        "fluency 1 | character 2, entertain 1, fluency 1 | character 1, entertain 1, " \
+        "fluency 2 |" in printed
+    row = json.loads(target.read_text())["rows"][0]
+    crit, factor = row["criteria"], row["length_factor"]
+    for name, (w_ic, w_ent, w_flu) in {
+            "character 1, entertain 2, fluency 1": (0.25, 0.5, 0.25),
+            "character 2, entertain 1, fluency 1": (0.5, 0.25, 0.25),
+            "character 1, entertain 1, fluency 2": (0.25, 0.25, 0.5)}.items():
+        # every conversation is scored, so the mean of weighted finals is the weighted means
+        want = (w_ic * crit["in_character"] + w_ent * crit["entertaining"]
+                + w_flu * crit["fluency"]) * factor
+        assert row["weightings"][name] == pytest.approx(want)
+    assert row["weightings"]["character 1, entertain 1, fluency 1"] == pytest.approx(
+        row["score"])
+    assert main(["pingpong-board", str(tmp_path / "a")]) == 0
+    assert "entertain 2" not in capsys.readouterr().out  # the paper's arithmetic: not shown
+
+
+def test_terminal_control_characters_never_reach_the_terminal(tmp_path, capsys):
+    evil = "evil\x1b[31mred\x07"
+    assert pingpong(tmp_path, "scripted/pingpong", tmp_path / "a", "--every", "16",
+                    "--label", evil) == 2
+    assert "a label cannot hold control characters" in capsys.readouterr().err
+    assert not (tmp_path / "a").exists()
+    # A directory labelled so before labels were checked: the board shows the escapes.
+    assert pingpong(tmp_path, "scripted/pingpong", tmp_path / "b", "--every", "16") == 0
+    manifest = tmp_path / "b" / "pingpong.json"
+    manifest.write_text(manifest.read_text().replace('"label": "scripted/pingpong"',
+                                                     '"label": "evil\\u001b[31mred\\u0007"'))
+    capsys.readouterr()
+    assert main(["pingpong-board", str(tmp_path / "b")]) == 0
+    printed = capsys.readouterr().out
+    assert "\x1b" not in printed and "\x07" not in printed
+    assert "evil\\x1b[31mred\\x07" in printed

@@ -1,6 +1,7 @@
 """A public RefuteBench 1.0 email file runs unchanged through `sandbox refutebench --items`: the
-feedback is 1.0's rule (a choice the answer before does not meet), every later email is checked
-by the feedback's checker without a judge, and the board gives the share met per kind of
+feedback is 1.0's rule (a choice the answer before does not meet; none when it meets them all),
+every later email is checked by the feedback's checker as 1.0's src/instructions_checker.py
+decides (langdetect, punkt) without a judge, and the board gives the share met per kind of
 feedback and over all; a line with a missing or unusable field stops with one line, exit 2."""
 
 from __future__ import annotations
@@ -8,8 +9,11 @@ from __future__ import annotations
 import json
 import re
 
+import numpy as np
 import pytest
 
+from evaluation.refutebench.judge import read_refute_dialogue
+from evaluation.refutebench.v1 import feedback_outcomes, rule_rates
 from sandbox.cli import main
 from sandbox.llm import SCRIPTS, ScriptedBackend
 from sandbox.log import load_run
@@ -89,12 +93,18 @@ def scripted_emailer(monkeypatch):
 
 @pytest.mark.parametrize("checker, choice, answer, ok", [
     ("greetings", "Greetings", "Subject: team\n\nGreetings, Mark!", True),
-    ("greetings", "I hope you're coping well during these challenging times",
-     "Dear Ann,\nI hope you’re coping well during\nthese challenging times.", True),
     ("greetings", "Greetings", "Hi Mark, how are you?", False),
-    ("signature", "Peace,\nBob", "See you there.\n\nPeace,\n\nBob", True),
-    ("signature", "Peace,\nBob", "See you there. peace, bob", True),
-    ("signature", "Peace,\nBob", "See you there.\n\nBest,\nBob", False),
+    ("greetings", "I hope you're coping well during these challenging times",
+     "Dear Ann,\nI hope you're coping well during these challenging times.", True),
+    # 1.0 compares as written: a curly apostrophe or a line break is another greeting
+    ("greetings", "I hope you're coping well during these challenging times",
+     "Dear Ann,\nI hope you’re coping well during these challenging times.", False),
+    ("greetings", "I hope you're coping well during these challenging times",
+     "Dear Ann,\nI hope you're coping well during\nthese challenging times.", False),
+    ("greetings", "Hello and best wishes to you.", "HELLO AND BEST WISHES TO YOU!", True),
+    ("signature", "Peace,\nBob", "See you there.\n\npeace,\nbob", True),
+    ("signature", "Peace,\nBob", "See you there.\n\nPeace,\n\nBob", False),
+    ("signature", "Peace,\nBob", "See you there. Peace, Bob", False),
     ("title", "wrapped in double angular brackets, i.e. <<subject>>",
      "<<Join our softball team>>\n\nHi Mark", True),
     ("title", "wrapped in double angular brackets, i.e. <<subject>>",
@@ -106,33 +116,47 @@ def scripted_emailer(monkeypatch):
                                     "dass du dabei bist. Bitte sag mir Bescheid.", True),
     ("response_language", "French", "Bonjour Marc, nous avons une équipe et je pense que tu "
                                     "es le bienvenu pour jouer avec nous.", True),
-    ("response_language", "Chinese", "马克你好！我们正在组建一支垒球队。Cameron", True),
+    ("response_language", "French", "Hola Marcos, estamos formando un equipo de softbol y nos "
+                                    "encantaría que te unieras.", False),  # Spanish
+    ("response_language", "English", "Thanks! Cheers, Bob", True),  # no function word needed
+    ("response_language", "Chinese", "马克你好！我们正在组建一支垒球队，希望你加入。", True),
+    ("response_language", "Chinese", "馬克你好！我們正在組建一支壘球隊，希望你加入。",
+     False),  # Traditional: langdetect's zh-tw, not the zh-cn 1.0 asks for
+    ("response_language", "German", "", True),  # nothing to detect: 1.0 counts it as met
     ("response_language", "German", "Dear Mark, we are starting a team and you are welcome.",
      False),
     ("sentence", "less than 3 sentences", "Dear Mr. Smith, thanks for the ball. See you!",
      True),
     ("sentence", "less than 3 sentences", "One. Two! Three? Best,\nCameron", False),
-    ("sentence", "at least 3 sentences", "你好。我们有一支球队！你来吗？", True),
     ("sentence", "at least 3 sentences", "Hi Mark, the fee is $70.50 per player. Bye.",
      False),
+    # punkt keeps an abbreviation it knows together with the next word
+    ("sentence", "less than 3 sentences", "We meet at 3 p.m. on Tuesday in the U.S. office. "
+                                          "It is us vs. them.", True),
+    ("sentence", "less than 1 sentences", "", True),
 ])
-def test_each_checker_passes_and_fails_on_hand_made_answers(checker, choice, answer, ok):
+def test_each_checker_decides_as_1_0_on_hand_made_answers(checker, choice, answer, ok):
     assert email_met(checker, choice, answer) is ok
 
 
 def test_sentences_and_languages_are_counted_and_told_as_documented():
-    assert count_sentences("Dear Mark,\n\nThe fee is $70.50. See you on Tue.\n\nBest,\nCam") == 3
-    assert count_sentences("") == 0 and count_sentences("...") == 0
-    assert language_of("The team is ready and we would love you to join.") == "English"
+    # a line break ends nothing: "Dear Mark, The fee is $70.50." is punkt's first sentence
+    assert count_sentences("Dear Mark,\n\nThe fee is $70.50. See you on Tue.\n\nBest,\nCam") \
+        == 3
+    assert count_sentences("") == 0 and count_sentences("   ") == 0
+    assert count_sentences("Meet me at 3 p.m. tomorrow. Bring the U.S. flag.") == 2
+    assert language_of("The team is ready and we would love you to join.") == "en"
     assert language_of("12345 !!!") is None
+    assert language_of("Hola amigo, ¿cómo estás? Espero que todo vaya bien.") == "es"
 
 
 def test_the_feedback_asks_for_a_choice_the_answer_before_does_not_meet():
+    rng = np.random.default_rng(0)
     dialogue = email_dialogue(json.loads(single("sentence")))
     # three sentences meet "less than 15": only "at least 15" is left to ask for
-    assert choose(dialogue, 0, "One. Two. Three.") == ("at least 15 sentences", False)
+    assert choose(dialogue, 0, "One. Two. Three.", rng) == "at least 15 sentences"
     greeting = email_dialogue(json.loads(single("greetings")))
-    assert choose(greeting, 0, "Greetings, Mark!") == ("Greetings", True)  # all met: counted
+    assert choose(greeting, 0, "Greetings, Mark!", rng) is None  # all met: no feedback
 
 
 def test_a_1_0_email_file_runs_unchanged_and_is_rule_checked(scripted_emailer, tmp_path,
@@ -158,12 +182,33 @@ def test_a_1_0_email_file_runs_unchanged_and_is_rule_checked(scripted_emailer, t
     assert said[2] == 'When writing my emails to my friends, please start the email with ' \
                       'the greetings: \n"Greetings"'
     assert said[-1].startswith("Greetings Mark!")
-    written = [e for e in run.events if e.kind == "refutation_written"]
-    assert [(e.focus, e.fallback) for e in written] == [("greetings", False)]
+    decided = [e for e in run.events if e.kind == "rule_feedback"]
+    assert [(e.outcome, e.checker, e.choice) for e in decided] == [("given", "greetings",
+                                                                    "Greetings")]
     language = load_run(out / "runs" / items.ids[3])
     said = [e.text for e in language.events if e.kind == "utterance"]
     assert "in only Chinese," in said[2]  # the first answer is in English: that one is met
     assert said[-1].startswith("Mark，你好")
+
+
+def test_an_answer_that_meets_every_choice_gets_no_feedback_turn(scripted_emailer, tmp_path,
+                                                               capsys):
+    # the emailer opens with "Hi" and signs "Best,\nCameron": both choices already met
+    path = tmp_path / "email.memory.NC-1.jsonl"
+    path.write_text(single("greetings", feedbacks={"choices": ["Hi", "Hi "],
+                                                   "checker": "greetings"}) + "\n",
+                    encoding="utf-8")
+    out = tmp_path / "met"
+    assert main(["refutebench", "--items", str(path), "--model", "scripted/emailer",
+                 "--out", str(out)]) == 0
+    run_dir = out / "runs" / load_v1(path).ids[0]
+    events = load_run(run_dir).events
+    said = [e.text for e in events if e.kind == "utterance"]
+    assert said[::2] == [SOFTBALL, "What is the Balfour Declaration?", SOFTBALL]  # no slot
+    assert len(said) == 6
+    assert [e.outcome for e in events if e.kind == "rule_feedback"] == ["skipped"]
+    d = read_refute_dialogue(run_dir)
+    assert feedback_outcomes(d) == {"skipped": 1} and rule_rates(d) == {}
 
 
 def test_a_multi_feedback_email_keeps_every_feedback_in_force(scripted_emailer, tmp_path,

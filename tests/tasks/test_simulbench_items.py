@@ -169,3 +169,115 @@ def test_the_user_agents_strategy_is_read_from_what_it_wrote(said, strategy):
     from tasks.simulbench.user_agent import strategy_of
 
     assert strategy_of(said) == strategy
+
+
+PUBLISHED_LIKE = [
+    (0, "044#Kanban", "gpt-3.5-turbo.json", 2), (1, "044#Kanban", "gpt-3.5-turbo.json", 3),
+    (2, "044#Kanban", "gpt-3.5-turbo.json", 4),
+    (3, "045#JSON_Data_Store", "gpt-3.5-turbo-1.json", 4),
+    (4, "046#Other", "gpt-3.5-turbo-2.json", 1), (5, "046#Other", "gpt-3.5-turbo-2.json", 2),
+    (6, "044#Kanban", "gpt-3.5-turbo-1.json", 0)]
+
+
+def test_string_ids_give_the_same_categories_as_integer_ids(tmp_path):
+    rows = published_like([
+        (153, "044#Kanban", "gpt-3.5-turbo.json", 2), (155, "044#Kanban", "gpt-3.5-turbo.json", 3),
+        (154, "045#JSON_Data_Store", "gpt-3.5-turbo-1.json", 4),
+        (300, "044#Kanban", "gpt-3.5-turbo-1.json", 0)])
+    as_ints = load_scripts(write_lines(tmp_path / "ints.jsonl", rows))
+    as_strings = load_scripts(write_lines(tmp_path / "strings.jsonl",
+                                          [{**r, "id": str(r["id"])} for r in rows]))
+    assert [s.category for s in as_strings] == [s.category for s in as_ints] == [
+        "firstchan", "subseqchan", "subseqchan", "lastonly"]  # 154: the published override
+
+
+def test_a_file_cut_from_the_published_set_keeps_the_published_split(tmp_path, monkeypatch):
+    from tasks.simulbench import published
+    from tasks.simulbench.importer import category_note
+
+    monkeypatch.setattr(published, "SPLIT_FILE", tmp_path / "split.json")
+    whole = write_lines(tmp_path / "all.jsonl", published_like(PUBLISHED_LIKE))
+    assert published.main([str(whole)]) == 0
+    split = json.loads((tmp_path / "split.json").read_text())
+    assert {(r["source_id"], r["first_turn"]) for r in split} == {
+        ("044#Kanban", 2), ("045#JSON_Data_Store", 4), ("046#Other", 1)}
+
+    rows = published_like(PUBLISHED_LIKE)
+    subseq = [rows[1], rows[2], {**rows[5], "id": "5"}]  # only SubseqChan scripts, one id a str
+    scripts = load_scripts(write_lines(tmp_path / "subseq.jsonl", subseq))
+    assert [s.category for s in scripts] == ["subseqchan"] * 3
+    assert {s.categorized_by for s in scripts} == {"published"}
+    assert category_note(scripts) is None
+
+    monkeypatch.setattr(published, "SPLIT_FILE", tmp_path / "none.json")  # no table shipped
+    scripts = load_scripts(write_lines(tmp_path / "subseq.jsonl", subseq))
+    assert [s.category for s in scripts] == ["firstchan", "subseqchan", "firstchan"]
+    assert category_note(scripts).startswith(
+        "3 Hard scripts' FirstChan/SubseqChan worked out from this file alone, which looks cut")
+    # a whole file is never said to be cut
+    assert category_note(load_scripts(whole)) is None
+
+
+def published_hard_scripts() -> list[tuple[int, str, str, int]]:
+    """(id, source_id, source_file_name, turn_num) of the 275 published Hard scripts, rebuilt
+    from the shipped split table: a dialogue's ids run in turn order up to turn 4, except
+    077#Language_Detector's gpt-3.5-turbo-1 dialogue, whose turn-3 script the full-score
+    filter dropped (its ids 222, 223, 224 are turns 1, 2, 4)."""
+    from tasks.simulbench.published import SPLIT_FILE
+
+    rows = []
+    for r in json.loads(SPLIT_FILE.read_text(encoding="utf-8")):
+        ids = sorted(r["ids"])
+        turns = list(range(5 - len(ids), 5))
+        if (r["source_id"], r["source_file_name"]) == ("077#Language_Detector",
+                                                       "gpt-3.5-turbo-1.json"):
+            turns = [1, 2, 4]
+        rows += [(i, r["source_id"], r["source_file_name"], t)
+                 for i, t in zip(ids, turns, strict=True)]
+    return sorted(rows)
+
+
+def test_the_shipped_split_is_the_published_sets(tmp_path, monkeypatch):
+    from tasks.simulbench import published
+
+    hard = published_hard_scripts()
+    assert [r[0] for r in hard] == list(range(275))  # ids 0-274, each in one dialogue once
+    assert Counter(r[3] for r in hard) == {1: 25, 2: 64, 3: 92, 4: 94}  # spec section 2
+    assert len(published.published_split()) == 94
+    assert published.published_split()[("045#JSON_Data_Store", "gpt-3.5-turbo-1.json")] == (
+        3, frozenset({154}))  # its turn-3 FirstChan script was dropped: 154 is SubseqChan
+
+    # worked out from the whole set without the table (the file's rule and OVERRIDES), the
+    # split is the shipped one
+    shipped = json.loads(published.SPLIT_FILE.read_text(encoding="utf-8"))
+    monkeypatch.setattr(published, "SPLIT_FILE", tmp_path / "none.json")
+    whole = load_scripts(write_lines(tmp_path / "all.jsonl", published_like(hard)))
+    assert Counter(s.category for s in whole) == {"firstchan": 93, "subseqchan": 182}
+    assert published.derive_split(whole) == shipped
+
+
+def test_a_file_cut_from_the_published_set_is_categorised_by_the_shipped_split(tmp_path):
+    from tasks.simulbench.importer import category_note
+    from tasks.simulbench.published import published_split
+
+    hard = published_hard_scripts()
+    split = published_split()
+    first = [r for r in hard if split[(r[1], r[2])][0] == r[3]]
+    subseq = [r for r in hard if split[(r[1], r[2])][0] != r[3]]
+    assert (len(first), len(subseq)) == (93, 182)
+    for part, want in ((subseq, {"subseqchan": 182}), (first, {"firstchan": 93})):
+        rows = [{**row, "id": str(row["id"])} if i % 2 else row  # half the ids strings
+                for i, row in enumerate(published_like(part))]
+        scripts = load_scripts(write_lines(tmp_path / "cut.jsonl", rows))
+        assert Counter(s.category for s in scripts) == want
+        assert {s.categorized_by for s in scripts} == {"published"}
+        assert category_note(scripts) is None
+
+
+def test_a_dialogue_whose_firstchan_script_was_filtered_out_keeps_it_before_its_first(tmp_path):
+    from tasks.simulbench.published import derive_split
+
+    rows = published_like([(154, "045#JSON_Data_Store", "gpt-3.5-turbo-1.json", 4)])
+    split = derive_split(load_scripts(write_lines(tmp_path / "all.jsonl", rows)))
+    assert split == [{"source_id": "045#JSON_Data_Store", "source_file_name":
+                      "gpt-3.5-turbo-1.json", "first_turn": 3, "ids": [154]}]

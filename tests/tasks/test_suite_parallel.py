@@ -177,7 +177,7 @@ def test_the_monitor_counts_and_estimates_the_time_left():
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--jobs", "0"], "--jobs 0: must be at least 1"),
+    (["--jobs", "0"], "argument --jobs: 0: must be 1 or more (see: sandbox stss --help)"),
     (["--workers", "2"], "--workers needs --executor ray"),
     (["--address", "10.0.0.1:6379"], "--address needs --executor ray"),
 ])

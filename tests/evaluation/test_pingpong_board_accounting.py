@@ -1,0 +1,186 @@
+"""The PingPong board accounts for every pair its manifest selected: hand-damaged copies of a
+finished scripted run (a run deleted, result.json removed, header.json cut, events cut after
+judging, a judgment unreadable, of an unknown status, empty or cut to fewer turns) are counted
+and named, never crash the board, and the next `sandbox pingpong` makes them good."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from sandbox.cli import main
+from tests.evaluation.damage import (
+    cut_events,
+    cut_header,
+    delete_run,
+    edit_judgment,
+    judgment_files,
+    read_board,
+    remove_result,
+    runs,
+    write_text,
+)
+
+SETTINGS = {"en": {
+    "characters": [
+        {"char_name": "Makise", "system_prompt": "A sharp young scientist.",
+         "summary": "A scientist."},
+        {"char_name": "Bob", "system_prompt": "A calm plumber.", "summary": "A plumber."}],
+    "situations": [{"text": "Chat about the weather.", "num_turns": 2},
+                   {"text": "Ask for advice.", "num_turns": 3}]}}
+JUDGES = ("scripted/pingpong", "scripted/pingpong-strict")
+STRICT = "pingpong__scripted_pingpong-strict.json"
+
+
+def pingpong(tmp_path, out) -> int:
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps(SETTINGS), encoding="utf-8")
+    return main(["pingpong", "--player", "scripted/pingpong", "--interrogator",
+                 "scripted/pingpong", "--judge", JUDGES[0], "--judge", JUDGES[1],
+                 "--settings", str(settings), "--out", str(out)])
+
+
+@pytest.fixture
+def finished(tmp_path, capsys):
+    """A finished benchmark directory: 4 pairs, each judged by 2 judges."""
+    out = tmp_path / "pp"
+    assert pingpong(tmp_path, out) == 0
+    capsys.readouterr()
+    return out
+
+
+def board(out, capsys, *extra):
+    return read_board("pingpong-board", out, capsys, *extra)
+
+
+def row_of(printed: str) -> str:
+    return next(line for line in printed.splitlines() if line.startswith("| 1 |"))
+
+
+def test_an_undamaged_directory_accounts_for_every_pair(finished, capsys):
+    printed, data = board(finished, capsys)
+    assert "| 4/4 | 0 |" in row_of(printed)
+    assert "- scripted/pingpong: 4 selected: 4 finished; judgments: 8 usable\n" in printed
+    assert data["accounting"]["scripted/pingpong"]["named"] == []
+
+
+def test_runs_deleted_cut_or_without_a_result_are_counted_named_and_run_again(
+        tmp_path, finished, capsys):
+    before = runs(finished)
+    delete_run(before[0])
+    remove_result(before[1])
+    cut_header(before[2])
+    printed, data = board(finished, capsys)
+    assert "| 1/4 | 0 |" in row_of(printed)  # not 1/1: the denominator is what was selected
+    assert "- scripted/pingpong: 4 selected: 1 finished, 1 unfinished, 2 missing; judgments: " \
+        "2 usable, 4 stale" in printed
+    assert f"  - missing (no run directory): {before[0].name}" in printed
+    assert f"  - unfinished (no result.json (killed, or removed)): {before[1].name}" in printed
+    assert "  - missing (header.json: not valid JSON (" in printed and before[2].name in printed
+    assert f"  - stale judgment (its run is not finished): {before[1].name} (" in printed
+    assert data["accounting"]["scripted/pingpong"]["runs"] == {
+        "finished": 1, "unfinished": 1, "missing": 2}
+
+    assert pingpong(tmp_path, finished) == 0
+    assert "conversations run 3, skipped 1" in capsys.readouterr().out
+    printed, _ = board(finished, capsys)
+    assert "| 4/4 | 0 |" in row_of(printed)
+    assert "4 selected: 4 finished; judgments: 8 usable\n" in printed
+
+
+def _turns_cut_to_one(data):
+    data["turns"] = data["turns"][:1]
+
+
+@pytest.mark.parametrize("damage, count, named", [
+    (lambda path: write_text(path, "{not json"), "7 usable, 1 unreadable",
+     "unreadable judgment (not JSON (Expecting property name enclosed in double quotes))"),
+    (lambda path: edit_judgment(path, lambda d: d.update(status="maybe")),
+     "7 usable, 1 unreadable",
+     "unreadable judgment (not a judgment (status: Input should be 'ok' or 'fallback'))"),
+    (lambda path: edit_judgment(path, lambda d: d.update(turns=[])), "7 usable, 1 stale",
+     "stale judgment (judges 0 of the 3 player turns)"),
+    (lambda path: edit_judgment(path, _turns_cut_to_one), "7 usable, 1 stale",
+     "stale judgment (judges 1 of the 3 player turns)"),
+])
+def test_a_damaged_judgment_is_counted_named_left_out_and_asked_again(
+        tmp_path, finished, capsys, damage, count, named):
+    clean, _ = board(finished, capsys)
+    # a conversation of 3 player turns ("Ask for advice."), its strict judge's verdict
+    run_dir = next(r for r in runs(finished)
+                   if json.loads((r / "header.json").read_text())["config"]["situation"]
+                   ["num_turns"] == 3)
+    path = run_dir / "judgments" / STRICT
+    damage(path)
+    printed, data = board(finished, capsys)
+    assert f"4 selected: 4 finished; judgments: {count}\n" in printed
+    assert f"  - {named}: {run_dir.name} ({STRICT})" in printed
+    # the conversation keeps its other judge's score: still in the means, scored differently
+    assert "| 4/4 |" in row_of(printed) and row_of(printed) != row_of(clean)
+    assert data["judges"]["scripted/pingpong"] == list(JUDGES)
+
+    assert pingpong(tmp_path, finished) == 0
+    assert "judgments made 1 (0 fell back), skipped 7" in capsys.readouterr().out
+    printed, _ = board(finished, capsys)
+    assert row_of(printed) == row_of(clean)
+    assert "4 selected: 4 finished; judgments: 8 usable\n" in printed
+
+
+def test_events_cut_after_judging_make_the_run_unfinished_and_its_judgments_stale(
+        tmp_path, finished, capsys):
+    clean, _ = board(finished, capsys)
+    run_dir = runs(finished)[0]
+    said = iter(range(3))  # keep the first two utterances, cut from the third
+    cut = cut_events(run_dir, lambda e: e["kind"] != "utterance" or next(said) < 2)
+    assert cut > 0
+    printed, _ = board(finished, capsys)
+    assert "4 selected: 3 finished, 1 unfinished; judgments: 6 usable, 2 stale" in printed
+    assert "  - unfinished (events.jsonl holds " in printed
+    assert f"  - stale judgment (its run is not finished): {run_dir.name} (" in printed
+    assert "| 3/4 |" in row_of(printed)
+
+    assert pingpong(tmp_path, finished) == 0  # played again from the run's cache, re-judged
+    assert "conversations run 1, skipped 3; judgments made 2" in capsys.readouterr().out
+    printed, _ = board(finished, capsys)
+    assert row_of(printed) == row_of(clean)
+
+
+def test_an_old_judgment_of_other_turns_is_stale_even_without_a_digest(finished, capsys):
+    """Judgments saved before digests were recorded are checked by their turns."""
+    run_dir = runs(finished)[0]
+    for path in judgment_files(run_dir):
+        edit_judgment(path, lambda d: (d.pop("dialogue_digest"),
+                                       [t.update(turn=t["turn"] + 10) for t in d["turns"]]))
+    printed, _ = board(finished, capsys)
+    assert "judgments: 6 usable, 2 stale" in printed
+    assert f"  - stale judgment (judges other turns than the player's): {run_dir.name}" \
+        in printed
+
+
+def test_an_unknown_judge_filter_is_one_line_naming_the_judges_present(finished, capsys):
+    assert main(["pingpong-board", str(finished), "--judge", "nobody/none"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("no judge nobody/none in this directory; judges present: "
+                        "scripted/pingpong, scripted/pingpong-strict")
+    assert len(err.splitlines()) == 1
+    printed, _ = board(finished, capsys, "--judge", "scripted/pingpong")
+    assert "4 selected: 4 finished; judgments: 4 usable\n" in printed
+
+
+def test_a_copy_with_every_damage_at_once_still_prints_a_board(tmp_path, finished, capsys):
+    copy = tmp_path / "copy"
+    shutil.copytree(finished, copy)
+    first, second, third, fourth = runs(copy)
+    delete_run(first)
+    for path in judgment_files(second):
+        write_text(path, "{not json")
+    for path in judgment_files(third):
+        edit_judgment(path, lambda d: d.update(turns=[]))
+    remove_result(fourth)
+    printed, data = board(copy, capsys)
+    assert "| 0/4 |" in printed
+    assert "4 selected: 2 finished, 1 unfinished, 1 missing; judgments: 0 usable, 4 stale, " \
+        "2 unreadable" in printed
+    assert len(data["accounting"]["scripted/pingpong"]["named"]) == 1 + 2 + 2 + 1 + 2

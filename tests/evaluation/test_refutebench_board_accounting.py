@@ -1,0 +1,143 @@
+"""The RefuteBench board accounts for every dialogue its manifest selected: hand-damaged copies
+of finished scripted runs are counted and named; a public 1.0 file's dialogues with nothing to
+check (no feedback turn, a conflict marked in their run data) are counted with their reason,
+so "on the board" plus the counts is every dialogue selected."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from sandbox.cli import main
+from sandbox.llm import SCRIPTS, ScriptedBackend
+from tasks.refutebench import ANSWER_TAG
+from tests.evaluation.damage import (
+    cut_header,
+    delete_run,
+    edit_judgment,
+    judgment_files,
+    read_board,
+    remove_result,
+    runs,
+    write_text,
+)
+
+R = "scripted/refutebench"
+
+
+def refutebench(out, *extra) -> int:
+    return main(["refutebench", "--model", R, "--refuter", R, "--judge", R, "--tasks", "mt",
+                 "--every", "9", "--out", str(out), *extra])
+
+
+@pytest.fixture
+def finished(tmp_path, capsys):
+    """Three transient MT dialogues, 9 judgments each."""
+    out = tmp_path / "rb"
+    assert refutebench(out) == 0
+    capsys.readouterr()
+    return out
+
+
+def board(out, capsys, *extra):
+    return read_board("refutebench-board", out, capsys, *extra)
+
+
+def test_damaged_runs_and_judgments_are_counted_named_and_made_good(finished, capsys):
+    printed, _ = board(finished, capsys)
+    assert "- scripted/refutebench: 3 of 3 dialogues on the board" in printed
+    assert "- scripted/refutebench: 3 selected: 3 finished; judgments: 27 usable\n" in printed
+    first, second, third = runs(finished)
+    delete_run(first)
+    remove_result(second)
+    write_text(judgment_files(third)[0], "{not json")
+    edit_judgment(judgment_files(third)[1], lambda d: d.update(scores={}))
+    edit_judgment(judgment_files(third)[2], lambda d: d.update(status="perhaps"))
+    printed, data = board(finished, capsys)
+    assert "- scripted/refutebench: 1 of 3 dialogues on the board" in printed
+    assert "3 selected: 1 finished, 1 unfinished, 1 missing; judgments: 6 usable, 10 stale, " \
+        "2 unreadable" in printed
+    assert f"  - missing (no run directory): {first.name}" in printed
+    assert f"  - stale judgment (an ok judgment without a rating): {third.name} (" in printed
+    assert data["rows"][0]["accounting"]["judgments"]["unreadable"] == 2
+
+    assert refutebench(finished) == 0
+    assert "dialogues run 2, skipped 1; judgments made 21" in capsys.readouterr().out
+    printed, _ = board(finished, capsys)
+    assert "3 selected: 3 finished; judgments: 27 usable\n" in printed
+
+
+def test_a_board_of_nothing_but_damage_still_names_it(finished, capsys):
+    for run_dir in runs(finished):
+        cut_header(run_dir)
+    printed, _ = board(finished, capsys)
+    assert printed.startswith("No judged RefuteBench dialogues yet.")
+    assert "3 selected: 0 finished, 3 missing; judgments: 0 usable, 27 stale" in printed
+
+
+def test_an_unknown_judge_filter_is_one_line(finished, capsys):
+    assert main(["refutebench-board", str(finished), "--judge", "nobody/none"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("no judge nobody/none in this directory; judges present: "
+                        "scripted/refutebench") and len(err.splitlines()) == 1
+
+
+# -- a public 1.0 MT file --------------------------------------------------------------------
+def query(text: str) -> str:
+    return ("Please translate the following sentence from English into Chinese.\n[English]: "
+            f"{text} \n[Chinese]: ")
+
+
+def line(word: str, text: str) -> str:
+    return json.dumps({
+        "system_prompt": "You are a helpful assistant.",
+        "feedbacks": {word: {"translation": ["咖啡", "咖啡豆"], "random": "暮气"}},
+        "feedback_prompt": "",
+        "feedback_mapping_prompt": "In the following translations, you should translate {src} "
+                                   "to {tgt}.",
+        "queries": [query(text), "[MAYBE FEEDBACK]", "What is Gremolata?", query(text)]},
+        ensure_ascii=False)
+
+
+def translator(request) -> str:
+    said = [m.content for m in request.messages if m.role == "user"]
+    if "Gremolata" in said[-1]:
+        return "An Italian herb mix."
+    if "once" in said[-1] or "makers" in said[-1]:  # every sense already there: a conflict
+        return "咖啡和咖啡豆都不错。"
+    wanted = re.findall(r"translate coffee to (\S+?)\.", "\n".join(said))
+    return f"这是一台不错的{wanted[-1] if wanted else '咖啡'}机。"
+
+
+def test_every_1_0_dialogue_is_on_the_board_or_counted_with_its_reason(tmp_path, capsys,
+                                                                       monkeypatch):
+    monkeypatch.setitem(SCRIPTS, "translator", lambda: ScriptedBackend(
+        {ANSWER_TAG: translator}, model_id="scripted/translator"))
+    items = tmp_path / "en-zh.memory.NC-1.jsonl"
+    items.write_text("\n".join([
+        line("coffee", "It was a fine coffee maker for a while."),  # feedback, checked
+        line("tea", "It was a fine coffee maker."),  # no feedback word in the query
+        line("coffee", "A fine coffee maker, once."),  # both senses already: a conflict
+        line("coffee", "The coffee makers were fine."),  # the same
+    ]) + "\n", encoding="utf-8")
+    out = tmp_path / "v1"
+    assert main(["refutebench", "--items", str(items), "--model", "scripted/translator",
+                 "--out", str(out)]) == 0
+    capsys.readouterr()
+    by_text = {json.loads((r / "header.json").read_text())["config"]["query"]: r
+               for r in runs(out)}
+
+    printed, data = board(out, capsys)
+    assert "| scripted/translator | en-zh.memory.NC-1.jsonl | translation | 1.00 [1.00, 1.00] " \
+        "n=1 |" in printed
+    assert "- scripted/translator: 1 of 4 dialogues on the board" in printed
+    assert "- scripted/translator: 4 selected: 4 finished; judgments: 0 usable; left out: " \
+        "2 conflict, 1 no feedback turn" in printed
+    no_feedback = by_text[query("It was a fine coffee maker.")].name
+    assert f"  - no feedback turn (the dialogue has no feedback turn (no feedback word in its " \
+        f"queries)): {no_feedback}" in printed
+    assert "  - conflict (every sense of the feedback word was already in the answer (1.0's " \
+        "conflict): the dialogue stopped, no feedback to check): " in printed
+    assert data["rows"][0]["accounting"]["items"] == {"conflict": 2, "no feedback turn": 1}
