@@ -164,7 +164,11 @@ def _acquire(lock_file: Path, target: Path, is_file: bool) -> int:
     """The lock file's descriptor, locked by this process; DirectoryBusy when another holds it."""
     while True:
         fd = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o644)
-        got = _try_flock(fd, fcntl.LOCK_EX)
+        try:
+            got = _try_flock(fd, fcntl.LOCK_EX)
+        except OSError:
+            os.close(fd)
+            raise
         if got is False:
             holder = _holder(fd)
             os.close(fd)

@@ -99,7 +99,8 @@ def _turns_cut_to_one(data):
      "unreadable judgment (not JSON (Expecting property name enclosed in double quotes))"),
     (lambda path: edit_judgment(path, lambda d: d.update(status="maybe")),
      "7 usable, 1 unreadable",
-     "unreadable judgment (not a judgment (status: Input should be 'ok' or 'fallback'))"),
+     "unreadable judgment (not a judgment (status: Input should be 'ok', 'fallback' or "
+     "'unavailable'))"),
     (lambda path: edit_judgment(path, lambda d: d.update(turns=[])), "7 usable, 1 stale",
      "stale judgment (judges 0 of the 3 player turns)"),
     (lambda path: edit_judgment(path, _turns_cut_to_one), "7 usable, 1 stale",

@@ -143,7 +143,8 @@ def _rating(value):
      "unreadable judgment (not JSON (Expecting property name enclosed in double quotes))"),
     (lambda path: edit_judgment(path, lambda d: d.update(status="unsure")),
      "4 usable, 1 unreadable",
-     "unreadable judgment (not a judgment (status: Input should be 'ok' or 'fallback'))"),
+     "unreadable judgment (not a judgment (status: Input should be 'ok', 'fallback' or "
+     "'unavailable'))"),
     (lambda path: edit_judgment(path, lambda d: d.update(scores={})), "4 usable, 1 stale",
      "stale judgment (an ok judgment without a rating)"),
     (lambda path: edit_judgment(path, _rating(12)), "4 usable, 1 out of range",
