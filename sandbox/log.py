@@ -233,6 +233,9 @@ class RunOutcome(BaseModel):
 
     state: str
     reason: str = ""
+    # A finished run most of whose calls fell back (RunResult.degraded): on the board, but
+    # counted and named, since its numbers rest on canned answers.
+    degraded: str = ""
 
     @property
     def finished(self) -> bool:
@@ -274,7 +277,11 @@ def run_outcome(run_dir: Path | str) -> RunOutcome:
     if have < result.events:
         return RunOutcome(state="unfinished", reason=f"{EVENTS} holds {have} of the "
                                                      f"{result.events} events its run wrote")
-    return RunOutcome(state="finished")
+    degraded = ""
+    if result.degraded:
+        degraded = (f"{result.fallback_fraction:.0%} of its calls fell back (above "
+                    "SANDBOX_DEGRADED_ABOVE)")
+    return RunOutcome(state="finished", degraded=degraded)
 
 
 def load_run(run_dir: Path | str) -> Run:

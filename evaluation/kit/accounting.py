@@ -5,8 +5,10 @@ and names every other selected item; `judgments_of` gives, per judge, the saved 
 their dialogue and counts and names the rest. Nothing selected disappears: each item and each
 judgment it was owed is in exactly one count.
 
-    runs        finished | unfinished | failed | missing          (sandbox.log.run_outcome)
-    judgments   usable | fallback | stale | unreadable | unjudged  (+ a benchmark's own, such
+    runs        finished | unfinished | failed | missing          (sandbox.log.run_outcome);
+                degraded counts finished runs most of whose calls fell back
+    judgments   usable | fallback | unavailable | stale | unreadable | unjudged  (+ a
+                benchmark's own, such
                 as SimulBench's "out of range", through `leave_out`)
     items       a benchmark's reasons to leave a finished, judged item out of its means (e.g.
                 a RefuteBench 1.0 dialogue with nothing to check), through `count`
@@ -36,8 +38,9 @@ from .board import RUNS, BenchDir
 from .dialogue import Dialogue, NotABenchmarkRun, read_dialogue
 from .judges import JudgeSpec, judgment_problem
 
-RUN_STATES = ("finished", "unfinished", "failed", "missing")
-JUDGMENT_STATES = ("usable", "fallback", "stale", "unreadable", "unjudged")
+# degraded: finished and on the board, but most of its calls fell back (counted beside finished)
+RUN_STATES = ("finished", "degraded", "unfinished", "failed", "missing")
+JUDGMENT_STATES = ("usable", "fallback", "unavailable", "stale", "unreadable", "unjudged")
 
 
 @dataclass
@@ -103,6 +106,8 @@ class Ledger:
                     self.count("runs", "missing", item, str(exc).replace(f"{run_dir}/", ""))
                     continue
                 self.runs["finished"] += 1
+                if outcome.degraded:  # on the board, but said: its numbers are suspect
+                    self.count("runs", "degraded", item, outcome.degraded)
                 continue
             self.count("runs", outcome.state, item, outcome.reason)
             self._orphans(run_dir, item, only)
@@ -157,7 +162,10 @@ class Ledger:
                     self.count("judgments", "stale", run.item, problem,
                                _file(run.run_dir, judgment))
                     continue
-                if not judgment.usable:
+                if judgment.status == "unavailable":  # asked again by the next run
+                    self.count("judgments", "unavailable", run.item, "its judge's call "
+                               "reached no model", _file(run.run_dir, judgment))
+                elif not judgment.usable:
                     self.count("judgments", "fallback")
                 elif leave_out is not None and (why := leave_out(judgment)):
                     self.count("judgments", why[0], run.item, why[1],
@@ -177,6 +185,9 @@ class Ledger:
     def summary(self) -> str:
         """One line: the counts, zeros left out but for finished runs and usable judgments."""
         runs = _counts(self.runs, RUN_STATES, always="finished")
+        if self.runs["degraded"]:  # a part of the finished ones, not another state
+            runs = runs.replace(f"finished, {self.runs['degraded']} degraded",
+                                f"finished ({self.runs['degraded']} degraded)")
         judged = _counts(self.judgments, JUDGMENT_STATES, always="usable")
         line = f"{self.label}: {self.selected} selected: {runs}; judgments: {judged}"
         if self.items:

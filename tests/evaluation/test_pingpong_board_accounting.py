@@ -185,3 +185,19 @@ def test_a_copy_with_every_damage_at_once_still_prints_a_board(tmp_path, finishe
     assert "4 selected: 2 finished, 1 unfinished, 1 missing; judgments: 0 usable, 4 stale, " \
         "2 unreadable" in printed
     assert len(data["accounting"]["scripted/pingpong"]["named"]) == 1 + 2 + 2 + 1 + 2
+
+
+def test_a_degraded_run_and_an_unavailable_judgment_are_named(finished, capsys):
+    first, second = runs(finished)[:2]
+    result = json.loads((first / "result.json").read_text())
+    result.update(degraded=True, fallback_fraction=0.75)
+    (first / "result.json").write_text(json.dumps(result))
+    edit_judgment(judgment_files(second)[0], lambda j: j.update(status="unavailable"))
+    printed, data = board(finished, capsys)
+    assert "- scripted/pingpong: 4 selected: 4 finished (1 degraded); judgments: 7 usable, " \
+        "1 unavailable" in printed
+    assert f"  - degraded (75% of its calls fell back (above SANDBOX_DEGRADED_ABOVE)): " \
+        f"{first.name}" in printed
+    assert f"  - unavailable judgment (its judge's call reached no model): {second.name} (" \
+        in printed
+    assert data["accounting"]["scripted/pingpong"]["runs"] == {"finished": 4, "degraded": 1}
