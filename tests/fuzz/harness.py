@@ -92,6 +92,23 @@ def file_text(draw, data, suffix: str):
         + text[at:]
 
 
+@st.composite
+def jsonl_text(draw, lines: list):
+    """The text of a mutated JSON-lines file: lines replaced, dropped, added or repeated (a line
+    may become another JSON value than an object), or the valid text cut short or spliced."""
+    how = draw(st.sampled_from(["structure", "structure", "structure", "cut", "splice"]))
+    if how == "structure":
+        changed = draw(mutated(lines))  # the whole list may be replaced: then one line
+        rows = changed if isinstance(changed, list) else [changed]
+        return "\n".join(json.dumps(line, ensure_ascii=False) for line in rows) + "\n"
+    text = "\n".join(json.dumps(line, ensure_ascii=False) for line in lines) + "\n"
+    at = draw(st.integers(0, max(0, len(text) - 1)))
+    if how == "cut":
+        return text[:at]
+    return text[:at] + draw(st.sampled_from(["\x00", "\n", "{", "]", "\"", "\ufeff", "\xff"])) \
+        + text[at:]
+
+
 def run_cli(args: list[str]) -> tuple[int, str]:
     """`sandbox ARGS` in process: (exit code, stderr). Any exception but SystemExit escapes."""
     err, out = io.StringIO(), io.StringIO()

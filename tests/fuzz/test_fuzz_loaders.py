@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from sandbox.files import read_data
 
-from .harness import check_cli, file_text
+from .harness import check_cli, file_text, jsonl_text
 
 ROOT = Path(__file__).resolve().parents[2]
 NOPE = "scripted/nope"
@@ -189,3 +189,62 @@ def test_refutebench_item_files(text):
         path = written(tmp, "items.yaml", text)
         check_cli(["refutebench", "--items", str(path), "--model", NOPE, "--refuter", NOPE,
                    "--judge", NOPE, "--out", str(tmp / "out")], [path], tmp / "out")
+
+
+SIMULBENCH_SCRIPTS = [  # the published format's 8 fields, on our tasks
+    {"id": 0, "source_id": "Unix Shell", "act": "Unix Shell", "task_description": "Act as a shell.",
+     "type": "stateful", "source_file_name": "gpt-3.5-turbo.json", "turn_num": 1,
+     "dialogue_history": [{"role": "user", "content": "Act as a shell. ls"}]},
+    {"id": 1, "source_id": "Unix Shell", "act": "Unix Shell", "task_description": "Act as a shell.",
+     "type": "stateful", "source_file_name": "gpt-3.5-turbo.json", "turn_num": 0,
+     "dialogue_history": [{"role": "user", "content": "ls"}, {"role": "assistant",
+                                                               "content": "notes"},
+                          {"role": "user", "content": "pwd"}]},
+]
+
+
+@FAST
+@given(jsonl_text(SIMULBENCH_SCRIPTS))
+def test_simulbench_script_files(text):
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        path = written(tmp, "scripts.jsonl", text)
+        check_cli(["simulbench", "--scripts", str(path), "--simulator", NOPE, "--judge", NOPE,
+                   "--out", str(tmp / "out")], [path], tmp / "out")
+
+
+REFUTEBENCH_V1 = [{
+    "system_prompt": "You are a helpful assistant.",
+    "feedbacks": {"coffee": {"translation": ["咖啡", "咖啡豆"], "random": "暮气", "cnt": 1}},
+    "feedback_prompt": "",
+    "feedback_mapping_prompt": "In the following translations, you should translate {src} to "
+                               "{tgt}.",
+    "queries": ["Please translate the following sentence from English into Chinese.\n"
+                "[English]: A fine coffee maker. \n[Chinese]: ", "[MAYBE FEEDBACK]",
+                "What is Gremolata?", "Please translate the following sentence from English "
+                "into Chinese.\n[English]: A fine coffee maker. \n[Chinese]: "]}]
+
+
+@FAST
+@given(jsonl_text(REFUTEBENCH_V1))
+def test_refutebench_1_0_files(text):
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        path = written(tmp, "en-zh.memory.NC-1.jsonl", text)
+        check_cli(["refutebench", "--items", str(path), "--model", NOPE, "--out",
+                   str(tmp / "out")], [path], tmp / "out")
+
+
+STSS_LANG_SET = json.loads((ROOT / "tests/data/bad/stss_lang_set/"
+                            "initiator_not_in_the_scenario.json").read_text(encoding="utf-8"))
+STSS_LANG_SET["scenarios"][0]["initiator"] = STSS_LANG_SET["scenarios"][0]["performer"]["name"]
+
+
+@FAST
+@given(file_text(STSS_LANG_SET, ".json"))
+def test_stss_lang_sets(text):
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        path = written(tmp, "set.json", text)
+        check_cli(["stss-lang", str(path), "--model", NOPE, "--judge", NOPE, "--out",
+                   str(tmp / "out")], [path], tmp / "out")
