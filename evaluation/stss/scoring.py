@@ -51,6 +51,7 @@ from . import reference
 from .timeline import Activity, activities, conversation_partners, episode_end
 
 SCORE_FILE = SCORE  # the kernel names it: `--overwrite` removes a stale one
+DEGRADED = "degraded run"  # a warning's opening words (sandbox.runner: SANDBOX_DEGRADED_ABOVE)
 KEEP_REJECTED = 3  # per agent and rule; the rest are counted in one note
 
 
@@ -373,6 +374,18 @@ def _trim(evidence: list[Evidence]) -> list[Evidence]:
     return kept
 
 
+def run_warnings(run: Run) -> list[str]:
+    """What the run itself warns of (nothing happened), and whether it is degraded: most of
+    its calls fell back, so its score rests on canned answers."""
+    if run.result is None:
+        return []
+    warnings = list(run.result.warnings)
+    if run.result.degraded:
+        warnings.append(f"{DEGRADED}: {run.result.fallback_fraction:.0%} of its calls fell "
+                        "back to a default answer")
+    return warnings
+
+
 def task_of(run: Run) -> STSSTask:
     """The instantiated task a run's header carries."""
     data = run.header.config.get("stss_task")
@@ -419,13 +432,13 @@ def score_run(run: Run, options: ScoringOptions | None = None) -> STSSScore:
         seed=run.header.seed, score=value, rule=rule, expected=task.expected,
         participants=participants, conversation_ratio=ratio,
         talked_with=talked, window=window, options=options, evidence=evidence,
-        warnings=list(run.result.warnings) if run.result else [])
+        warnings=run_warnings(run))
 
 
 def _reference_score(run: Run, task: STSSTask, options: ScoringOptions) -> STSSScore:
     end = episode_end(run.events, run.result.sim_time_s if run.result else None)
     view = reference.steps_view(run, end, options.sec_per_step)
-    warnings = list(run.result.warnings) if run.result else []
+    warnings = run_warnings(run)
     late = reference.incomplete(run)
     warnings += [late] if late else []
     common = dict(

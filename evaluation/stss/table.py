@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 from tasks.stss.importer import ImportReport
 from tasks.stss.schema import TaskType
 
-from .scoring import STSSScore
+from .scoring import DEGRADED, STSSScore
 
 
 class TableRow(BaseModel):
@@ -34,6 +34,8 @@ class TableRow(BaseModel):
     warned: dict[str, int] = Field(default_factory=dict)  # warning -> episodes
     # Runs that did not complete, scored anyway (the reference rule set does; ours does not).
     incomplete: int = 0
+    # Runs most of whose calls fell back (result.json `degraded`): scored, but suspect.
+    degraded: int = 0
     # Episodes the rule set could not score (the reference fails on some tasks): reason -> n.
     unscored: dict[str, int] = Field(default_factory=dict)
 
@@ -94,11 +96,11 @@ def suite_table(scores: list[STSSScore], imports: ImportReport | None = None) ->
             model=model, architecture=arch, by_type=by_type, episodes=counts,
             overall=round(mean(s.score for s in scored), 3) if scored else None,
             conversation_ratio=round(mean(ratios), 3) if ratios else None,
-            warned_episodes=sum(any(not w.startswith(INCOMPLETE) for w in s.warnings)
-                                for s in group),
+            warned_episodes=sum(any(_nothing(w) for w in s.warnings) for s in group),
             warned=dict(sorted(Counter(_what(w) for s in group for w in s.warnings
-                                       if not w.startswith(INCOMPLETE)).items())),
+                                       if _nothing(w)).items())),
             incomplete=sum(any(w.startswith(INCOMPLETE) for w in s.warnings) for s in group),
+            degraded=sum(any(w.startswith(DEGRADED) for w in s.warnings) for s in group),
             unscored=dict(sorted(Counter(s.unscored for s in group if s.unscored).items()))))
     # Read from the scores themselves, so the table cannot claim a rule they were not scored by.
     windows = sorted({s.options.window for s in scores}) or ["overlap"]
@@ -155,6 +157,11 @@ def differences_markdown(differences: dict[str, tuple[int, int]]) -> str:
 INCOMPLETE = "incomplete run"  # the reference rule set's warning (reference.incomplete)
 
 
+def _nothing(warning: str) -> bool:
+    """A run's own warning that nothing happened (not incomplete, not degraded)."""
+    return not warning.startswith((INCOMPLETE, DEGRADED))
+
+
 def _what(warning: str) -> str:
     """A warning without its particulars ("no model answer: all 12 calls ..." -> "no model
     answer"), so episodes with the same trouble add up."""
@@ -197,6 +204,10 @@ def table_markdown(table: SuiteTable) -> str:
                          f"{row.warned_episodes} of {total} episodes nothing happened "
                          f"({trouble}). Their scores are in the row but measure nothing; see "
                          "each run's result.json.")
+        if row.degraded:
+            lines.append(f"\n**Degraded** ({row.model}, {row.architecture}): in "
+                         f"{row.degraded} episode(s) most calls fell back to a default answer "
+                         "(above SANDBOX_DEGRADED_ABOVE); their scores rest on canned answers.")
         if row.incomplete:
             lines.append(f"\n**Incomplete** ({row.model}, {row.architecture}): "
                          f"{row.incomplete} episode(s) did not complete (a budget or an error "

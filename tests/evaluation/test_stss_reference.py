@@ -223,3 +223,17 @@ def test_a_table_never_mixes_rule_sets():
     theirs = ours.model_copy(update={"rules": "reference"})
     with pytest.raises(ValueError, match="one table per rule set"):
         suite_table([ours, theirs])
+
+
+def test_a_degraded_run_says_so_in_its_score_and_the_table(tmp_path):
+    t = task(TaskType.public_activity, [PARTY], background=["Ann"], expected=1,
+             window=("17:00", "19:00"), target_num=2)
+    run_dir = Log(tmp_path / "r", t).act("Ann", "17:10", "18:00", "at the party", CAFE).close()
+    result = json.loads((run_dir / "result.json").read_text())
+    result.update(degraded=True, fallback_fraction=0.8)
+    (run_dir / "result.json").write_text(json.dumps(result))
+    for options in (None, REFERENCE):
+        score = score_run(load_run(run_dir), options)
+        assert score.warnings == ["degraded run: 80% of its calls fell back to a default answer"]
+        md = table_markdown(suite_table([score]))
+        assert "**Degraded**" in md and "nothing happened" not in md
