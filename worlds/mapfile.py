@@ -66,10 +66,6 @@ class LegendEntry(BaseModel):
             raise ValueError("give blocked, sector+arena, or object")
         return self
 
-    @property
-    def is_floor(self) -> bool:
-        return self.blocked is None and self.object is None
-
 
 class WorldFile(BaseModel):
     """A world as written in its YAML file."""

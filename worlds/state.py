@@ -98,9 +98,6 @@ class WorldState:
             return self.world.arena_at(self.tile_of(agent))
         return self._arena.get(agent)
 
-    def is_walking(self, agent: str) -> bool:
-        return agent in self._walking
-
     def agents_in(self, place: Address | str) -> list[str]:
         """Agents now in a sector or arena (any address level above objects), by name."""
         place = str(self.world.resolve(place))

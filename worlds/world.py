@@ -327,12 +327,6 @@ class World:
         scope = self.resolve(within)
         return [a for a in found if scope.contains(a)]
 
-    def children(self, place: Address | str) -> list[Address]:
-        """Sectors of the world, arenas of a sector, objects of an arena."""
-        place = self.resolve(place)
-        return [Address.parse(c) for c in self.location_graph.successors(str(place))
-                if self.location_graph.edges[str(place), c]["relation"] == "contains"]
-
     def doors(self, arena: Address | str) -> list[Address]:
         """Arenas one step from `arena` (they share a walkable edge: a door or open ground)."""
         arena = self.resolve(arena)

@@ -50,24 +50,9 @@ class BenchDir:
         return list(self.manifest.get("judges") or [])
 
 
-def older_pingpong(data: dict[str, Any]) -> dict[str, Any]:
-    """A pingpong.json written before the kit (player and interrogator at the top, `pairs`)."""
-    if "roles" in data or "player" not in data:
-        return data
-    return {"benchmark": "pingpong", "label": data.get("label", data["player"]),
-            "roles": {"player": data["player"], "interrogator": data["interrogator"]},
-            "judges": data.get("judges", []), "sampling": data.get("sampling", {}),
-            "items": data.get("settings", ""), "items_digest": data.get("settings_digest", ""),
-            "options": {"language": data.get("language", "en")}, "every": data.get("every", 1),
-            "selected": data.get("pairs", []), "seed": data.get("seed", 0),
-            "created_at": data.get("created_at", "")}
-
-
 def manifest_data(path: Path) -> Any:
-    """A benchmark directory's manifest as data, in the kit's shape whatever wrote it (a
-    JSONDecodeError when it is not JSON)."""
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
-    return older_pingpong(data) if isinstance(data, dict) else data
+    """A benchmark directory's manifest as data (a JSONDecodeError when it is not JSON)."""
+    return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
 def read_bench_dir(path: Path | str, manifest_name: str, command: str,

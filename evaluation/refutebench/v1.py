@@ -118,8 +118,3 @@ def rule_rates(d: RefuteDialogue) -> dict[str, float]:
         mine = [ok for k, ok in checks if k == kind]
         rates[f"{RULE}.{kind}"] = sum(mine) / len(mine)
     return rates
-
-
-def rule_met(d: RefuteDialogue) -> float | None:
-    """The share of checks met, None when nothing could be checked."""
-    return rule_rates(d).get(RULE)

@@ -378,15 +378,6 @@ def suite_progress(console: Console, total: int, description: str, transient: bo
         yield monitor
 
 
-def print_failures(console: Console, failures, noun: str) -> None:
-    """The episodes that failed, one line each, and how to retry them."""
-    for key, error in failures:
-        console.print(f"[red]failed:[/] {key}: {error}", highlight=False)
-    if failures:
-        console.print(f"{len(failures)} {noun} failed and are left out; run the same command "
-                      "again to retry them")
-
-
 def add_scoring_options(p: argparse.ArgumentParser) -> None:
     """How STSS runs are scored: which rule set, and the options of each."""
     g = p.add_argument_group("scoring (evaluation/README.md: the two rule sets, rule by rule)")
