@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
 def _max_sim_hours(hours: float | None):
     """$SANDBOX_MAX_SIM_HOURS set from --max-sim-hours while the command runs (every check and
     run reads it, as do the local Ray workers the command starts)."""
-    from .engine import MAX_SIM_HOURS_ENV
+    from .simtime import MAX_SIM_HOURS_ENV
 
     if hours is None:
         yield
@@ -124,8 +124,8 @@ def _max_sim_hours(hours: float | None):
 
 def check_environment() -> None:
     """The SANDBOX_ variables that shape every run, read once before anything runs."""
-    from .engine import max_sim_hours
     from .runner import degraded_above
+    from .simtime import max_sim_hours
 
     for read in (max_sim_hours, degraded_above):
         try:

@@ -12,7 +12,6 @@ for a given seed and answers, however the threads finish.
 from __future__ import annotations
 
 import math
-import os
 import threading
 from collections.abc import Callable, Generator
 from concurrent.futures import ThreadPoolExecutor
@@ -33,49 +32,6 @@ Process = Generator[simpy.Event, Any, Any]
 # this on Ctrl-C: each of those episodes stops at its next step, as the main thread's would
 # (KeyboardInterrupt; result.json says "interrupted").
 INTERRUPT = threading.Event()
-
-
-# The longest episode, in simulated hours, a command runs: a template or config asking for more
-# (a typo such as `duration_minutes: 1000000000`) is refused when it is checked, before anything
-# runs. `--max-sim-hours` on the commands that run towns, or this variable.
-MAX_SIM_HOURS_ENV = "SANDBOX_MAX_SIM_HOURS"
-DEFAULT_MAX_SIM_HOURS = 72.0
-
-
-class SimTimeTooLong(ValueError):
-    """An episode asks for more simulated time than the maximum (`max_sim_hours`)."""
-
-
-def max_sim_hours() -> float:
-    """The longest episode in simulated hours: $SANDBOX_MAX_SIM_HOURS, else 72 (ValueError
-    when the variable is not a positive number)."""
-    text = os.environ.get(MAX_SIM_HOURS_ENV, "").strip()
-    if not text:
-        return DEFAULT_MAX_SIM_HOURS
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 < value < math.inf:
-        raise ValueError(f"{MAX_SIM_HOURS_ENV}={text!r}: not a number of hours above 0")
-    return value
-
-
-def sim_time_problem(seconds: float | None) -> str | None:
-    """Why `seconds` of simulated time is too long for an episode, or None."""
-    limit = max_sim_hours()
-    if seconds is None or seconds <= limit * 3600:
-        return None
-    return (f"asks for {seconds / 3600:,.1f} simulated hours, more than the longest episode "
-            f"allowed ({limit:g} h; --max-sim-hours or {MAX_SIM_HOURS_ENV} to allow more)")
-
-
-def check_sim_time(seconds: float | None, what: str) -> None:
-    """SimTimeTooLong when `seconds` of simulated time is more than the maximum; `what` says
-    which field or option asks for it (the message names it)."""
-    problem = sim_time_problem(seconds)
-    if problem is not None:
-        raise SimTimeTooLong(f"{what}: {problem}")
 
 
 class SimClock:

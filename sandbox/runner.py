@@ -21,12 +21,13 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from .budget import Budget, BudgetExhausted
-from .engine import Engine, check_sim_time
+from .engine import Engine
 from .events import EpisodeEnded, Event
 from .llm import CallLog, CallRecord, backend_settings
 from .lock import hold
 from .log import CALLS, EpisodeLog, RunHeader, RunResult
 from .redact import redact
+from .simtime import check_sim_time
 
 DEGRADED_ABOVE_ENV = "SANDBOX_DEGRADED_ABOVE"
 DEFAULT_DEGRADED_ABOVE = 0.5

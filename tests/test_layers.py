@@ -13,6 +13,8 @@ of every module, including imports inside functions:
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -95,3 +97,52 @@ def test_the_check_sees_a_crossing(tmp_path):
         "agents/bad.py:1 imports tasks.stss.x", "agents/bad.py:4 imports sandbox.commands.common.y"]
     assert violations("evaluation", tmp_path) == [
         "evaluation/pp/run.py:1 imports sandbox.runner.run_episode"]
+
+
+# Packages of the repository that are not code layers (tests import everything; runs/ is output).
+NOT_LAYERS = {"tests", "runs"}
+
+
+def top_level_packages(root: Path = ROOT) -> set[str]:
+    """Every folder at the top that holds Python code (a package or scripts)."""
+    return {p.name for p in root.iterdir()
+            if p.is_dir() and not p.name.startswith(".") and not p.name.endswith(".egg-info")
+            and any(p.rglob("*.py"))}
+
+
+def test_every_top_level_package_has_its_layer_rules():
+    """A new package must say what it may not import, or nothing is checked for it."""
+    unknown = top_level_packages() - set(FORBIDDEN) - NOT_LAYERS
+    assert unknown == set(), f"add {sorted(unknown)} to FORBIDDEN in tests/test_layers.py"
+
+
+def test_a_package_the_table_does_not_know_is_found(tmp_path):
+    (tmp_path / "plugins").mkdir()
+    (tmp_path / "plugins" / "x.py").write_text("import sandbox\n")
+    assert top_level_packages(tmp_path) == {"plugins"}
+
+
+HEAVY = ("agents", "faiss", "torch", "sentence_transformers", "llama_cpp", "sandbox.engine",
+         "sandbox.runner")
+# What importing each of these loads must stay light: a scorer re-reads a log, a board reads
+# judgments, neither builds agents, an embedder or an engine.
+LIGHT = ["evaluation.stss", "evaluation.kit", "evaluation.pingpong", "evaluation.simulbench",
+         "evaluation.refutebench", "evaluation.stss_lang", "tasks.kit", "tasks.stss.schema"]
+
+
+def loaded_by(module: str) -> set[str]:
+    """The modules a fresh interpreter holds after `import module`."""
+    code = f"import sys, {module}; print('\\n'.join(sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, check=True)
+    return set(done.stdout.split())
+
+
+@pytest.mark.parametrize("module", LIGHT)
+def test_light_packages_load_nothing_heavy(module):
+    heavy = sorted(m for m in loaded_by(module) if any(in_layer(m, h) for h in HEAVY))
+    assert heavy == [], f"importing {module} loads {heavy[:5]}"
+
+
+def test_the_load_check_sees_a_heavy_import():
+    assert "sandbox.engine" in loaded_by("sandbox.runner")

@@ -5,9 +5,12 @@ model and sampling each, and the dialogue episode on the engine.
 
 A benchmark's judges, aggregation and board are in `evaluation.kit`; running a benchmark
 (resume, manifests, the command line) is in `sandbox.suites.benchmark`. See tasks/README.md.
+The dialogue episode (which loads the engine and the agents' chat module) is imported when
+first asked for, so item sets, roles and sampling load nothing heavy.
 """
 
-from .dialogue import CONVERSATION, PLACE, DialogueScenario
+from importlib import import_module
+
 from .items import (
     IdCollision,
     ItemSet,
@@ -19,6 +22,15 @@ from .items import (
     slug,
 )
 from .roles import Cast, Role, Sampling
+
+_DIALOGUE = ("CONVERSATION", "PLACE", "DialogueScenario")
+
+
+def __getattr__(name: str):
+    if name in _DIALOGUE:
+        return getattr(import_module(".dialogue", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "CONVERSATION", "PLACE", "Cast", "DialogueScenario", "IdCollision", "ItemSet", "Role",

@@ -8,6 +8,8 @@
 Judging and aggregation live in evaluation.pingpong; running it in sandbox.suites.
 """
 
+from importlib import import_module
+
 from tasks.kit import Sampling
 
 from .importer import OUR_SET, load_settings
@@ -16,11 +18,20 @@ from .models import (
     INTERROGATOR_SAMPLING,
     JUDGE_SAMPLING,
     PLAYER_SAMPLING,
+    SCENARIO,
     Character,
     RoleplaySet,
     Situation,
 )
-from .scenario import SCENARIO, PingPongScenario
+
+
+def __getattr__(name: str):
+    # The scenario (the role-play agents, the engine) is imported when first asked for: the
+    # judge and the board read characters and situations only.
+    if name == "PingPongScenario":
+        return import_module(".scenario", __name__).PingPongScenario
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "INTERROGATOR_SAMPLING", "JUDGE_SAMPLING", "OUR_SET", "PLAYER_SAMPLING", "SCENARIO",

@@ -10,6 +10,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tasks.kit import Sampling
 
+SCENARIO = "pingpong"
+
 
 class Character(BaseModel):
     """A character card: what the player is told to be. The interrogator sees only `summary`."""

@@ -15,9 +15,7 @@ from agents.roleplay import InterrogatorAgent, PlayerAgent
 from sandbox.engine import Engine, Process
 from tasks.kit import CONVERSATION, Cast, DialogueScenario
 
-from .models import INTERROGATOR_SAMPLING, PLAYER_SAMPLING, Character, Situation
-
-SCENARIO = "pingpong"
+from .models import INTERROGATOR_SAMPLING, PLAYER_SAMPLING, SCENARIO, Character, Situation
 
 
 class PingPongScenario(DialogueScenario):

@@ -8,6 +8,8 @@ revise its answer when a user refutes it, and does the refutation stay in force?
 The evaluator and the tables live in evaluation.refutebench; running it in sandbox.suites.
 """
 
+from importlib import import_module
+
 from .email_rules import CHECKERS, LANGUAGE_CODES, count_sentences, language_of
 from .email_rules import met as email_met
 from .items import (
@@ -23,6 +25,8 @@ from .items import (
 )
 from .models import (
     ANSWER_SAMPLING,
+    ANSWER_TAG,
+    ASSISTANT,
     ASSISTANT_SYSTEM,
     FAMILIES,
     FAMILY_NAMES,
@@ -30,20 +34,14 @@ from .models import (
     JUDGE_SAMPLING,
     REFUTATIONS,
     REFUTER_SAMPLING,
+    SCENARIO,
     SETTINGS,
+    USER,
     ItemFile,
     Seed,
     Templates,
 )
 from .refuter import REFUTER_TAG, Refutation, Refuter, clean
-from .scenario import (
-    ANSWER_TAG,
-    ASSISTANT,
-    SCENARIO,
-    USER,
-    RefuteBenchScenario,
-    plan,
-)
 from .v1 import (
     V1Dialogue,
     V1Item,
@@ -53,7 +51,6 @@ from .v1 import (
     slot_words,
     unmet_senses,
 )
-from .v1_dialogue import V1Scenario, V1User, v1_plan
 from .v1_email import (
     EmailMulti,
     EmailRule,
@@ -63,6 +60,18 @@ from .v1_email import (
     unmet_choices,
 )
 from .v1_words import english_words, has_sense, target_words
+
+# The dialogues themselves (which load the engine and the agents' chat module) are imported
+# when first asked for: a board that reads a run's plan and rules loads neither.
+_LAZY = {"RefuteBenchScenario": ".scenario", "plan": ".scenario", "V1Scenario": ".v1_dialogue",
+         "V1User": ".v1_dialogue", "v1_plan": ".v1_dialogue"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        return getattr(import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "ANSWER_SAMPLING", "ANSWER_TAG", "ASSISTANT", "ASSISTANT_SYSTEM", "CHECKERS",

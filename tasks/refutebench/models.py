@@ -12,6 +12,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from tasks.kit import Sampling
 
+SCENARIO = "refutebench"
+ANSWER_TAG = "refutebench.answer"  # the model under test's calls
+USER, ASSISTANT = "User", "Assistant"  # the two speakers of a dialogue
+
 FAMILIES = ("mt", "summ", "writing")
 FAMILY_NAMES = {"mt": "MT", "summ": "Sum", "writing": "Writing"}  # the paper's column heads
 WRITING_KINDS = ("article", "counter", "story")

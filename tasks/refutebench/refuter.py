@@ -11,13 +11,16 @@ a blank line) and both texts are logged.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
-from sandbox.engine import Engine, Process
 from sandbox.llm import LLMRequest, Message
 from sandbox.prompts import render
 from tasks.kit import Sampling
+
+if TYPE_CHECKING:  # annotations only: a scorer importing the refuter's names loads no engine
+    from sandbox.engine import Engine, Process
 
 REFUTER_TAG = "refutebench.refuter"
 PROMPTS = "tasks.refutebench"

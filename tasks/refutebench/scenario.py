@@ -26,12 +26,9 @@ from sandbox.llm import LLMRequest, Message
 from tasks.kit import CONVERSATION, Cast, DialogueScenario
 
 from .items import Item
-from .models import ASSISTANT_SYSTEM
+from .models import ANSWER_TAG, ASSISTANT, ASSISTANT_SYSTEM, SCENARIO, USER
 from .refuter import Refuter
 
-SCENARIO = "refutebench"
-ANSWER_TAG = "refutebench.answer"
-USER, ASSISTANT = "User", "Assistant"
 NO_ANSWER = "(no answer)"
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from agents.architecture import load_architecture
-from sandbox.engine import sim_time_problem
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError, load_model, validation_error
+from sandbox.simtime import sim_time_problem
 from tasks.town import TownConfig, TownScenario
 from worlds import load_world, world_residents
 

@@ -6,10 +6,13 @@
     episode = STSSEpisode(task, "ga_tdp", window=EpisodeWindow(same_day=True, start="14:00"))
     run_episode(episode, llm, seed=0, out_dir="runs/x")         # task goes into header.json
 
-Scoring lives in evaluation.stss. See tasks/README.md.
+Scoring lives in evaluation.stss. See tasks/README.md. The episode (which builds agents, and
+so loads the embedding stack) is imported when first asked for: a scorer that reads a task
+from a run's header loads no agent.
 """
 
-from .episode import DAY_END, EpisodeWindow, STSSEpisode
+from importlib import import_module
+
 from .importer import PUBLIC_TYPES, ImportProblem, import_public_tasks, read_public_tasks
 from .instantiate import DEFAULT_DATE, STSSTask, TaskStep, expected_count, instantiate
 from .schema import (
@@ -24,6 +27,15 @@ from .schema import (
     parse_template,
     template_path,
 )
+
+_EPISODE = ("DAY_END", "EpisodeWindow", "STSSEpisode")
+
+
+def __getattr__(name: str):
+    if name in _EPISODE:
+        return getattr(import_module(".episode", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "DAY_END", "DEFAULT_DATE", "PERFORMER_HOME", "PUBLIC_TYPES", "TEMPLATES_DIR",

@@ -14,8 +14,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from sandbox.engine import Engine, check_sim_time
+from sandbox.engine import Engine
 from sandbox.events.stss import TaskAssigned
+from sandbox.simtime import check_sim_time
 from tasks.town import TownConfig, TownScenario
 
 from .instantiate import STSSTask

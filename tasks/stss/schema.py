@@ -29,8 +29,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from sandbox.engine import sim_time_problem
 from sandbox.files import FileFormatError, read_data, validation_error
+from sandbox.simtime import sim_time_problem
 from worlds import AddressError, World
 
 from .residents import residents_of

@@ -11,9 +11,9 @@ import pytest
 import yaml
 
 from sandbox.cli import main
-from sandbox.engine import SimTimeTooLong
 from sandbox.llm import ScriptedBackend
 from sandbox.runner import run_episode
+from sandbox.simtime import SimTimeTooLong
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "tasks" / "stss" / "templates" / "public_spring_tasting.yaml"
