@@ -11,8 +11,6 @@ $SANDBOX_DEGRADED_ABOVE (default 0.5) is `degraded` in result.json, with the sha
 
 from __future__ import annotations
 
-import math
-import os
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -22,6 +20,7 @@ from typing import Any, Protocol
 
 from .budget import Budget, BudgetExhausted
 from .engine import Engine
+from .env import env_number
 from .events import EpisodeEnded, Event
 from .llm import CallLog, CallRecord, backend_settings
 from .lock import hold
@@ -36,16 +35,8 @@ DEFAULT_DEGRADED_ABOVE = 0.5
 def degraded_above() -> float:
     """The share of fallen-back calls above which a run is degraded: $SANDBOX_DEGRADED_ABOVE,
     else 0.5 (ValueError when the variable is not a number from 0 to 1)."""
-    text = os.environ.get(DEGRADED_ABOVE_ENV, "").strip()
-    if not text:
-        return DEFAULT_DEGRADED_ABOVE
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0 <= value <= 1:
-        raise ValueError(f"{DEGRADED_ABOVE_ENV}={text!r}: not a share from 0 to 1")
-    return value
+    return env_number(DEGRADED_ABOVE_ENV, DEFAULT_DEGRADED_ABOVE, lambda v: 0 <= v <= 1,
+                      "a share from 0 to 1")
 
 
 class Scenario(Protocol):

@@ -6,7 +6,8 @@ files that check it load no SimPy.
 from __future__ import annotations
 
 import math
-import os
+
+from .env import env_number
 
 # The longest episode, in simulated hours, a command runs: a template or config asking for more
 # (a typo such as `duration_minutes: 1000000000`) is refused when it is checked, before anything
@@ -22,16 +23,8 @@ class SimTimeTooLong(ValueError):
 def max_sim_hours() -> float:
     """The longest episode in simulated hours: $SANDBOX_MAX_SIM_HOURS, else 72 (ValueError
     when the variable is not a positive number)."""
-    text = os.environ.get(MAX_SIM_HOURS_ENV, "").strip()
-    if not text:
-        return DEFAULT_MAX_SIM_HOURS
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 < value < math.inf:
-        raise ValueError(f"{MAX_SIM_HOURS_ENV}={text!r}: not a number of hours above 0")
-    return value
+    return env_number(MAX_SIM_HOURS_ENV, DEFAULT_MAX_SIM_HOURS, lambda v: 0 < v < math.inf,
+                      "a number of hours above 0")
 
 
 def sim_time_problem(seconds: float | None) -> str | None:
