@@ -16,7 +16,6 @@ judgment is stale, refused by every board and asked again by the runner.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from sandbox.hashing import stable_seed
 from sandbox.judgments import Judgment, TurnVerdict
 from sandbox.llm import LLMRequest, Message, timed_complete
 from sandbox.prompts import render
@@ -111,7 +111,7 @@ def judgment_problem(spec: JudgeSpec, judgment: Judgment, dialogue: Dialogue) ->
 
 def judge_seed(item: str, model: str) -> int:
     """A fixed seed per (item, judge model), so a cached verdict is found again."""
-    return int(hashlib.sha256(f"{item}|{model}".encode()).hexdigest()[:8], 16) % (2**31 - 1)
+    return stable_seed(item, model)
 
 
 def judge_dialogue(spec: JudgeSpec, dialogue: Dialogue, llm, sampling: Sampling) -> Judgment:

@@ -13,10 +13,10 @@ The factories below are registered as entry points (pyproject.toml, group sandbo
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 
+from sandbox.hashing import stable_int
 from sandbox.llm import LLMRequest, ScriptedBackend
 from tasks.pingpong.scripted import dialogue_answers
 
@@ -26,7 +26,7 @@ REFUSAL_MARKERS = ("I cannot continue", "I won't play", "as an AI")
 
 
 def _hash(text: str) -> int:
-    return int(hashlib.sha256(text.encode("utf-8")).hexdigest()[:8], 16)
+    return stable_int(text)
 
 
 def judge(strict: bool = False):

@@ -9,13 +9,13 @@ benchmarks.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
+from ..hashing import stable_int
 from .base import Completion, ConnectionLimit, LLMRequest, TransientLLMError, Usage
 
 Responder = Callable[[LLMRequest], str]
@@ -27,7 +27,7 @@ ANSWER_FAULTS = {"malformed", "truncated", "off_schema"}
 
 def _digest(request: LLMRequest) -> int:
     blob = json.dumps([m.model_dump() for m in request.messages] + [request.tag, request.seed])
-    return int(hashlib.sha256(blob.encode()).hexdigest()[:12], 16)
+    return stable_int(blob, 12)
 
 
 def fill_schema(schema: dict[str, Any], seed: int, name: str = "value") -> Any:

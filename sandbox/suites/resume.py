@@ -3,9 +3,9 @@ record of the options a directory was run with (a second run with other options 
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
+from sandbox.hashing import stable_seed
 from sandbox.log import run_outcome
 
 
@@ -18,4 +18,4 @@ def finished(run_dir: Path | str) -> bool:
 def episode_seed(base: int, key: str) -> int:
     """The seed of one episode of a suite: fixed by the base seed and the episode's stable key
     (an item id), not by its position, so a reordered or subsampled set keeps its seeds."""
-    return int(hashlib.sha256(f"{base}|{key}".encode()).hexdigest()[:8], 16) % (2**31 - 1)
+    return stable_seed(base, key)

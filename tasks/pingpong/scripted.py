@@ -7,15 +7,15 @@ judge's stand-in is in evaluation.pingpong.scripted, which puts all three into o
 
 from __future__ import annotations
 
-import hashlib
 import re
 
 from agents.roleplay import INTERROGATOR_TAG, PLAYER_TAG
+from sandbox.hashing import stable_int
 from sandbox.llm import LLMRequest
 
 
 def _hash(text: str) -> int:
-    return int(hashlib.sha256(text.encode("utf-8")).hexdigest()[:8], 16)
+    return stable_int(text)
 
 
 def player(verbose: bool = False):

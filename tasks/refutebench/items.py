@@ -14,7 +14,6 @@ in 1.0's email files).
 
 from __future__ import annotations
 
-import hashlib
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Any
 
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError, load_model
+from sandbox.hashing import stable_int
 from tasks.kit import ItemSet, content_digest
 
 from .models import FAMILIES, FOCI, REFUTATIONS, SETTINGS, ItemFile, Seed
@@ -32,8 +32,7 @@ DEFAULT_LANGUAGE = "Chinese"
 
 def keyed(*parts: object) -> random.Random:
     """A generator that depends only on `parts` (never on Python's hash seed)."""
-    key = "|".join(str(p) for p in parts)
-    return random.Random(int(hashlib.sha256(key.encode("utf-8")).hexdigest()[:16], 16))
+    return random.Random(stable_int("|".join(str(p) for p in parts), 16))
 
 
 def focus(seed_id: str, k: int) -> str:
