@@ -280,8 +280,6 @@ def run_main(bench, args) -> int:
 
     console = terminal.console()
     judges = judge_models(args)
-    if args.every < 1:
-        raise UserError("--every must be at least 1")
     parallel = parallel_options(args)
     hold_output(args.out)  # refused at once while another command writes into it
     use_prompts(args)

@@ -139,8 +139,6 @@ def run_main(args) -> int:
     if len(set(archs)) != len(archs):
         raise UserError("the same --arch is given twice")
     judges = judge_models(args)
-    if args.every < 1:
-        raise UserError("--every must be at least 1")
     parallel = parallel_options(args)
     use_prompts(args)
     try:
