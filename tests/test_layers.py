@@ -5,7 +5,7 @@ of every module, including imports inside functions:
 - `worlds` knows no minds or tasks; `agents` are told their goal and never see templates,
   scorers or commands; `tasks` never see scorers;
 - `evaluation` reads logs and judgments: it never imports agents nor runs an episode;
-- the viewer reads run directories only;
+- the viewer reads run directories, and maps and legs through `worlds`;
 - orchestration (`sandbox.suites`) and the commands are the composition root: only the
   command line imports them (bench/ may drive the orchestration, never a command module).
 """
@@ -142,6 +142,14 @@ def loaded_by(module: str) -> set[str]:
 def test_light_packages_load_nothing_heavy(module):
     heavy = sorted(m for m in loaded_by(module) if any(in_layer(m, h) for h in HEAVY))
     assert heavy == [], f"importing {module} loads {heavy[:5]}"
+
+
+def test_the_viewer_loads_no_minds_tasks_or_scorers():
+    # the town view, the export and the replay: everything a frame is drawn from
+    loaded = loaded_by("viewer.draw.town, viewer.export, viewer.replay")
+    found = sorted(m for m in loaded if any(in_layer(m, p) for p in FORBIDDEN["viewer"]))
+    assert found == [], f"the viewer loads {found[:5]}"
+    assert "worlds.trajectory" in loaded  # the legs come from worlds (the check sees worlds)
 
 
 def test_the_load_check_sees_a_heavy_import():

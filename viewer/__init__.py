@@ -1,7 +1,8 @@
 """The replay viewer: watch a run directory in pygame, inspect agents, export PNG frames.
 
-Reads run directories only (header.json, events.jsonl, score.json and the world map file); it
-never imports agents/, worlds/ or tasks/, so it replays any run, old or new, finished or live.
+Reads run directories only (header.json, events.jsonl, score.json and the world map file, read
+through worlds/); it never imports agents/, tasks/ or evaluation/, so it replays any run, old or
+new, finished or live.
 
     replay = Replay("runs/demo")              # a ReplayError says what is wrong with the dir
     export_frames(replay, "frames", frame_times(replay, every=600))

@@ -1,9 +1,10 @@
-"""Where each agent is drawn at a time, from the log's `placed`, `move` and `move_stopped` events.
+"""Where each agent is drawn at a time: the legs of `worlds.Trajectories` (the one reading of
+the log's `placed`, `move` and `move_stopped` events, shared with the scorers), made smooth.
 
-Log semantics (sandbox/events/world.py): on a walk that starts at `t0`, the agent stands on
+Log semantics (worlds/README.md, "Events"): on a walk that starts at `t0`, the agent stands on
 `path[i]` from `t0 + i * seconds_per_tile` until the next tile; `move_stopped` cuts a walk and
-leaves it on `path[index]`. Agents with only an `agent_joined` address stand on that place's
-anchor tile.
+leaves it on `path[index]`. Agents with only an `agent_joined` address (single-room runs) stand
+on that place's anchor tile: a viewer's choice, so it is made here, not in worlds/.
 
 For smooth motion the sprite glides, but never leaves the tile the log puts it on: during its
 time on `path[i]` it goes from the edge shared with `path[i-1]` to the tile's centre, then on to
@@ -12,69 +13,32 @@ the edge shared with `path[i+1]`. At any moment the sprite's centre lies inside 
 
 from __future__ import annotations
 
-import math
-from bisect import bisect_right
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from sandbox.events import Event
+from worlds import Leg, Trajectories
 
 from .timeline import get
 
 Tile = tuple[int, int]
 Point = tuple[float, float]
-_EPS = 1e-6  # t0 + i * spt may land a hair before the exact tile time
 
 
-@dataclass
-class Leg:
-    """From `t` the agent stands on `tile`, or walks `path` (cut at index `stop`)."""
-
-    t: float
-    tile: Tile | None = None
-    path: list[Tile] | None = None
-    seconds_per_tile: float = 1.0
-    stop: int | None = None
-    destination: str = ""
-
-    @property
-    def last_index(self) -> int:
-        assert self.path is not None
-        return len(self.path) - 1 if self.stop is None else min(self.stop, len(self.path) - 1)
-
-    def index_at(self, t: float) -> tuple[int, float]:
-        """The path index the agent stands on at `t`, and how far through that step (0..1)."""
-        if t <= self.t:
-            return 0, 0.0
-        steps = (t - self.t) / self.seconds_per_tile + _EPS
-        i = int(math.floor(steps))
-        if i >= self.last_index:  # arrived: finish gliding into the last tile's centre
-            return self.last_index, min(steps - self.last_index, 1.0)
-        return i, steps - i
-
-    def tile_at(self, t: float) -> Tile:
-        if self.path is None:
-            assert self.tile is not None
-            return self.tile
-        return self.path[self.index_at(t)[0]]
-
-    def point_at(self, t: float) -> Point:
-        """Where to draw, in tile units (tile centres at +0.5)."""
-        if self.path is None:
-            assert self.tile is not None
-            return (self.tile[0] + 0.5, self.tile[1] + 0.5)
-        i, f = self.index_at(t)
-        here = _centre(self.path[i])
-        if f < 0.5 and i > 0:
-            edge = _midpoint(_centre(self.path[i - 1]), here)
-            return _lerp(edge, here, f * 2)
-        if f > 0.5 and i < self.last_index:
-            edge = _midpoint(here, _centre(self.path[i + 1]))
-            return _lerp(here, edge, (f - 0.5) * 2)
-        return here
-
-    def walking(self, t: float) -> bool:
-        return self.path is not None and self.index_at(t)[0] < self.last_index
+def point_at(leg: Leg, t: float) -> Point:
+    """Where to draw someone on `leg` at `t`, in tile units (tile centres at +0.5)."""
+    if leg.path is None:
+        assert leg.tile is not None
+        return _centre(leg.tile)
+    i = leg.index_at(t)
+    f = min(leg.steps(t) - i, 1.0)  # how far through path[i]; arrived: glide into its centre
+    here = _centre(leg.path[i])
+    if f < 0.5 and i > 0:
+        edge = _midpoint(_centre(leg.path[i - 1]), here)
+        return _lerp(edge, here, f * 2)
+    if f > 0.5 and i < leg.last_index:
+        edge = _midpoint(here, _centre(leg.path[i + 1]))
+        return _lerp(here, edge, (f - 0.5) * 2)
+    return here
 
 
 def _centre(tile: Tile) -> Point:
@@ -90,53 +54,31 @@ def _lerp(a: Point, b: Point, f: float) -> Point:
 
 
 class Positions:
-    """Every agent's legs in time order; `leg(agent, t)` finds the one in force by bisection."""
+    """Every agent's legs (`worlds.Trajectories`), and the spot of those the log only says
+    joined at an address; `leg(agent, t)` is the one in force."""
 
     def __init__(self, tile_of_address: Callable[[str], Tile | None]):
         self._tile_of = tile_of_address
-        self.legs: dict[str, list[Leg]] = {}
-        self.times: dict[str, list[float]] = {}
+        self.track = Trajectories()
+        self._joined: dict[str, Leg] = {}  # agent -> standing on its join address's tile
 
     def add(self, events: list[Event]) -> None:
+        """Take events in time order (the timeline's)."""
         for event in events:
-            if event.agent is None:
-                continue
-            if event.kind == "placed":
-                tile = get(event, "tile")
-                if tile is not None:
-                    self._add(event.agent, Leg(event.t, tile=(int(tile[0]), int(tile[1]))))
-            elif event.kind == "move":
-                path = [(int(p[0]), int(p[1])) for p in get(event, "path", [])]
-                if path:
-                    self._add(event.agent, Leg(event.t, path=path,
-                                               seconds_per_tile=max(float(get(
-                                                   event, "seconds_per_tile", 1.0)), 1e-6),
-                                               destination=str(get(event, "destination", ""))))
-            elif event.kind == "move_stopped":
-                legs = self.legs.get(event.agent)
-                if legs and legs[-1].path is not None:
-                    legs[-1].stop = int(get(event, "index", legs[-1].last_index))
-                tile = get(event, "tile")
-                if tile is not None:
-                    self._add(event.agent, Leg(event.t, tile=(int(tile[0]), int(tile[1]))))
-            elif event.kind == "agent_joined" and event.agent not in self.legs:
+            if event.kind != "agent_joined":  # the track takes only arenas from a join
+                self.track.add(event)
+            # Only an agent not placed yet stands at its address; its own legs take over later.
+            elif event.agent and event.agent not in self.track.agents and \
+                    event.agent not in self._joined:
                 tile = self._tile_of(str(get(event, "location", "")))
                 if tile is not None:
-                    self._add(event.agent, Leg(event.t, tile=tile))
-
-    def _add(self, agent: str, leg: Leg) -> None:
-        legs = self.legs.setdefault(agent, [])
-        times = self.times.setdefault(agent, [])
-        i = bisect_right(times, leg.t)  # same-time legs keep log order: the later one wins
-        legs.insert(i, leg)
-        times.insert(i, leg.t)
+                    self._joined[event.agent] = Leg(event.t, tile=tile)
 
     def leg(self, agent: str, t: float) -> Leg | None:
-        times = self.times.get(agent)
-        if not times:
-            return None
-        i = bisect_right(times, t + _EPS) - 1
-        return self.legs[agent][i] if i >= 0 else None
+        leg = self.track.leg(agent, t)
+        if leg is None and agent in self._joined and self._joined[agent].t <= t:
+            return self._joined[agent]
+        return leg
 
     def tile(self, agent: str, t: float) -> Tile | None:
         leg = self.leg(agent, t)
@@ -144,4 +86,4 @@ class Positions:
 
     def point(self, agent: str, t: float) -> Point | None:
         leg = self.leg(agent, t)
-        return leg.point_at(t) if leg else None
+        return point_at(leg, t) if leg else None

@@ -122,6 +122,8 @@ class Replay:
     def _resolve_view(self) -> None:
         """Town view when the run has a map to draw (and walks on it), else the conversation.
         A run whose agents walk but whose map cannot be found is an error, not an empty view."""
+        from worlds import builtin_worlds
+
         from .worldmap import find_world_file, load_world_map
 
         walks = any(kind in self.timeline.by_kind for kind in ("move", "placed"))
@@ -139,5 +141,6 @@ class Replay:
                                   "'world'), so there is no map to draw; pass --world FILE, "
                                   "or --view conversation")
             raise ReplayError(f"{self.dir}: the run's world {self.header.world!r} was not found "
-                              "(neither a file nor a map in worlds/maps/); pass --world FILE, "
+                              "(neither a file nor a world of that name: "
+                              f"{', '.join(builtin_worlds())}); pass --world FILE, "
                               "or --view conversation")

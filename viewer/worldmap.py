@@ -1,32 +1,23 @@
-"""The viewer's own reader of world map files (YAML: an ASCII tile grid and a legend).
+"""The map as the viewer draws it, laid out from the worlds package's own parsed world.
 
-The viewer never imports worlds/: it reads the same file the simulation read, enough to draw
-it -- which sector, arena and object each tile belongs to, and which tiles are blocked. The
-format (worlds/README.md):
+worlds/ reads and checks the map file (`worlds.load_world`: the YAML format of
+worlds/README.md) and finds a world by name; this module only indexes what the drawing needs:
+each tile's terrain, arena and object, the tiles of every sector, arena and object, and the
+colours the legend gives.
 
-    name: town
-    legend:
-      "#": {blocked: wall}
-      "c": {sector: Copper Kettle Cafe, arena: dining room}
-      "=": {object: bed}           # no sector/arena: the arena of the floor around it
-      ".": {sector: streets, arena: Main Street, color: "#d9d4c7"}   # colour: optional
-    grid: |
-      #####
-      #cc=#
-      #####
-
-Symbols the legend does not name (and spaces) are drawn as empty ground. The simulation
-validates the file strictly; the viewer is lenient and draws what it can.
+    path = find_world_file(replay.header.world, run_dir)     # None: no such world
+    world = load_world_map(path)                              # ReplayError: a bad map
+    world.arena_of[(x, y)]; world.arenas["town:Harrow Park:lawn"].anchor_tile()
 """
 
 from __future__ import annotations
 
-import importlib.util
-from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sandbox.files import FileFormatError, read_data
+from sandbox.errors import UserError
+from sandbox.files import FileFormatError
+from worlds import Address, World, find_world, load_world
 
 from .source import ReplayError
 
@@ -56,6 +47,9 @@ class Place:
 
 @dataclass
 class WorldMap:
+    """What the drawing reads of a world: tiles -> terrain, arena and object address; the
+    sectors, arenas and objects with their tiles (in map order); the legend's colours."""
+
     name: str
     title: str
     width: int
@@ -90,120 +84,40 @@ class WorldMap:
 
 
 def find_world_file(world: str | None, run_dir: Path) -> Path | None:
-    """The map file a run's header names: a path (as given, or relative to the run directory),
-    or a world name looked up among the YAML files of the worlds package."""
+    """The map file a run's header names: a world name or a path, as the worlds package finds
+    them (`worlds.find_world`), else a path relative to the run directory; None when neither."""
     if not world:
         return None
-    for candidate in (Path(world), run_dir / world):
-        if candidate.is_file():
-            return candidate
-    spec = importlib.util.find_spec("worlds")  # locates the package without importing it
-    roots = [Path(r) for r in (spec.submodule_search_locations or [])] if spec else []
-    for root in roots:
-        if (root / "maps" / f"{world}.yaml").is_file():  # where built-in worlds live
-            return root / "maps" / f"{world}.yaml"
-    for root in roots:  # a map file elsewhere in the package whose `name:` is the world's
-        imported = sorted((root / "imported").glob("*/*.yaml"))  # e.g. the reference town
-        for path in [*sorted((root / "maps").rglob("*.yaml")), *imported]:
-            if _declared_name(path) == world:
-                return path
-    return None
-
-
-def _declared_name(path: Path) -> str | None:
-    try:
-        with path.open(encoding="utf-8") as fh:
-            for line in fh:
-                if line.startswith("name:"):
-                    return line.split(":", 1)[1].split("#")[0].strip().strip("'\"")
-    except (OSError, UnicodeDecodeError):
-        return None
-    return None
+    return find_world(world) or find_world(run_dir / world)
 
 
 def load_world_map(path: Path | str) -> WorldMap:
-    """Read a world file into a `WorldMap`; a `ReplayError` names the file and the problem."""
-    path = Path(path)
-    try:  # the kernel's strict reader, as for every file a user writes
-        data = read_data(path)
-    except FileFormatError as exc:
+    """The map of a world file; a `ReplayError` names the file and the problem."""
+    try:
+        # Reachability is the engine's concern: a map is drawn even with a walled-in room.
+        return world_map(load_world(path, check_reachable=False))
+    except (FileFormatError, UserError) as exc:  # each names the file and the reason
         raise ReplayError(f"world map {exc}") from exc
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise ReplayError(f"world map {path}: cannot read it ({exc})") from exc
-    if not isinstance(data, dict) or not isinstance(data.get("grid"), str) or \
-            not isinstance(data.get("legend"), dict):
-        raise ReplayError(f"world map {path}: not a world file (needs name, legend and grid)")
-    name = str(data.get("name") or path.stem)
-    rows = data["grid"].split("\n")
-    while rows and not rows[-1].strip():
-        rows.pop()
-    while rows and not rows[0].strip():
-        rows.pop(0)
-    if not rows:
-        raise ReplayError(f"world map {path}: the grid is empty")
-    world = WorldMap(name=name, title=str(data.get("title") or name), width=max(map(len, rows)),
-                     height=len(rows), path=path)
-    legend = {str(k): v for k, v in data["legend"].items() if isinstance(v, dict)}
-    loose_objects: dict[tuple[int, int], str] = {}  # object tiles whose arena is the floor around
-    for y, row in enumerate(rows):
-        for x, symbol in enumerate(row):
-            entry = legend.get(symbol)
-            if entry is None:
-                continue
-            tile = (x, y)
-            colour = _hex_colour(entry.get("color"))
-            if entry.get("blocked") is not None:
-                world.blocked[tile] = str(entry["blocked"])
-                if colour:
-                    world.terrain_colours[str(entry["blocked"])] = colour
-                continue
-            if entry.get("sector") and entry.get("arena"):
-                arena = SEP.join((name, str(entry["sector"]), str(entry["arena"])))
-                world.arena_of[tile] = arena
-                if colour and not entry.get("object"):
-                    world.arena_colours[arena] = colour
-                if entry.get("object"):
-                    world.object_of[tile] = str(entry["object"])
-            elif entry.get("object"):
-                loose_objects[tile] = str(entry["object"])
-    _settle_loose_objects(world, loose_objects)
-    for tile, arena in world.arena_of.items():
-        sector = world.sector_of(arena)
-        world.sectors.setdefault(sector, Place(sector, sector.split(SEP)[-1])).tiles.append(tile)
-        world.arenas.setdefault(arena, Place(arena, arena.split(SEP)[-1])).tiles.append(tile)
-    for tile, obj in list(world.object_of.items()):
-        address = f"{world.arena_of[tile]}{SEP}{obj}"
-        world.object_of[tile] = address
-        world.objects.setdefault(address, Place(address, obj)).tiles.append(tile)
-    return world
 
 
-def _hex_colour(value) -> tuple[int, int, int] | None:
-    text = str(value or "")
-    if len(text) == 7 and text.startswith("#"):
-        try:
-            return (int(text[1:3], 16), int(text[3:5], 16), int(text[5:7], 16))
-        except ValueError:
-            return None
-    return None
+def world_map(world: World) -> WorldMap:
+    """The viewer's index of a loaded world, in the world's map order."""
+    out = WorldMap(name=world.name, title=world.title, width=world.width, height=world.height,
+                   path=world.source, blocked=dict(world.blocked),
+                   arena_colours={str(a): c for a, c in world.arena_colours().items()},
+                   terrain_colours=world.terrain_colours())
+    for sector in world.sectors():
+        out.sectors[str(sector)] = _place(world, sector)
+    for address in world.arenas():
+        arena = out.arenas[str(address)] = _place(world, address)
+        out.arena_of.update(dict.fromkeys(arena.tiles, arena.address))
+    for address in world.objects():
+        obj = out.objects[str(address)] = _place(world, address)
+        out.object_of.update(dict.fromkeys(obj.tiles, obj.address))
+    return out
 
 
-def _settle_loose_objects(world: WorldMap, loose: dict[tuple[int, int], str]) -> None:
-    """Give each object tile without an arena the arena of the nearest floor (through other
-    object tiles), as the format says."""
-    for start, obj in loose.items():
-        seen, queue, arena = {start}, deque([start]), None
-        while queue and arena is None:
-            x, y = queue.popleft()
-            for nxt in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
-                if nxt in seen:
-                    continue
-                seen.add(nxt)
-                if nxt in world.arena_of and nxt not in loose:
-                    arena = world.arena_of[nxt]
-                    break
-                if nxt in loose:
-                    queue.append(nxt)
-        if arena is not None:
-            world.arena_of[start] = arena
-            world.object_of[start] = obj
+def _place(world: World, address: Address) -> Place:
+    return Place(str(address), address.parts[-1], world.tiles(address))

@@ -21,9 +21,10 @@ def builtin_worlds() -> list[str]:
     return sorted({p.stem for p in MAPS_DIR.glob("*.yaml")} | set(imported))
 
 
-def world_path(name_or_path: str | Path) -> Path:
+def find_world(name_or_path: str | Path) -> Path | None:
     """The file of a world name (built-in or imported), or the path itself (a world file, or a
-    directory holding one world file named like the directory, as an import writes)."""
+    directory holding one world file named like the directory, as an import writes); None
+    when there is no such world."""
     text = str(name_or_path)
     for candidate in (MAPS_DIR / f"{text}.yaml", IMPORTED_DIR / text / f"{text}.yaml"):
         if "/" not in text and candidate.is_file():
@@ -33,19 +34,25 @@ def world_path(name_or_path: str | Path) -> Path:
         return path
     if path.is_dir() and (path / f"{path.name}.yaml").is_file():
         return path / f"{path.name}.yaml"
-    raise UserError(f"no world file {text!r} and no world of that name "
-                    f"(by name: {', '.join(builtin_worlds())}; import the reference town with "
-                    "`sandbox import-ville`)")
+    return None
+
+
+def world_path(name_or_path: str | Path) -> Path:
+    """`find_world`, or a UserError listing the worlds known by name."""
+    found = find_world(name_or_path)
+    if found is None:
+        raise UserError(f"no world file {str(name_or_path)!r} and no world of that name "
+                        f"(by name: {', '.join(builtin_worlds())}; import the reference town "
+                        "with `sandbox import-ville`)")
+    return found
 
 
 def world_ref(world: World) -> str:
     """How a run names its world so that it loads again: the name when the name finds this very
     file, else the file's absolute path."""
-    try:
-        if world_path(world.name).resolve() == world.source.resolve():
-            return world.name
-    except UserError:
-        pass
+    found = find_world(world.name)
+    if found is not None and found.resolve() == world.source.resolve():
+        return world.name
     return str(world.source.resolve())
 
 

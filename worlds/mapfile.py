@@ -50,6 +50,13 @@ class LegendEntry(BaseModel):
     object: str | None = None  # with no sector/arena: the arena of the floor around it
     color: str | None = Field(default=None, pattern=r"^#[0-9a-fA-F]{6}$")  # for renderers
 
+    @property
+    def rgb(self) -> tuple[int, int, int] | None:
+        """`color` as (red, green, blue), or None when the entry gives none."""
+        if self.color is None:
+            return None
+        return (int(self.color[1:3], 16), int(self.color[3:5], 16), int(self.color[5:7], 16))
+
     @field_validator("sector", "arena", "object")
     @classmethod
     def _names(cls, value: str | None) -> str | None:

@@ -28,10 +28,6 @@ def _hue(name: str) -> float:
     return int(hashlib.sha1(name.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
 
 
-def _rgb(hex_color: str) -> tuple[int, int, int]:
-    return tuple(int(hex_color[i:i + 2], 16) for i in (1, 3, 5))
-
-
 def _pygame():
     # Headless: no window, no audio device needed to draw into a surface and save it.
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
@@ -45,10 +41,7 @@ def _pygame():
 
 def floor_colors(world: World) -> dict[Address, tuple[int, int, int]]:
     """The colour of each arena's floor."""
-    given: dict[Address, tuple[int, int, int]] = {}
-    for entry in world.spec.legend.values():
-        if entry.arena and entry.color and not entry.object:
-            given[Address.of(world.name, entry.sector, entry.arena)] = _rgb(entry.color)
+    given = world.arena_colours()
     colors = {}
     for sector in world.sectors():
         hue = _hue(sector.sector or "")

@@ -385,6 +385,18 @@ class World:
         return self._default_states.get(str(obj), self._default_states.get(
             obj.object or "", DEFAULT_OBJECT_STATE))
 
+    # -- colours --------------------------------------------------------------------------------
+    def arena_colours(self) -> dict[Address, tuple[int, int, int]]:
+        """The floor colour the legend gives an arena (`color` on its floor symbol), for
+        renderers; arenas without one are left out (each renderer picks its own)."""
+        return {Address.of(self.name, e.sector, e.arena): e.rgb
+                for e in self.spec.legend.values() if e.arena and not e.object and e.rgb}
+
+    def terrain_colours(self) -> dict[str, tuple[int, int, int]]:
+        """The colour the legend gives a blocked terrain (`{blocked: water, color: ...}`)."""
+        return {e.blocked: e.rgb for e in self.spec.legend.values()
+                if e.blocked is not None and e.rgb}
+
     # -- paths ----------------------------------------------------------------------------------
     def path(self, start: Tile, to: Address | str) -> list[Tile]:
         """The shortest walk from `start` to the nearest tile of `to`, both ends included.

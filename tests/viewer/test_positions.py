@@ -9,6 +9,7 @@ from sandbox.events.world import MoveStopped, Placed
 from tests.viewer.runs import move as move_event
 from tests.viewer.runs import walk
 from viewer.positions import Positions
+from worlds import Trajectories
 
 PATH = walk((0, 0), (4, 0), (4, 3))  # 8 tiles
 
@@ -56,3 +57,18 @@ def test_an_agent_known_only_by_its_address_stands_on_that_place():
     p = _positions(AgentJoined(t=0, agent="A", location="w:s:a"))
     assert p.tile("A", 3.0) == (9, 9)
     assert p.tile("B", 3.0) is None
+
+
+def test_an_agent_joined_at_an_address_stands_there_until_the_log_places_it():
+    p = _positions(AgentJoined(t=0, agent="A", location="w:s:a"),
+                   Placed(t=10, agent="A", tile=(1, 1), place="w:s:a"))
+    assert p.tile("A", 5) == (9, 9) and p.tile("A", 10) == (1, 1)
+
+
+def test_the_drawn_tile_is_the_one_worlds_reads_from_the_log():
+    events = [Placed(t=0, agent="A", tile=(0, 0), place="w:s:a"),
+              move_event("A", 10.0, PATH, "w:s:b", seconds_per_tile=3.0),
+              MoveStopped(t=20.0, agent="A", tile=PATH[3], index=3)]
+    p, track = _positions(*events), Trajectories.from_events(events)
+    for k in range(400):
+        assert p.tile("A", k * 0.1) == track.position("A", k * 0.1)

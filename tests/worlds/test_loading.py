@@ -158,3 +158,11 @@ def test_knowing_someone_who_is_not_a_resident(tmp_path, tiny):
     with pytest.raises(FileFormatError) as caught:
         load_residents(people, tiny)
     assert caught.value.where == "knows.Zed"
+
+
+def test_the_legend_colours_of_arenas_and_terrain(tmp_path):
+    world = World.load(write_world(tmp_path, TWO_ROOMS.replace(
+        '{blocked: wall}', '{blocked: wall, color: "#102030"}').replace(
+        '{sector: house, arena: kitchen}', '{sector: house, arena: kitchen, color: "#ff8000"}')))
+    assert world.arena_colours() == {world.resolve("tiny:house:kitchen"): (255, 128, 0)}
+    assert world.terrain_colours() == {"wall": (16, 32, 48)}

@@ -56,3 +56,15 @@ def test_single_room_matches_the_scenario_address():
     room = load_world("single_room")
     assert room.resolve(PLACE).object == "table"
     assert str(room.resolve(PLACE)) == PLACE
+
+
+def test_a_world_is_found_by_name_or_path_and_a_run_names_it_so(tmp_path):
+    from worlds import find_world, world_ref
+
+    town = find_world("town")
+    assert town is not None and find_world(str(town)) == town
+    assert find_world("atlantis") is None and find_world(tmp_path / "no.yaml") is None
+    assert world_ref(load_world("town")) == "town"
+    copy = tmp_path / "single_room.yaml"  # the same name, another file: the path is recorded
+    copy.write_text(find_world("single_room").read_text(encoding="utf-8"), encoding="utf-8")
+    assert world_ref(load_world(copy)) == str(copy.resolve())

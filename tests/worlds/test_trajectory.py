@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from sandbox.events import AgentJoined, ArenaEntry, Moved, MoveStopped, Placed
 from worlds import Trajectories, Visit
 
@@ -62,3 +64,16 @@ def test_visits_and_presence_over_an_interval():
     assert track.present(STREET, 0, 13.9) == []
     assert track.present(STREET, 0, 14) == ["Ann"]
     assert track.present(CAFE, 20, 30) == ["Cy"]
+
+
+def test_the_leg_in_force_says_where_a_walk_goes_and_how_far_it_got():
+    track = Trajectories.from_events(log())
+    standing = track.leg("Ann", 5)
+    assert standing.path is None and standing.tile == (0, 0) and not standing.walking(5)
+    walk = track.leg("Ann", 13)
+    assert walk.destination == PARK and walk.last_index == 4
+    assert (walk.index_at(13), walk.steps(13)) == (1, pytest.approx(1.5))
+    assert walk.walking(13) and not walk.walking(18)
+    assert walk.steps(25) > walk.last_index  # past the end: a drawing finishes its motion
+    assert track.leg("Bo", 31).last_index == 1  # cut at index 1
+    assert track.leg("Nobody", 1) is None and track.leg("Ann", -1) is None
