@@ -48,8 +48,8 @@ def code_version() -> str:
                              text=True, timeout=5, cwd=Path(__file__).parent)
         if rev.returncode == 0 and rev.stdout.strip():
             return f"{__version__}+g{rev.stdout.strip()}"
-    except (OSError, subprocess.SubprocessError):
-        pass
+    except (OSError, subprocess.SubprocessError):  # no git here: the package version alone
+        return __version__
     return __version__
 
 

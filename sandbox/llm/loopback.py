@@ -28,6 +28,7 @@ import json
 import random
 import socket
 import struct
+import sys
 import threading
 import time
 from collections import Counter
@@ -370,8 +371,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"listening on {server.url}", flush=True)
     try:
         server.serve_forever()
-    except KeyboardInterrupt:
-        pass
+    except KeyboardInterrupt:  # Ctrl-C is how a user stops it; its statistics follow
+        print("stopped", file=sys.stderr, flush=True)
     print(json.dumps(server.stats()), flush=True)
     return 0
 
