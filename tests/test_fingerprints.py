@@ -7,8 +7,8 @@ run or a board takes them again on purpose:
     SANDBOX_TAKE_FINGERPRINTS=1 .venv/bin/pytest -q tests/test_fingerprints.py
 
 Normalised before hashing, because they differ between two runs of the same code: the moments
-files were written (`created_at`), call latencies and wall times, and the temporary directory's
-path in a board.
+files were written (`created_at`), call latencies and wall times, the code's version, and the
+paths of the temporary directory and of the checkout (a manifest names our own item set's file).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from tasks.stss_lang.scripted import stss_lang_backend
 from .tasks.test_stss_lang_harvest import golden
 
 FINGERPRINTS = Path(__file__).parent / "data" / "fingerprints.json"
+REPO = Path(__file__).resolve().parents[1]  # our own item sets are recorded by their path
 TAKE = os.environ.get("SANDBOX_TAKE_FINGERPRINTS") == "1"
 VOLATILE = {"created_at", "latency_s", "wall_time_s", "started_at", "code_version"}
 
@@ -47,7 +48,7 @@ def _content(path: Path, base: Path) -> bytes:
         else None
     if text is None:
         return raw
-    text = text.replace(str(base), "<dir>")
+    text = text.replace(str(base), "<dir>").replace(str(REPO), "<repo>")  # a clone elsewhere
     if path.suffix == ".json":
         return json.dumps(_normalised(json.loads(text)), sort_keys=True).encode()
     if path.suffix == ".jsonl":
