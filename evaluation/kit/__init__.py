@@ -39,12 +39,13 @@ from .judges import (
     judge_seed,
     judgment_problem,
 )
+from .ratings import JUDGE_FORMATS, bracketed_number
 
 __all__ = [
-    "RESAMPLES", "BenchDir", "BoardError", "Column", "Dialogue", "FinishedRun", "JudgeSpec",
-    "Ledger", "NotABenchmarkRun", "Plot", "PlotPoint", "RoleUsage", "Verdict",
-    "accounting_markdown", "bootstrap_ci", "check_judges", "dialogue_digest", "judge_dialogue",
-    "judge_seed", "judgment_problem", "macro_average", "manifest_data", "markdown_table",
-    "mean_or_none", "metric_means", "micro_average", "plot_png", "read_bench_dir",
-    "read_dialogue", "role_usage", "usage_table",
+    "BenchDir", "BoardError", "Column", "Dialogue", "FinishedRun", "JUDGE_FORMATS", "JudgeSpec",
+    "Ledger", "NotABenchmarkRun", "Plot", "PlotPoint", "RESAMPLES", "RoleUsage", "Verdict",
+    "accounting_markdown", "bootstrap_ci", "bracketed_number", "check_judges", "dialogue_digest",
+    "judge_dialogue", "judge_seed", "judgment_problem", "macro_average", "manifest_data",
+    "markdown_table", "mean_or_none", "metric_means", "micro_average", "plot_png",
+    "read_bench_dir", "read_dialogue", "role_usage", "usage_table",
 ]

@@ -17,7 +17,6 @@ from .board import (
 from .judge import (
     BENCHMARK,
     FIDELITY_TAG,
-    JUDGE_FORMATS,
     JUDGE_NAMES,
     JUDGE_TAG,
     JUDGES,
@@ -34,7 +33,7 @@ from .judge import (
 from .metrics import Cell, Scored, Tables, delta, scored, tables
 
 __all__ = [
-    "BENCHMARK", "FIDELITY_TAG", "JUDGE_FORMATS", "JUDGES", "JUDGE_NAMES", "JUDGE_TAG",
+    "BENCHMARK", "FIDELITY_TAG", "JUDGES", "JUDGE_NAMES", "JUDGE_TAG",
     "MANIFEST", "NO_RATING", "RATING", "Board", "Cell", "Rating", "RatingAnswer",
     "RefuteDialogue", "Scored", "Tables", "board_data", "board_json", "board_markdown",
     "board_plot", "build_board", "curves_png", "delta", "judges", "parse_rating",

@@ -27,23 +27,25 @@ way a judgment has the same name and `rating` score, so the board reads both.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel
 
-from evaluation.kit import Dialogue, JudgeSpec, Verdict, read_dialogue
+from evaluation.kit import (
+    JUDGE_FORMATS,
+    Dialogue,
+    JudgeSpec,
+    Verdict,
+    bracketed_number,
+    read_dialogue,
+)
 
 BENCHMARK = "refutebench"
 JUDGE_TAG = "refutebench.judge"
 FIDELITY_TAG = "refutebench.fidelity"
 RATING = "rating"
 K = 3
-JUDGE_FORMATS = ("text", "json")
-
-_DOUBLE = re.compile(r"\[\[\s*(\d+(?:\.\d+)?)\s*\]\]")
-_SINGLE = re.compile(r"\[\s*(\d+(?:\.\d+)?)\s*\]")
 
 
 class Rating(BaseModel):
@@ -68,10 +70,7 @@ NO_RATING = Rating(rating=None, explanation="no usable rating")
 def parse_rating(text: str) -> Rating:
     """The last `[[n]]` of the answer (else the last `[n]`); ValueError when there is none or
     it is outside 1-5 (the layer then asks again)."""
-    found = _DOUBLE.findall(text) or _SINGLE.findall(text)
-    if not found:
-        raise ValueError("no [[rating]] in the answer")
-    value = float(found[-1])
+    value = float(bracketed_number(text, "last"))  # the judge restates the scale first
     if not 1 <= value <= 5:
         raise ValueError(f"rating {value:g} is outside 1-5")
     return Rating(rating=value, explanation=text.strip())

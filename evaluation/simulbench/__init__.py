@@ -18,7 +18,6 @@ from .judges import (
     CHALLENGE,
     CHALLENGE_JUDGE,
     CHALLENGE_TAG,
-    JUDGE_FORMATS,
     PAIRWISE_TAG,
     SCORE,
     SCORE_JUDGE,
@@ -42,7 +41,7 @@ from .judges import (
 )
 
 __all__ = [
-    "CHALLENGE", "CHALLENGE_JUDGE", "CHALLENGE_TAG", "JUDGE_FORMATS", "PAIRWISE_TAG", "SCORE",
+    "CHALLENGE", "CHALLENGE_JUDGE", "CHALLENGE_TAG", "PAIRWISE_TAG", "SCORE",
     "SCORE_JUDGE", "SCORE_TAG", "SUBSETS", "ChallengeAnswer", "ChallengeTurn", "PairAnswer",
     "PairTally", "PairVerdict", "Rating", "RatingAnswer", "ScriptScore", "SubsetMean",
     "answer_of", "board_markdown", "board_plot", "build_board", "challenge_judge",

@@ -22,14 +22,12 @@ same name and scores, so a board reads both.
 from __future__ import annotations
 
 import json
-import re
 from typing import Literal
 
 from pydantic import BaseModel, field_validator
 
-from evaluation.kit import Dialogue, JudgeSpec, Verdict
+from evaluation.kit import Dialogue, JudgeSpec, Verdict, bracketed_number
 
-JUDGE_FORMATS = ("text", "json")
 SCORE = "score"
 CHALLENGE = "challenge"
 SCORE_TAG = "simulbench.judge"
@@ -38,16 +36,10 @@ PAIRWISE_TAG = "simulbench.pairwise"
 SIMULATOR = "Simulator"
 TURNS = 4
 
-_DOUBLE = re.compile(r"\[\[(\d+\.?\d*)\]\]")
-_SINGLE = re.compile(r"\[(\d+\.?\d*)\]")
 
 
 def _number(text: str) -> float | int:
-    found = _DOUBLE.search(text) or _SINGLE.search(text)
-    if found is None:
-        raise ValueError("no [[rating]] in the answer")
-    raw = found.group(1)
-    return float(raw) if "." in raw else int(raw)
+    return bracketed_number(text, "first")  # SimulBench's judges: the first mark counts
 
 
 class Rating(BaseModel):

@@ -24,7 +24,7 @@ SMOL = "local/smollm2-135m"
 
 
 def register(sub) -> None:
-    from evaluation.simulbench import JUDGE_FORMATS
+    from evaluation.kit import JUDGE_FORMATS
     from sandbox.suites.simulbench import COLLECT, SIMULBENCH
 
     register_benchmark(

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from evaluation.kit import JUDGE_FORMATS
 from evaluation.refutebench import (
-    JUDGE_FORMATS,
     JUDGE_TAG,
     JUDGES,
     board_data,

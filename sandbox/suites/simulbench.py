@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluation.kit import (
+    JUDGE_FORMATS,
     Ledger,
     accounting_markdown,
     check_judges,
@@ -31,7 +32,6 @@ from evaluation.kit import (
 from evaluation.simulbench import (
     CHALLENGE,
     CHALLENGE_JUDGE,
-    JUDGE_FORMATS,
     SCORE_JUDGE,
     PairTally,
     answer_of,
