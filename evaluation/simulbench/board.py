@@ -18,6 +18,7 @@ from evaluation.kit import (
     PlotPoint,
     accounting_markdown,
     check_judges,
+    markdown_table,
     read_bench_dir,
 )
 from sandbox.judgments import Judgment
@@ -169,3 +170,24 @@ def board_plot(board: dict[str, Any]) -> Plot:
         points.append(PlotPoint(r["label"], m["mean"], tuple(m["ci"]) if m["ci"] else None))
     return Plot("SimulBench: mean judge rating on All (95% CI)", "rating 1-10", points,
                 scale=(1, 10))
+
+
+def collection_board(rows: list[dict[str, Any]], ledgers: Sequence[Ledger]
+                     ) -> tuple[str, Plot]:
+    """The collection board (`simulbench-collect-board`): per simulator its dialogues, how many
+    were challenged, the scripts they give by category, judge fallbacks and the user agent's
+    strategies; then the accounting; and the plot of the share challenged."""
+    columns = [Column("label", "Simulator", None, "---"), Column("dialogues", "Dialogues", None),
+               Column("challenged", "Challenged", None), Column("scripts", "Scripts", None),
+               Column("lastonly", "LastOnly", None), Column("firstchan", "FirstChan", None),
+               Column("subseqchan", "SubseqChan", None),
+               Column("fallbacks", "Judge fallbacks", None),
+               Column("unjudged", "Unjudged", None),
+               Column("strategies", "User strategies", None)]
+    markdown = "\n".join(markdown_table(columns, rows)) + \
+        "\n\nNext: sandbox simulbench-extract DIR --out scripts.jsonl\n\n" + \
+        "\n".join(accounting_markdown(ledgers)) + "\n"
+    share = [PlotPoint(r["label"], r["challenged"] / r["dialogues"] if r["dialogues"] else None)
+             for r in rows]
+    return markdown, Plot("SimulBench collection", "share of challenged dialogues", share,
+                          scale=(0, 1))

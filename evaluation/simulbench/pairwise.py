@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
+from evaluation.kit import Column, markdown_table
 from sandbox.llm import LLMRequest, Message, timed_complete
 from sandbox.prompts import render
 from tasks.kit import Sampling
 
+from .aggregate import PairTally
 from .judges import (
     PAIRWISE_TAG,
     PairAnswer,
@@ -96,3 +100,67 @@ def judge_pair(llm, item: str, act: str, history: list[dict], first: str, second
     return PairResult(item=item, judge=llm.model_id, order12=said["12"], order21=said["21"],
                       winner=winner, inconsistent=inconsistent, prompt_tokens=tokens[0],
                       completion_tokens=tokens[1])
+
+
+PAIR_SUBSETS = ("all", "hard", "lastonly", "firstchan", "subseqchan")
+
+
+@dataclass
+class PairwiseReport:
+    """One pair of answer directories compared: the first model's tallies per subset."""
+
+    first: str  # labels
+    second: str
+    judge: str
+    tallies: dict[str, PairTally] = field(
+        default_factory=lambda: {k: PairTally() for k in PAIR_SUBSETS})
+    made: int = 0
+    skipped: int = 0
+    missing: int = 0  # scripts answered in only one of the two directories
+    unavailable: int = 0  # verdicts whose judge call never reached a model (asked again)
+    key: str = ""  # the pair's folder under OUT/pairwise/
+
+    def add(self, result: PairResult, *, hard: bool, category: str) -> None:
+        """Count one script's verdict in every subset it belongs to."""
+        for subset, tally in self.tallies.items():
+            if subset == "all" or (subset == "hard" and hard) or subset == category:
+                _count(tally, result)
+
+
+def _count(tally: PairTally, result: PairResult) -> None:
+    if result.winner == "unjudged":
+        tally.unjudged += 1
+        return
+    tally.win += result.winner == "first"
+    tally.lose += result.winner == "second"
+    tally.tie += result.winner == "tie"
+    tally.inconsistent += result.inconsistent
+
+
+def pairwise_markdown(reports: Sequence[PairwiseReport], judge_format: str = "text") -> str:
+    """The paper's Table 1 shape: one row per pair and subset (All and Hard always, a script
+    category when it has scripts), rates in % of the first model."""
+    rows = []
+    for report in reports:
+        for subset, t in report.tallies.items():
+            if subset in ("all", "hard") or t.total or t.unjudged:
+                rows.append({"first": report.first, "second": report.second, "subset": subset,
+                             "n": t.total, "unjudged": t.unjudged, **t.rates()})
+    columns = [Column("first", "First", None, "---"), Column("second", "Second", None, "---"),
+               Column("subset", "Subset", None, "---"), Column("win", "Win %"),
+               Column("tie", "Tie %"), Column("lose", "Lose %"), Column("delta", "Δ"),
+               Column("inconsistent", "A/A or B/B %"), Column("n", "Scripts", None),
+               Column("unjudged", "Unjudged", None)]
+    judges = ", ".join(dict.fromkeys(r.judge for r in reports))
+    head = (f"Pairwise (judge {judges}, {judge_format} format): win, tie and lose in % of the "
+            "first model; a win needs both orders to agree, Δ = win - lose\n\n")
+    return head + "\n".join(markdown_table(columns, rows)) + "\n"
+
+
+def pairwise_data(reports: Sequence[PairwiseReport], judge_format: str = "text"
+                  ) -> dict[str, Any]:
+    return {"judge_format": judge_format, "pairs": [
+        {"first": r.first, "second": r.second, "judge": r.judge, "key": r.key,
+         "made": r.made, "kept": r.skipped, "missing": r.missing, "unavailable": r.unavailable,
+         "subsets": {k: {**t.__dict__, "rates": t.rates()} for k, t in r.tallies.items()}}
+        for r in reports]}

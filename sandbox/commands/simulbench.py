@@ -121,15 +121,11 @@ def extract_main(args: argparse.Namespace) -> int:
 
 def pairwise_main(args: argparse.Namespace) -> int:
     from evaluation.kit import BoardError
+    from evaluation.simulbench.pairwise import pairwise_data, pairwise_markdown
     from sandbox import terminal
     from sandbox.lock import hold_output
     from sandbox.suites.benchmark import BenchmarkMismatch
-    from sandbox.suites.simulbench import (
-        pairwise_data,
-        pairwise_markdown,
-        plan_pairs,
-        run_pairwise,
-    )
+    from sandbox.suites.simulbench import plan_pairs, run_pairwise
     from tasks.kit import Sampling
 
     use_prompts(args)

@@ -24,7 +24,6 @@ from typing import Any
 from evaluation.kit import (
     JUDGE_FORMATS,
     Ledger,
-    accounting_markdown,
     check_judges,
     read_bench_dir,
     read_dialogue,
@@ -33,7 +32,6 @@ from evaluation.simulbench import (
     CHALLENGE,
     CHALLENGE_JUDGE,
     SCORE_JUDGE,
-    PairTally,
     answer_of,
     board_markdown,
     board_plot,
@@ -41,7 +39,8 @@ from evaluation.simulbench import (
     challenge_judge,
     score_judge,
 )
-from evaluation.simulbench.pairwise import PairResult, judge_pair
+from evaluation.simulbench.board import collection_board
+from evaluation.simulbench.pairwise import PairResult, PairwiseReport, judge_pair
 from sandbox.files import FileFormatError
 from sandbox.llm import AccountingLLM, CallLog
 from sandbox.log import CACHE, CALLS, load_run
@@ -90,8 +89,6 @@ def _collect_items(path: Path | None, options: dict[str, Any]):
 
 
 def _collect_board(dirs, judges=None, seed: int = 0, resamples: int = 1000) -> BoardReport:
-    from evaluation.kit import Column, Plot, PlotPoint, markdown_table
-
     rows, ledgers = [], []
     benches = [read_bench_dir(p, COLLECT.manifest_file, "sandbox simulbench-collect")
                for p in dirs]
@@ -109,21 +106,8 @@ def _collect_board(dirs, judges=None, seed: int = 0, resamples: int = 1000) -> B
                      "strategies": strategy_counts(summary.strategies),
                      "strategy_counts": dict(summary.strategies),
                      "accounting": summary.ledger.data()})
-    columns = [Column("label", "Simulator", None, "---"), Column("dialogues", "Dialogues", None),
-               Column("challenged", "Challenged", None), Column("scripts", "Scripts", None),
-               Column("lastonly", "LastOnly", None), Column("firstchan", "FirstChan", None),
-               Column("subseqchan", "SubseqChan", None),
-               Column("fallbacks", "Judge fallbacks", None),
-               Column("unjudged", "Unjudged", None),
-               Column("strategies", "User strategies", None)]
-    markdown = "\n".join(markdown_table(columns, rows)) + \
-        "\n\nNext: sandbox simulbench-extract DIR --out scripts.jsonl\n\n" + \
-        "\n".join(accounting_markdown(ledgers)) + "\n"
-    share = [PlotPoint(r["label"], r["challenged"] / r["dialogues"] if r["dialogues"] else None)
-             for r in rows]
-    return BoardReport(markdown=markdown, data={"rows": rows},
-                       plot=Plot("SimulBench collection", "share of challenged dialogues",
-                                 share, scale=(0, 1)))
+    markdown, plot = collection_board(rows, ledgers)
+    return BoardReport(markdown=markdown, data={"rows": rows}, plot=plot)
 
 
 COLLECT = Benchmark(
@@ -279,22 +263,6 @@ SIMULBENCH = Benchmark(
 
 # -- the pairwise comparison ---------------------------------------------------------------------
 PAIRWISE = "pairwise"
-PAIR_SUBSETS = ("all", "hard", "lastonly", "firstchan", "subseqchan")
-
-
-@dataclass
-class PairwiseReport:
-    """One pair of answer directories compared: the first model's tallies per subset."""
-
-    first: str  # labels
-    second: str
-    judge: str
-    tallies: dict[str, PairTally]
-    made: int = 0
-    skipped: int = 0
-    missing: int = 0  # scripts answered in only one of the two directories
-    unavailable: int = 0  # verdicts whose judge call never reached a model (asked again)
-    key: str = ""  # the pair's folder under OUT/pairwise/
 
 
 def plan_pairs(dirs: Sequence[Path], reference: Path | None = None) -> list[tuple[Path, Path]]:
@@ -377,7 +345,7 @@ def _judge_pair_dirs(first, second, verdicts: Path, key: str, judge: str, llm,
                      sampling: Sampling, judge_format: str, on_progress) -> PairwiseReport:
     (label_a, answers_a), (label_b, answers_b) = first, second
     common = sorted(set(answers_a) & set(answers_b))
-    report = PairwiseReport(label_a, label_b, judge, {k: PairTally() for k in PAIR_SUBSETS},
+    report = PairwiseReport(label_a, label_b, judge,
                             missing=len(set(answers_a) ^ set(answers_b)), key=key)
     verdicts.mkdir(parents=True, exist_ok=True)
     for item in common:
@@ -395,49 +363,5 @@ def _judge_pair_dirs(first, second, verdicts: Path, key: str, judge: str, llm,
             write_atomic(path, result.to_json())
             report.made += 1
             report.unavailable += result.unavailable
-        hard = script["turn_num"] > 0
-        for subset, tally in report.tallies.items():
-            if subset == "all" or (subset == "hard" and hard) or subset == category:
-                _count(tally, result)
+        report.add(result, hard=script["turn_num"] > 0, category=category)
     return report
-
-
-def _count(tally: PairTally, result: PairResult) -> None:
-    if result.winner == "unjudged":
-        tally.unjudged += 1
-        return
-    tally.win += result.winner == "first"
-    tally.lose += result.winner == "second"
-    tally.tie += result.winner == "tie"
-    tally.inconsistent += result.inconsistent
-
-
-def pairwise_markdown(reports: Sequence[PairwiseReport], judge_format: str = "text") -> str:
-    """The paper's Table 1 shape: one row per pair and subset (All and Hard always, a script
-    category when it has scripts), rates in % of the first model."""
-    from evaluation.kit import Column, markdown_table
-
-    rows = []
-    for report in reports:
-        for subset, t in report.tallies.items():
-            if subset in ("all", "hard") or t.total or t.unjudged:
-                rows.append({"first": report.first, "second": report.second, "subset": subset,
-                             "n": t.total, "unjudged": t.unjudged, **t.rates()})
-    columns = [Column("first", "First", None, "---"), Column("second", "Second", None, "---"),
-               Column("subset", "Subset", None, "---"), Column("win", "Win %"),
-               Column("tie", "Tie %"), Column("lose", "Lose %"), Column("delta", "Δ"),
-               Column("inconsistent", "A/A or B/B %"), Column("n", "Scripts", None),
-               Column("unjudged", "Unjudged", None)]
-    judges = ", ".join(dict.fromkeys(r.judge for r in reports))
-    head = (f"Pairwise (judge {judges}, {judge_format} format): win, tie and lose in % of the "
-            "first model; a win needs both orders to agree, Δ = win - lose\n\n")
-    return head + "\n".join(markdown_table(columns, rows)) + "\n"
-
-
-def pairwise_data(reports: Sequence[PairwiseReport], judge_format: str = "text"
-                  ) -> dict[str, Any]:
-    return {"judge_format": judge_format, "pairs": [
-        {"first": r.first, "second": r.second, "judge": r.judge, "key": r.key,
-         "made": r.made, "kept": r.skipped, "missing": r.missing, "unavailable": r.unavailable,
-         "subsets": {k: {**t.__dict__, "rates": t.rates()} for k, t in r.tallies.items()}}
-        for r in reports]}
