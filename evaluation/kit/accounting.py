@@ -39,7 +39,7 @@ from .dialogue import Dialogue, NotABenchmarkRun, read_dialogue
 from .judges import JudgeSpec, judgment_problem
 
 # degraded: finished and on the board, but most of its calls fell back (counted beside finished)
-RUN_STATES = ("finished", "degraded", "unfinished", "failed", "missing")
+RUN_STATES = ("finished", "unfinished", "failed", "missing")
 JUDGMENT_STATES = ("usable", "fallback", "unavailable", "stale", "unreadable", "unjudged")
 
 
@@ -184,10 +184,11 @@ class Ledger:
     # -- what a board shows ------------------------------------------------------------------
     def summary(self) -> str:
         """One line: the counts, zeros left out but for finished runs and usable judgments."""
-        runs = _counts(self.runs, RUN_STATES, always="finished")
-        if self.runs["degraded"]:  # a part of the finished ones, not another state
-            runs = runs.replace(f"finished, {self.runs['degraded']} degraded",
-                                f"finished ({self.runs['degraded']} degraded)")
+        # degraded runs are a part of the finished ones, not another state
+        degraded = f" ({self.runs['degraded']} degraded)" if self.runs["degraded"] else ""
+        others = Counter({k: n for k, n in self.runs.items() if k not in ("finished", "degraded")})
+        runs = ", ".join([f"{self.runs['finished']} finished{degraded}",
+                          *([_counts(others, RUN_STATES)] if +others else [])])
         judged = _counts(self.judgments, JUDGMENT_STATES, always="usable")
         line = f"{self.label}: {self.selected} selected: {runs}; judgments: {judged}"
         if self.items:

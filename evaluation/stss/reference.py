@@ -193,6 +193,7 @@ class Verdict:
     rule: str
     participants: list[str]
     counted: list[tuple[str, DiaryEvent | Doing, str]]  # agent, what counted, why
+    expected: int = 1  # the denominator (target_num - 1 where the rule divides by it)
 
 
 def public(task: STSSTask, view: View) -> Verdict:
@@ -222,7 +223,7 @@ def public(task: STSSTask, view: View) -> Verdict:
     d, source = denominator(task)
     return Verdict(min(count / d, 1.0),
                    f"min(count / (target_num - 1), 1) = min({count:g}/{d}, 1); {source}",
-                   people, counted)
+                   people, counted, d)
 
 
 def appointment(task: STSSTask, view: View) -> Verdict:
@@ -272,13 +273,13 @@ def companions(task: STSSTask, view: View) -> Verdict:
             best, best_at = len(others) / d, (when, now, others)
     if best_at is None:
         return Verdict(0.0, f"companions: the performer never did it with others at the "
-                            f"place -> 0/{d}; {source}", [], [])
+                            f"place -> 0/{d}; {source}", [], [], d)
     when, now, others = best_at
     counted = [(a, now[a], f"there with the performer at {when:%Y-%m-%d %H:%M}")
                for a in dict.fromkeys(others)]
     return Verdict(min(best, 1.0), f"min(companions / (target_num - 1), 1) = "
                                    f"min({len(others)}/{d}, 1) at {when:%Y-%m-%d %H:%M}; "
-                                   f"{source}", sorted(set(others)), counted)
+                                   f"{source}", sorted(set(others)), counted, d)
 
 
 def helping(task: STSSTask, view: View) -> Verdict:
@@ -340,15 +341,14 @@ def chatted_before(run: Run, performer: str, day: date) -> list[str]:
     return partners
 
 
-def ratio(task: STSSTask, partners: list[str], score: float) -> float:
+def ratio(task: STSSTask, partners: list[str], verdict: Verdict) -> float:
     """The reference's second number: partners / (target_num - 1), not clipped; appointment:
     whether the target is among them; asking for help: the score again."""
     if task.type is TaskType.appointment:
         return float(task.target in partners)
     if task.type is TaskType.asking_for_help:
-        return score
-    d, _ = denominator(task)
-    return len(partners) / d
+        return verdict.score
+    return len(partners) / verdict.expected
 
 
 def incomplete(run: Run) -> str | None:

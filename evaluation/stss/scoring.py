@@ -449,11 +449,8 @@ def _reference_score(run: Run, task: STSSTask, options: ScoringOptions) -> STSSS
         options=options, rules="reference", warnings=warnings)
     try:
         verdict = reference.RULES[task.type](task, view)
-        expected, _ = reference.denominator(task) if task.type in (
-            TaskType.public_activity, TaskType.online_activity,
-            TaskType.inviting_companions) else (1, "")
         talked = reference.chatted_before(run, task.performer, task.date)
-        ratio = reference.ratio(task, talked, verdict.score)
+        ratio = reference.ratio(task, talked, verdict)
     except reference.Unscorable as exc:
         return STSSScore(**common, score=None, rule="unscored", unscored=str(exc), expected=0)
     t0 = run.header.start_time
@@ -467,7 +464,7 @@ def _reference_score(run: Run, task: STSSTask, options: ScoringOptions) -> STSSS
                                  f"{task.date} 00:00") for p in talked]
     window = None if task.start is None or task.end is None else {
         "start": f"{task.start:%Y-%m-%d %H:%M}", "end": f"{task.end:%Y-%m-%d %H:%M}"}
-    return STSSScore(**common, score=verdict.score, rule=verdict.rule, expected=expected,
+    return STSSScore(**common, score=verdict.score, rule=verdict.rule, expected=verdict.expected,
                      participants=verdict.participants, conversation_ratio=ratio,
                      talked_with=sorted(talked), window=window, evidence=_trim(evidence))
 
