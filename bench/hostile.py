@@ -14,6 +14,7 @@ compares the directory's files before and after.
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import subprocess
 import sys
@@ -26,21 +27,11 @@ ROOT = Path(__file__).resolve().parents[1]
 BAD = ROOT / "tests" / "data" / "bad"
 NOPE = "scripted/nope"
 
-# kind (a folder of tests/data/bad) -> the arguments that read such a file ({f}) into {out}
-READERS = {
-    "world": ["world", "{f}"],
-    "template": ["run", "{f}", "--model", NOPE, "--out", "{out}"],
-    "town_day": ["run", "town_day", "--config", "{f}", "--model", NOPE, "--out", "{out}"],
-    "simulbench_tasks": ["simulbench-collect", "--tasks", "{f}", "--user", NOPE, "--simulator",
-                         NOPE, "--judge", NOPE, "--out", "{out}"],
-    "simulbench_scripts": ["simulbench", "--scripts", "{f}", "--simulator", NOPE, "--judge",
-                           NOPE, "--out", "{out}"],
-    "pingpong_settings": ["pingpong", "--settings", "{f}", "--player", NOPE, "--interrogator",
-                          NOPE, "--judge", NOPE, "--out", "{out}"],
-    "refutebench_items": ["refutebench", "--items", "{f}", "--model", NOPE, "--refuter", NOPE,
-                          "--judge", NOPE, "--out", "{out}"],
-    "stss_lang_set": ["stss-lang", "{f}", "--model", NOPE, "--judge", NOPE, "--out", "{out}"],
-}
+# kind (a folder of tests/data/bad) -> the arguments that read such a file ({f}) into {out}:
+# the corpus's own table, which its test reads too (a run directory is reported, not refused)
+READERS = {kind: argv for kind, argv in
+           json.loads((BAD / "readers.json").read_text(encoding="utf-8")).items()
+           if kind not in ("_", "run_dir")}
 
 PP = ["pingpong", "--player", "scripted/pingpong", "--interrogator", "scripted/pingpong",
       "--judge", "scripted/pingpong"]

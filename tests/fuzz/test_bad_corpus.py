@@ -5,6 +5,7 @@ Add a file (a run: a folder) to the folder of its kind when a new one turns up."
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -13,32 +14,23 @@ import pytest
 from .harness import check_cli
 
 BAD = Path(__file__).resolve().parents[1] / "data" / "bad"
-NOPE = "scripted/nope"
 
-# kind (a folder of tests/data/bad) -> the command that reads such a file, given it and an
-# output directory
-COMMANDS = {
-    "world": lambda f, out: ["world", str(f)],
-    "template": lambda f, out: ["run", str(f), "--model", NOPE, "--out", str(out)],
-    "town_day": lambda f, out: ["run", "town_day", "--config", str(f), "--model", NOPE,
-                                "--out", str(out)],
-    "simulbench_tasks": lambda f, out: ["simulbench-collect", "--tasks", str(f), "--user", NOPE,
-                                        "--simulator", NOPE, "--judge", NOPE, "--out",
-                                        str(out)],
-    "simulbench_scripts": lambda f, out: ["simulbench", "--scripts", str(f), "--simulator",
-                                          NOPE, "--judge", NOPE, "--out", str(out)],
-    "pingpong_settings": lambda f, out: ["pingpong", "--settings", str(f), "--player", NOPE,
-                                         "--interrogator", NOPE, "--judge", NOPE, "--out",
-                                         str(out)],
-    "refutebench_items": lambda f, out: ["refutebench", "--items", str(f), "--model", NOPE,
-                                         "--refuter", NOPE, "--judge", NOPE, "--out", str(out)],
-    "stss_lang_set": lambda f, out: ["stss-lang", str(f), "--model", NOPE, "--judge", NOPE,
-                                     "--out", str(out)],
-    # a run directory: read by log, score and replay (a bad line is reported and skipped)
-    "run_dir": lambda f, out: [["log", str(f)], ["score", str(f)],
-                               ["replay", str(f), "--export", str(out)]],
-}
-CASES = sorted(p for kind in COMMANDS if (BAD / kind).is_dir() for p in (BAD / kind).iterdir())
+# kind (a folder of tests/data/bad) -> the arguments that read such a file (bench/hostile.py
+# runs the same corpus through the same commands)
+READERS = {kind: argv for kind, argv in
+           json.loads((BAD / "readers.json").read_text(encoding="utf-8")).items()
+           if kind != "_"}
+
+
+def command(kind: str, given: Path, out: Path) -> list:
+    """READERS[kind] filled in: one command's arguments (a run_dir: a list of them)."""
+    def fill(argv):
+        return [a.format(f=given, out=out) for a in argv]
+    argv = READERS[kind]
+    return [fill(a) for a in argv] if isinstance(argv[0], list) else fill(argv)
+
+
+CASES = sorted(p for kind in READERS if (BAD / kind).is_dir() for p in (BAD / kind).iterdir())
 
 
 @pytest.mark.parametrize("path", CASES, ids=lambda p: f"{p.parent.name}/{p.name}")
@@ -48,8 +40,8 @@ def test_a_bad_input_found_once_fails_in_one_line(path, tmp_path, monkeypatch):
     (shutil.copytree if path.is_dir() else shutil.copy)(path, given)
     out = tmp_path / "out"
     if path.parent.name == "run_dir":
-        for args in COMMANDS["run_dir"](given, out):
+        for args in command("run_dir", given, out):
             check_cli(args, [given])
         return
-    code, err = check_cli(COMMANDS[path.parent.name](given, out), [given], out)
+    code, err = check_cli(command(path.parent.name, given, out), [given], out)
     assert code == 2, err
