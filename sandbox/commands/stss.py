@@ -335,7 +335,6 @@ def _setup(args, recipe, parallel):
 def main(args) -> int:
     from rich.markup import escape
 
-    from evaluation.stss import differences_markdown, rule_differences, table_markdown
     from sandbox.suites.parallel import ExecutorError
     from sandbox.suites.stss import (
         SuiteOptions,
@@ -386,15 +385,11 @@ def main(args) -> int:
             return 1
         except ExecutorError as exc:
             raise UserError(str(exc)) from exc
-    tables = write_table(run.scores, args.out, imports,
-                         rules=[o.rules for o in scoring_options(args)],
-                         planned=planned_episodes(episodes, run))
+    tables, markdown = write_table(run.scores, args.out, imports,
+                                   rules=[o.rules for o in scoring_options(args)],
+                                   planned=planned_episodes(episodes, run))
     # no wrapping: markdown; escaped: the import's lines quote public names, [brackets] too
-    for table in tables:
-        console.print(escape(table_markdown(table)), highlight=False, soft_wrap=True)
-    differences = rule_differences(run.scores)
-    if differences:
-        console.print(differences_markdown(differences), highlight=False)
+    console.print(escape(markdown), highlight=False, soft_wrap=True)
     retried = sum(o.retried for o in run.outcomes)
     console.print(f"{len(episodes)} episodes ({monitor.skipped} already done"
                   f"{f', {retried} run again after their worker died' if retried else ''}); "

@@ -356,10 +356,11 @@ def planned_episodes(episodes: list[Episode], run: SuiteRun) -> dict[str, str]:
 
 def write_table(scores: list[STSSScore], out: Path, imports: ImportReport | None = None, *,
                 rules: list[str] | None = None, planned: dict[str, str] | None = None
-                ) -> list[SuiteTable]:
+                ) -> tuple[list[SuiteTable], str]:
     """One table per rule set (`rules`, else those the scores were made by): OUT/table.json
     (ours), OUT/table.reference.json, and all of them in OUT/table.md with what importing the
-    tasks decided; with `planned` (planned_episodes), each accounts for every episode."""
+    tasks decided; with `planned` (planned_episodes), each accounts for every episode. Returns
+    the tables and table.md's text."""
     tables = tables_by_rules(scores, imports, rules=rules, planned=planned)
     out.mkdir(parents=True, exist_ok=True)
     for table in tables:
@@ -368,5 +369,6 @@ def write_table(scores: list[STSSScore], out: Path, imports: ImportReport | None
     differences = rule_differences(scores)
     if differences:
         parts.append(differences_markdown(differences))
-    write_atomic(out / "table.md", "\n".join(parts))
-    return tables
+    markdown = "\n".join(parts)
+    write_atomic(out / "table.md", markdown)
+    return tables, markdown
