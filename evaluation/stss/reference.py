@@ -71,7 +71,6 @@ class View:
 
     diary: dict[str, list[DiaryEvent]]  # agent -> events in time order
     moments: list[tuple[datetime, dict[str, Doing]]]  # every step: each agent's action
-    steps: int
 
 
 def _summaries(events: list[Event]) -> dict[tuple[str, str], str]:
@@ -136,8 +135,7 @@ def steps_view(run: Run, end: float, sec_per_step: int = 60) -> View:
     t0 = run.header.start_time
     diary: dict[str, list[DiaryEvent]] = {agent: [] for agent in rows}
     moments = []
-    steps = int(end // sec_per_step) + 1
-    for k in range(steps):
+    for k in range(int(end // sec_per_step) + 1):
         t = k * sec_per_step
         when = t0 + timedelta(seconds=t)
         now = {}
@@ -151,7 +149,7 @@ def steps_view(run: Run, end: float, sec_per_step: int = 60) -> View:
                 continue
             days.append(DiaryEvent(agent, row.action, row.place, when, row.event))
         moments.append((when, now))
-    return View(diary=diary, moments=moments, steps=steps)
+    return View(diary=diary, moments=moments)
 
 
 def _hit(step: TaskStep, action: str) -> bool:
