@@ -38,6 +38,7 @@ from tasks.stss.schema import TaskType
 
 CHAT = "conversing about "  # how the reference's action text marks a conversation
 PARTNER = "<persona> "  # and its address
+INCOMPLETE = "incomplete run"  # the opening words of the warning a run cut short gets
 
 
 class Unscorable(Exception):
@@ -354,4 +355,4 @@ def incomplete(run: Run) -> str | None:
     status = run.result.status if run.result else "no result.json"
     if status == "completed":
         return None
-    return f"incomplete run ({status}): scored anyway, as the reference scores it"
+    return f"{INCOMPLETE} ({status}): scored anyway, as the reference scores it"

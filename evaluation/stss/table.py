@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 from tasks.stss.importer import ImportReport
 from tasks.stss.schema import TaskType
 
+from .reference import INCOMPLETE
 from .scoring import DEGRADED, STSSScore
 
 
@@ -152,9 +153,6 @@ def differences_markdown(differences: dict[str, tuple[int, int]]) -> str:
              for k in TaskType if k.value in differences]
     return "Episodes whose score differs between ours and the reference's: " + \
         ", ".join(parts) + ".\n"
-
-
-INCOMPLETE = "incomplete run"  # the reference rule set's warning (reference.incomplete)
 
 
 def _nothing(warning: str) -> bool:
