@@ -425,14 +425,19 @@ def score_run(run: Run, options: ScoringOptions | None = None) -> STSSScore:
     window = None if ctx.window is None else {"start": ctx.clock(ctx.window[0]),
                                               "end": ctx.clock(ctx.window[1])}
     return STSSScore(
-        run=str(run.dir), template=task.template, type=task.type, performer=task.performer,
-        target=task.target, architecture=str(run.header.config.get("performer_architecture",
-                                                                   "")),
-        model=run.header.models.get(task.performer, ""),
-        seed=run.header.seed, score=value, rule=rule, expected=task.expected,
+        **_scored(run, task), score=value, rule=rule, expected=task.expected,
         participants=participants, conversation_ratio=ratio,
         talked_with=talked, window=window, options=options, evidence=evidence,
         warnings=run_warnings(run))
+
+
+def _scored(run: Run, task: STSSTask) -> dict:
+    """What every score says of what it scored, by either rule set: the run, task and
+    performer."""
+    return dict(run=str(run.dir), template=task.template, type=task.type,
+                performer=task.performer, target=task.target,
+                architecture=str(run.header.config.get("performer_architecture", "")),
+                model=run.header.models.get(task.performer, ""), seed=run.header.seed)
 
 
 def _reference_score(run: Run, task: STSSTask, options: ScoringOptions) -> STSSScore:
@@ -441,12 +446,7 @@ def _reference_score(run: Run, task: STSSTask, options: ScoringOptions) -> STSSS
     warnings = run_warnings(run)
     late = reference.incomplete(run)
     warnings += [late] if late else []
-    common = dict(
-        run=str(run.dir), template=task.template, type=task.type, performer=task.performer,
-        target=task.target, architecture=str(run.header.config.get("performer_architecture",
-                                                                   "")),
-        model=run.header.models.get(task.performer, ""), seed=run.header.seed,
-        options=options, rules="reference", warnings=warnings)
+    common = dict(**_scored(run, task), options=options, rules="reference", warnings=warnings)
     try:
         verdict = reference.RULES[task.type](task, view)
         talked = reference.chatted_before(run, task.performer, task.date)
