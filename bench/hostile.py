@@ -123,7 +123,7 @@ def prepare(scratch: Path) -> dict[str, str]:
     """A finished PingPong directory and a plain file, shared by the option cases (made once,
     never written by a case: each case's 'nothing written' check covers them)."""
     pp = scratch / "pp"
-    done = subprocess.run([sys.executable, "-m", "sandbox.cli", *PP, "--every", "16",
+    done = subprocess.run([sys.executable, "-m", "sandbox.app.cli", *PP, "--every", "16",
                            "--out", str(pp)], capture_output=True, text=True, cwd=scratch)
     if done.returncode != 0:
         raise SystemExit(f"could not make the PingPong directory: {done.stderr[-500:]}")
@@ -141,7 +141,7 @@ def run(case: Case, scratch: Path, shared: dict[str, str]) -> Outcome:
     argv = [a.format(**values) for a in case.argv]
     before = files(scratch)
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "sandbox.cli", *argv], capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "sandbox.app.cli", *argv], capture_output=True,
                           text=True, cwd=work, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin"
                                                     ":/bin", "SDL_VIDEODRIVER": "dummy",
                                                     "HOME": str(work)})

@@ -59,7 +59,7 @@ def demo_command(out: str) -> list[str]:
         recipe.append(line.strip().rstrip("\\"))
     argv = shlex.split(" ".join(recipe))
     argv[argv.index("--out") + 1] = out
-    return [sys.executable, "-m", "sandbox.cli", *argv[1:], "--quiet"]
+    return [sys.executable, "-m", "sandbox.app.cli", *argv[1:], "--quiet"]
 
 
 def demo() -> None:

@@ -46,7 +46,7 @@ from sandbox.llm.local import DEFAULT_PREFIX_STORE_MB  # noqa: E402
 
 # This interpreter and this checkout (not whatever `sandbox` is installed): what is measured is
 # the code next to the script.
-SANDBOX = [sys.executable, "-m", "sandbox.cli"]
+SANDBOX = [sys.executable, "-m", "sandbox.app.cli"]
 ENV = {"PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH"))
                                      if p)}
 
@@ -97,7 +97,7 @@ def scripted_calls(background: int = 4, start: str = "08:00",
     real prompts, in the order an episode asks them (public_spring_tasting on its day)."""
     from agents.scripted import town_backend
     from sandbox.llm import LLMSettings, make_llm
-    from sandbox.suites.stss import run_task
+    from sandbox.app.suites.stss import run_task
     from tasks.stss import EpisodeWindow, template_path
     from worlds import load_world
 

@@ -25,8 +25,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sandbox.llm import LLMSettings  # noqa: E402
-from sandbox.suites.benchmark import ModelPool, board, run_benchmark  # noqa: E402
-from sandbox.suites.simulbench import (  # noqa: E402
+from sandbox.app.suites.benchmark import ModelPool, board, run_benchmark  # noqa: E402
+from sandbox.app.suites.simulbench import (  # noqa: E402
     COLLECT,
     SIMULBENCH,
     extract_dir,

@@ -42,10 +42,10 @@ sys.path.insert(0, str(ROOT))
 from sandbox.llm import LLMSettings, make_backend, make_llm  # noqa: E402
 from sandbox.llm.loopback import Loopback  # noqa: E402
 from sandbox.log import CACHE, load_run  # noqa: E402
-from sandbox.suites.benchmark import ModelPool, run_benchmark  # noqa: E402
-from sandbox.suites.parallel import Parallel  # noqa: E402
-from sandbox.suites.pingpong import PINGPONG  # noqa: E402
-from sandbox.suites.stss import Episode, SuiteContext, run_suite  # noqa: E402
+from sandbox.app.suites.benchmark import ModelPool, run_benchmark  # noqa: E402
+from sandbox.app.suites.parallel import Parallel  # noqa: E402
+from sandbox.app.suites.pingpong import PINGPONG  # noqa: E402
+from sandbox.app.suites.stss import Episode, SuiteContext, run_suite  # noqa: E402
 from sandbox.summary import summarize  # noqa: E402
 from tasks.pingpong import load_settings, pair_items  # noqa: E402
 from tasks.stss import (  # noqa: E402
@@ -213,20 +213,20 @@ def print_soak(name: str, figures: dict, count_line: str) -> None:
 
 # -- kill and resume ----------------------------------------------------------------------------
 def stss_command(out: Path) -> list[str]:
-    return [sys.executable, "-m", "sandbox.cli", "stss", "--templates",
+    return [sys.executable, "-m", "sandbox.app.cli", "stss", "--templates",
             str(TEMPLATES_DIR / "public_spring_tasting.yaml"), "--arch", "ga", "--seeds", "0..2",
             "--out", str(out), "--model", "scripted/town", "--embedder", "hashing",
             "--background", "2", "--same-day", "--start", "15:00"]
 
 
 def pingpong_command(out: Path) -> list[str]:
-    return [sys.executable, "-m", "sandbox.cli", "pingpong", "--player", "scripted/pingpong",
+    return [sys.executable, "-m", "sandbox.app.cli", "pingpong", "--player", "scripted/pingpong",
             "--interrogator", "scripted/pingpong", "--judge", "scripted/pingpong", "--every",
             "8", "--out", str(out)]
 
 
 def board_command(out: Path, board: Path) -> list[str]:
-    return [sys.executable, "-m", "sandbox.cli", "pingpong-board", str(out), "--json",
+    return [sys.executable, "-m", "sandbox.app.cli", "pingpong-board", str(out), "--json",
             str(board)]
 
 

@@ -88,7 +88,7 @@ _registry = threading.RLock()
 def command_line() -> str:
     """How this process was started, for the holder's record (credentials masked)."""
     name = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "python"
-    if name == "cli.py":  # python -m sandbox.cli
+    if name == "cli.py":  # python -m sandbox.app.cli
         name = "sandbox"
     elif name == "-c":
         name = "python -c ..."

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.cli import main
+from sandbox.app.cli import main
 from sandbox.llm import SCRIPTS
 from tasks.stss_lang import save_set
 from tasks.stss_lang.harvest import harvest

@@ -6,7 +6,7 @@ of every module, including imports inside functions:
   scorers or commands; `tasks` never see scorers;
 - `evaluation` reads logs and judgments: it never imports agents nor runs an episode;
 - the viewer reads run directories, and maps and legs through `worlds`;
-- orchestration (`sandbox.suites`) and the commands are the composition root: only the
+- orchestration (`sandbox.app.suites`) and the commands are the composition root: only the
   command line imports them (bench/ may drive the orchestration, never a command module).
 """
 
@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-ROOT_ONLY = ("sandbox.cli", "sandbox.commands", "sandbox.suites")
+ROOT_ONLY = ("sandbox.app",)
 # What each package may not import (prefixes of module names).
 FORBIDDEN = {
     "sandbox": ("worlds", "agents", "tasks", "evaluation", "viewer", *ROOT_ONLY),
@@ -31,7 +31,7 @@ FORBIDDEN = {
     "evaluation": ("agents", "viewer", "sandbox.runner", "sandbox.engine", *ROOT_ONLY),
     "viewer": ("agents", "tasks", "evaluation", *ROOT_ONLY),
     # benchmarks may drive the orchestration, but not through a command module
-    "bench": ("sandbox.cli", "sandbox.commands"),
+    "bench": ("sandbox.app.cli", "sandbox.app.commands"),
 }
 
 
@@ -89,12 +89,12 @@ def test_the_check_sees_a_crossing(tmp_path):
     # function, and an evaluation module that runs an episode through a relative import
     (tmp_path / "agents").mkdir()
     (tmp_path / "agents" / "bad.py").write_text(
-        "from tasks.stss import x\n\ndef f():\n    from sandbox.commands.common import y\n")
+        "from tasks.stss import x\n\ndef f():\n    from sandbox.app.commands.common import y\n")
     (tmp_path / "evaluation" / "pp").mkdir(parents=True)
     (tmp_path / "evaluation" / "pp" / "run.py").write_text(
         "from ...sandbox.runner import run_episode\nfrom . import judge\n")
     assert violations("agents", tmp_path) == [
-        "agents/bad.py:1 imports tasks.stss.x", "agents/bad.py:4 imports sandbox.commands.common.y"]
+        "agents/bad.py:1 imports tasks.stss.x", "agents/bad.py:4 imports sandbox.app.commands.common.y"]
     assert violations("evaluation", tmp_path) == [
         "evaluation/pp/run.py:1 imports sandbox.runner.run_episode"]
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from sandbox.cli import main
+from sandbox.app.cli import main
 
 EVIL = ["../../escape", "a/b\\c", "..", "Ann\x1b[31mLee\x07", "Zoë " + "ẞ" * 300, "名前テスト",
         "\u202eevil.exe", "-rf", "con", "x" * 5000]

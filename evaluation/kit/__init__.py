@@ -1,6 +1,6 @@
 """The single-room benchmark kit, evaluation side: reading a finished dialogue, judges with
 stored judgments, aggregation helpers and boards (Markdown, JSON, PNG). Nothing here runs an
-episode: the runner is `sandbox.suites.benchmark`.
+episode: the runner is `sandbox.app.suites.benchmark`.
 
     from evaluation.kit import JudgeSpec, Verdict, judge_dialogue, read_dialogue
     from evaluation.kit import bootstrap_ci, micro_average, macro_average, markdown_table

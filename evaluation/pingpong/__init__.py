@@ -2,7 +2,7 @@
 
 Public names: `PINGPONG_JUDGE` (the kit's JudgeSpec), `conversation_of`, `score_conversation`,
 `length_factor`, `leaderboard`, `build_board`, `board_markdown`, `board_json`, `board_plot`.
-Running the benchmark is `sandbox.suites.pingpong`; nothing here calls a player.
+Running the benchmark is `sandbox.app.suites.pingpong`; nothing here calls a player.
 """
 
 from .aggregate import (

@@ -1,5 +1,5 @@
 """RefuteBench's evaluator, metrics and board (the paper's Tables 4-7 and Fig. 6), from saved
-dialogues and judgments. Nothing here runs a dialogue: that is sandbox.suites.refutebench.
+dialogues and judgments. Nothing here runs a dialogue: that is sandbox.app.suites.refutebench.
 
     from evaluation.refutebench import JUDGES, parse_rating, build_board, board_markdown
 """

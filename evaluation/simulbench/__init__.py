@@ -1,5 +1,5 @@
 """SimulBench's judges, aggregation and board (the kit's evaluation side). Nothing here runs a
-dialogue: collecting and answering are sandbox.suites.simulbench.
+dialogue: collecting and answering are sandbox.app.suites.simulbench.
 
     from evaluation.simulbench import SCORE_JUDGE, CHALLENGE_JUDGE, parse_rating, swap_rule
 """

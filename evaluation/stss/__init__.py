@@ -1,5 +1,5 @@
 """STSS action-level scoring: rule-based scorers that read only a run's log, and the
-Table-4-style table of a suite's scores (running a suite is sandbox.suites.stss).
+Table-4-style table of a suite's scores (running a suite is sandbox.app.suites.stss).
 
     from evaluation.stss import write_score, score_run
     score = write_score("runs/x")          # score.json with the evidence

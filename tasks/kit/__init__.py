@@ -4,7 +4,7 @@ model and sampling each, and the dialogue episode on the engine.
     from tasks.kit import ItemSet, name_id, Role, Sampling, Cast, DialogueScenario
 
 A benchmark's judges, aggregation and board are in `evaluation.kit`; running a benchmark
-(resume, manifests, the command line) is in `sandbox.suites.benchmark`. See tasks/README.md.
+(resume, manifests, the command line) is in `sandbox.app.suites.benchmark`. See tasks/README.md.
 The dialogue episode (which loads the engine and the agents' chat module) is imported when
 first asked for, so item sets, roles and sampling load nothing heavy.
 """

@@ -5,7 +5,7 @@
     roleplay = load_settings("settings.json", "en")  # a public settings file
     for pair_id, (character, situation) in pair_items(roleplay).select(every=8): ...
 
-Judging and aggregation live in evaluation.pingpong; running it in sandbox.suites.
+Judging and aggregation live in evaluation.pingpong; running it in sandbox.app.suites.
 """
 
 from importlib import import_module

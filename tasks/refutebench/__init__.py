@@ -5,7 +5,7 @@ revise its answer when a user refutes it, and does the refutation stay in force?
     items = load_items(None, {"setting": "transient", "tasks": "mt,summ,writing"})
     for item_id, item in items.select(every=5): ...
 
-The evaluator and the tables live in evaluation.refutebench; running it in sandbox.suites.
+The evaluator and the tables live in evaluation.refutebench; running it in sandbox.app.suites.
 """
 
 from importlib import import_module

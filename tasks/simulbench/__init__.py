@@ -5,7 +5,7 @@ acts as a simulator (a terminal, a board game, a converter) for a simulated user
     tasks = load_tasks()                             # our 40 tasks
     scripts = load_scripts("simulbench_all.jsonl")   # the published 500 scripts
 
-Judges and aggregation live in evaluation.simulbench; running it in sandbox.suites.simulbench.
+Judges and aggregation live in evaluation.simulbench; running it in sandbox.app.suites.simulbench.
 See README.md.
 """
 

@@ -58,7 +58,7 @@ def edit_judgment(path: Path, change: Callable[[dict], None]) -> None:
 
 def read_board(command: str, out: Path, capsys, *extra: str) -> tuple[str, dict]:
     """`sandbox COMMAND OUT --json F`: (what it printed, the board as JSON)."""
-    from sandbox.cli import main
+    from sandbox.app.cli import main
 
     target = out.parent / "board.json"
     assert main([command, str(out), "--json", str(target), *extra]) == 0

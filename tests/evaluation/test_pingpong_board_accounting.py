@@ -10,7 +10,7 @@ import shutil
 
 import pytest
 
-from sandbox.cli import main
+from sandbox.app.cli import main
 from tests.evaluation.damage import (
     cut_events,
     cut_header,

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from sandbox.cli import main
+from sandbox.app.cli import main
 from sandbox.llm import SCRIPTS, ScriptedBackend
 from tasks.refutebench import ANSWER_TAG
 from tests.evaluation.damage import (

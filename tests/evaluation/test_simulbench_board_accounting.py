@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from sandbox.cli import main
+from sandbox.app.cli import main
 from sandbox.llm import SCRIPTS, ScriptedBackend
 from tests.evaluation.damage import (
     cut_events,

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from evaluation.stss import ScoringOptions, STSSScore, score_run, suite_table, table_markdown
-from sandbox.cli import main
+from sandbox.app.cli import main
 from sandbox.log import load_run
 from tasks.stss import TaskStep, TaskType
 from tests.evaluation.stss_logs import Log, task

@@ -13,7 +13,7 @@ from pathlib import Path
 import yaml
 from hypothesis import strategies as st
 
-from sandbox.cli import main
+from sandbox.app.cli import main
 
 # Values that have broken loaders elsewhere: wrong types, empty and huge, paths, control
 # characters, non-Latin text, numbers that are not.

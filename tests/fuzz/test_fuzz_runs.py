@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sandbox.cli import main
+from sandbox.app.cli import main
 
 from .harness import check_cli, mutated
 from .test_fuzz_loaders import examples

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from sandbox.budget import Budget, BudgetExhausted
-from sandbox.cli import main
+from sandbox.app.cli import main
 from tasks.stss import TEMPLATES_DIR
 
 EPISODE = ["public_spring_tasting", "--seed", "1", "--quiet", "--model", "scripted/town",

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.cli import main
+from sandbox.app.cli import main
 from sandbox.llm import SCRIPTS
 
 SIMUL = "scripted/simulbench"

@@ -5,7 +5,7 @@ import tempfile
 
 import pytest
 
-from sandbox.cli import main
+from sandbox.app.cli import main
 
 
 def closed_port() -> int:
@@ -121,7 +121,7 @@ def test_replay_gif_alone_writes_the_gif_without_a_window(tmp_path, capsys, monk
 
 
 def test_replay_help_says_what_shift_arrow_does():
-    from sandbox.cli import build_parser
+    from sandbox.app.cli import build_parser
 
     sub = next(a for a in build_parser()._actions if a.dest == "command")
     epilog = sub.choices["replay"].epilog

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.cli import main
+from sandbox.app.cli import main
 from sandbox.judgments import load_judgments
 from sandbox.llm import CallRecord
 from sandbox.llm.loopback import Loopback

@@ -8,7 +8,7 @@ import pytest
 from pydantic import BaseModel
 
 from agents.chat import ChatAgent, converse
-from sandbox.cli import main
+from sandbox.app.cli import main
 from sandbox.events import Utterance
 from sandbox.llm import CacheMiss, LLMRequest, LLMSettings, Message, ScriptedBackend, make_llm
 from sandbox.log import RunFormatError, load_run

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.cli import main
+from sandbox.app.cli import main
 from sandbox.files import FileFormatError, read_data, read_with_lines
 
 ROOT = Path(__file__).resolve().parents[2]

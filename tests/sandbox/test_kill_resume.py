@@ -27,7 +27,7 @@ TEMPLATE = ROOT / "tasks" / "stss" / "templates" / "public_spring_tasting.yaml"
 
 
 def suite_command(out: Path) -> list[str]:
-    return [sys.executable, "-m", "sandbox.cli", "stss", "--templates", str(TEMPLATE),
+    return [sys.executable, "-m", "sandbox.app.cli", "stss", "--templates", str(TEMPLATE),
             "--arch", "ga", "--seeds", "0..2", "--out", str(out), "--model", "scripted/town",
             "--embedder", "hashing", "--background", "2", "--same-day", "--start", "15:00"]
 
@@ -176,7 +176,7 @@ def test_a_file_written_by_name_and_interrupted_leaves_the_old_file_and_no_tempo
 def test_a_judge_call_recorded_before_a_kill_is_not_counted_twice(tmp_path, monkeypatch):
     """Killed after a judge's call reached calls.jsonl and before its judgment was saved: the
     same command asks again (from the cache), and the board's usage is the uninterrupted one."""
-    from sandbox.cli import main
+    from sandbox.app.cli import main
 
     monkeypatch.chdir(tmp_path)
     out = tmp_path / "pp"

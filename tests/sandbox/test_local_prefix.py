@@ -129,7 +129,7 @@ def test_a_restored_prefix_answers_a_schema_bound_call_validly():
 def test_sandbox_log_shows_how_much_prompt_evaluation_was_saved(tmp_path, capsys):
     import json
 
-    from sandbox.cli import main
+    from sandbox.app.cli import main
 
     out = tmp_path / "room"
     assert main(["run", "single_room", "--model", "scripted/default", "--out", str(out),

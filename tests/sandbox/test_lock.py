@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.cli import main
+from sandbox.app.cli import main
 from sandbox.llm.loopback import Loopback
 from sandbox.lock import LOCK_FILE, DirectoryBusy, held_over, hold
 from sandbox.storage import open_append
@@ -86,7 +86,7 @@ def test_a_command_writing_now_is_named_by_the_one_refused(tmp_path, capsys):
     out = tmp_path / "run"
     with Loopback("default", latency_s=0.4) as server:
         first = subprocess.Popen(
-            [sys.executable, "-m", "sandbox.cli", "run", "single_room", "--model",
+            [sys.executable, "-m", "sandbox.app.cli", "run", "single_room", "--model",
              "openai/default", "--base-url", server.url, "--out", str(out), "--quiet"],
             cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, text=True)

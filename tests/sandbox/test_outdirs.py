@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox.cli import main
+from sandbox.app.cli import main
 from tests.tasks.test_pingpong_cli import pingpong
 from tests.tasks.test_refutebench_cli import refutebench
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.cli import main
+from sandbox.app.cli import main
 from sandbox.llm import (
     SCRIPTS,
     SCRIPTS_ENTRY_POINT_GROUP,
@@ -62,7 +62,7 @@ def test_an_unknown_name_lists_every_known_one(monkeypatch, capsys, tmp_path):
 def test_a_fresh_interpreter_runs_any_scripted_backend(name, tmp_path):
     # Nothing imported the package that defines the backend before the command ran.
     out = tmp_path / "run"
-    code = ("import sys; from sandbox.cli import main; "
+    code = ("import sys; from sandbox.app.cli import main; "
             f"sys.exit(main(['run', 'single_room', '--model', 'scripted/{name}', '--turns', '2', "
             f"'--quiet', '--out', {str(out)!r}]))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

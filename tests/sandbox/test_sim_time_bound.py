@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from sandbox.cli import main
+from sandbox.app.cli import main
 from sandbox.llm import ScriptedBackend
 from sandbox.runner import run_episode
 from sandbox.simtime import SimTimeTooLong

@@ -10,10 +10,10 @@ import json
 
 import pytest
 
-from sandbox.cli import main
+from sandbox.app.cli import main
 from sandbox.llm import LLMSettings
-from sandbox.suites.benchmark import ModelPool, run_benchmark
-from sandbox.suites.pingpong import PINGPONG
+from sandbox.app.suites.benchmark import ModelPool, run_benchmark
+from sandbox.app.suites.pingpong import PINGPONG
 from tasks.kit import IdCollision, ItemSet, name_id
 from tasks.pingpong import (
     INTERROGATOR_SAMPLING,

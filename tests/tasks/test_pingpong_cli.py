@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from sandbox.cli import main
+from sandbox.app.cli import main
 
 SETTINGS = {"en": {
     "version": 2,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sandbox.cli import main
+from sandbox.app.cli import main
 from tests.tasks.pingpong_fingerprint import fingerprint
 
 GOLDEN = Path(__file__).with_name("golden")

@@ -10,8 +10,8 @@ import pytest
 from evaluation.refutebench.scripted import refutebench
 from sandbox.llm import SCRIPTS, LLMRequest, LLMSettings, ScriptedBackend
 from sandbox.log import load_run
-from sandbox.suites.benchmark import ModelPool, run_benchmark
-from sandbox.suites.refutebench import REFUTEBENCH
+from sandbox.app.suites.benchmark import ModelPool, run_benchmark
+from sandbox.app.suites.refutebench import REFUTEBENCH
 from tasks.refutebench import (
     ANSWER_TAG,
     ASSISTANT_SYSTEM,

@@ -14,7 +14,7 @@ import pytest
 
 from evaluation.refutebench.judge import read_refute_dialogue
 from evaluation.refutebench.v1 import feedback_outcomes, rule_rates
-from sandbox.cli import main
+from sandbox.app.cli import main
 from sandbox.llm import SCRIPTS, ScriptedBackend
 from sandbox.log import load_run
 from tasks.refutebench import (

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from sandbox.cli import main
+from sandbox.app.cli import main
 from sandbox.llm import SCRIPTS, ScriptedBackend
 from sandbox.log import load_run
 from tasks.simulbench import SYSTEM_PROMPT, load_scripts

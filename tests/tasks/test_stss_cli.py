@@ -8,7 +8,7 @@ import shutil
 import pytest
 import yaml
 
-from sandbox.cli import main
+from sandbox.app.cli import main
 from tasks.stss import TEMPLATES_DIR
 
 SHORT = ["--model", "scripted/town", "--embedder", "hashing", "--background", "2",

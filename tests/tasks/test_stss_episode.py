@@ -17,7 +17,7 @@ import yaml
 from evaluation.stss import score_run
 from sandbox.llm import LLMSettings, make_llm
 from sandbox.log import load_run
-from sandbox.suites.stss import run_task
+from sandbox.app.suites.stss import run_task
 from tasks.stss import EpisodeWindow, instantiate, load_template, template_path
 from worlds import load_world
 

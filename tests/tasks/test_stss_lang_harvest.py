@@ -8,7 +8,7 @@ from datetime import datetime
 
 import pytest
 
-from sandbox.cli import main
+from sandbox.app.cli import main
 from sandbox.events import ConversationEnded, ConversationStarted, EpisodeEnded, Utterance
 from sandbox.events.agent import MemoryAdded, MemoryRetrieved, TaskPlanned
 from sandbox.log import EpisodeLog, RunHeader, RunResult

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from agents.scripted import town_backend
-from sandbox.cli import main
+from sandbox.app.cli import main
 from sandbox.llm import LLMSettings, make_llm
 from sandbox.llm.loopback import Loopback
-from sandbox.suites.parallel import Monitor, Outcome, Parallel, run_parallel
-from sandbox.suites.stss import SuiteContext, plan_suite, run_suite
+from sandbox.app.suites.parallel import Monitor, Outcome, Parallel, run_parallel
+from sandbox.app.suites.stss import SuiteContext, plan_suite, run_suite
 from tasks.stss import TEMPLATES_DIR, EpisodeWindow
 from worlds import load_world
 
@@ -115,7 +115,7 @@ def test_a_failed_episode_is_listed_and_the_others_finish(tmp_path, capsys):
 
 
 def test_the_command_lists_failures_at_the_end_and_exits_1(tmp_path, capsys, monkeypatch):
-    import sandbox.suites.stss as suite
+    import sandbox.app.suites.stss as suite
 
     real = suite.run_task
 

@@ -13,7 +13,7 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
-from sandbox.cli import main  # noqa: E402
+from sandbox.app.cli import main  # noqa: E402
 from sandbox.llm.loopback import Loopback  # noqa: E402
 
 from .test_suite_parallel import EPISODE, run_files, templates  # noqa: E402

@@ -5,7 +5,7 @@ import json
 import pytest
 import yaml
 
-from sandbox.cli import main
+from sandbox.app.cli import main
 from tasks.scenarios.town_day import DEFAULT_CONFIG
 
 

@@ -10,7 +10,7 @@ import json
 import pytest
 import yaml
 
-from sandbox.cli import main
+from sandbox.app.cli import main
 from sandbox.log import load_run
 from tests.worlds.ville_fixture import PERSONAS, walled_town, write_checkout
 from worlds.ville import import_ville

@@ -94,7 +94,7 @@ def test_judge_scores_are_attached_to_the_player_turns(tmp_path):
 
 
 def test_the_real_single_room_scenario_log_renders(tmp_path):
-    from sandbox.cli import main
+    from sandbox.app.cli import main
 
     out = tmp_path / "demo"
     assert main(["run", "single_room", "--model", "scripted/default", "--seed", "0",

@@ -6,7 +6,7 @@ import json
 
 import pygame
 
-from sandbox.cli import main
+from sandbox.app.cli import main
 from tests.viewer.runs import ADA_ARRIVAL, MINI_TOWN, town_events, write_run
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sandbox.cli import main
+from sandbox.app.cli import main
 
 from .conftest import TWO_ROOMS, write_world
 

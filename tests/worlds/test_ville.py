@@ -8,7 +8,7 @@ import json
 import networkx as nx
 import pytest
 
-from sandbox.cli import main
+from sandbox.app.cli import main
 from worlds import World, load_world, world_residents
 from worlds.ville import import_ville
 

@@ -8,7 +8,7 @@ import pytest
 
 from agents.persona import Persona
 from agents.society import known_places
-from sandbox.cli import main
+from sandbox.app.cli import main
 from worlds import AddressError, World, WorldState, world_residents
 from worlds.ville import import_ville
 

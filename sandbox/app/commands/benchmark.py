@@ -15,7 +15,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from sandbox import terminal
-from sandbox.commands.common import (
+from sandbox.app.commands.common import (
     add_budget_options,
     add_model_access_options,
     add_parallel_options,
@@ -53,7 +53,7 @@ def _sampling_options(p: argparse.ArgumentParser, role: str, default, token_help
 
 
 def register_benchmark(sub, bench, *, example: str, board_example: str = "") -> None:
-    """Add `sandbox NAME` and `sandbox NAME-board` for `bench` (a sandbox.suites Benchmark)."""
+    """Add `sandbox NAME` and `sandbox NAME-board` for `bench` (a sandbox.app.suites Benchmark)."""
     p = sub.add_parser(
         bench.name, help=f"run the {bench.title} for one configuration",
         description=f"Run every selected item of the {bench.title} as a dialogue (a run "
@@ -147,7 +147,7 @@ def judge_models(args) -> list[str]:
 def model_pool(args, models):
     """The models' pool for the model access options, every model's backend built first: a bad
     model string or endpoint fails before any work."""
-    from sandbox.suites.benchmark import ModelPool
+    from sandbox.app.suites.benchmark import ModelPool
 
     mode = "replay" if args.cache_only else "off" if args.no_cache else "record"
     pool = ModelPool(LLMSettings(base_url=args.base_url, json_dialect=args.json_dialect,
@@ -178,8 +178,8 @@ def play(bench, out, items, pool, *, console, description: str, total: int,
     time left): the report, or None when a cache-only replay missed an answer (said, with where
     the runs so far are). Another configuration in `out`, or an executor that cannot run, is a
     UserError."""
-    from sandbox.suites.benchmark import BenchmarkMismatch, run_benchmark
-    from sandbox.suites.parallel import ExecutorError
+    from sandbox.app.suites.benchmark import BenchmarkMismatch, run_benchmark
+    from sandbox.app.suites.parallel import ExecutorError
 
     with suite_progress(console, total, description, transient=transient) as monitor:
         try:
@@ -275,7 +275,7 @@ def _ranges(numbers: list[int]) -> str:
 
 
 def run_main(bench, args) -> int:
-    from sandbox.suites.benchmark import board
+    from sandbox.app.suites.benchmark import board
     from tasks.kit import IdCollision
 
     console = terminal.console()
@@ -324,7 +324,7 @@ def run_main(bench, args) -> int:
 
 def board_main(bench, args) -> int:
     from evaluation.kit import BoardError
-    from sandbox.suites.benchmark import board
+    from sandbox.app.suites.benchmark import board
 
     extra = {name: getattr(args, name) for name in bench.board_options}
     try:

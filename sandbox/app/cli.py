@@ -17,21 +17,21 @@ import os
 import sys
 from contextlib import contextmanager
 
-from . import lock
-from .errors import UserError, one_line
-from .redact import redact, redact_logs, remember_environment
+from sandbox import lock
+from sandbox.errors import UserError, one_line
+from sandbox.redact import redact, redact_logs, remember_environment
 
 COMMANDS = [
-    "sandbox.commands.run",
-    "sandbox.commands.log",
-    "sandbox.commands.world",
-    "sandbox.commands.replay",
-    "sandbox.commands.pingpong",
-    "sandbox.commands.refutebench",
-    "sandbox.commands.score",
-    "sandbox.commands.stss",
-    "sandbox.commands.stss_lang",
-    "sandbox.commands.simulbench",
+    "sandbox.app.commands.run",
+    "sandbox.app.commands.log",
+    "sandbox.app.commands.world",
+    "sandbox.app.commands.replay",
+    "sandbox.app.commands.pingpong",
+    "sandbox.app.commands.refutebench",
+    "sandbox.app.commands.score",
+    "sandbox.app.commands.stss",
+    "sandbox.app.commands.stss_lang",
+    "sandbox.app.commands.simulbench",
 ]
 
 
@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
 def _max_sim_hours(hours: float | None):
     """$SANDBOX_MAX_SIM_HOURS set from --max-sim-hours while the command runs (every check and
     run reads it, as do the local Ray workers the command starts)."""
-    from .simtime import MAX_SIM_HOURS_ENV
+    from sandbox.simtime import MAX_SIM_HOURS_ENV
 
     if hours is None:
         yield
@@ -124,8 +124,8 @@ def _max_sim_hours(hours: float | None):
 
 def check_environment() -> None:
     """The SANDBOX_ variables that shape every run, read once before anything runs."""
-    from .runner import degraded_above
-    from .simtime import max_sim_hours
+    from sandbox.runner import degraded_above
+    from sandbox.simtime import max_sim_hours
 
     for read in (max_sim_hours, degraded_above):
         try:

@@ -110,7 +110,7 @@ def _world(args):
 
 def run_template(args) -> int:
     """`sandbox run <template.yaml|name>`: one STSS episode, then its score."""
-    from sandbox.suites.stss import run_task
+    from sandbox.app.suites.stss import run_task
     from tasks.stss import STSSEpisode, instantiate, load_template, template_path
 
     console = terminal.console()
@@ -218,7 +218,7 @@ def _templates(args, console: Console):
     """The template files of the suite, and the public import (None unless --templates is a
     public task file): written to OUT/templates, its failures and warnings printed."""
     from sandbox.files import read_data
-    from sandbox.suites.stss import template_files
+    from sandbox.app.suites.stss import template_files
     from tasks.stss import TEMPLATES_DIR
     from tasks.stss.importer import import_public_tasks, write_templates
 
@@ -288,7 +288,7 @@ def _check_templates(templates, archs, args, window, world, console) -> list:
 
 def _recipe(args, window, scorings):
     """What each process builds once for the suite (a Ray worker builds its own)."""
-    from sandbox.suites.stss import SuiteRecipe
+    from sandbox.app.suites.stss import SuiteRecipe
 
     return SuiteRecipe(settings=llm_settings(args, None),
                        world=getattr(args, "world", None) or "town", prompts=args.prompts,
@@ -315,7 +315,7 @@ def _setup(args, recipe, parallel):
     recipe each Ray worker builds from."""
     from functools import partial
 
-    from sandbox.suites.stss import suite_context
+    from sandbox.app.suites.stss import suite_context
 
     if parallel.executor == "ray":
         if args.prompts is not None and not args.prompts.is_dir():
@@ -335,8 +335,8 @@ def _setup(args, recipe, parallel):
 def main(args) -> int:
     from rich.markup import escape
 
-    from sandbox.suites.parallel import ExecutorError
-    from sandbox.suites.stss import (
+    from sandbox.app.suites.parallel import ExecutorError
+    from sandbox.app.suites.stss import (
         SuiteOptions,
         arch_dir,
         check_options,

@@ -299,7 +299,7 @@ def print_score(score, console: Console, *, evidence: int = 8) -> None:
 
 
 def add_parallel_options(p: argparse.ArgumentParser) -> None:
-    """How a suite's episodes run side by side (they mirror sandbox.suites.parallel.Parallel)."""
+    """How a suite's episodes run side by side (they mirror sandbox.app.suites.parallel.Parallel)."""
     g = p.add_argument_group("running episodes side by side")
     g.add_argument("--jobs", type=positive_int, default=1, metavar="N",
                    help="episodes at once in each process; their LLM calls share "
@@ -324,7 +324,7 @@ def add_parallel_options(p: argparse.ArgumentParser) -> None:
 def parallel_options(args):
     """The Parallel of --jobs, --executor, --address, --workers, --retries (UserError when
     they cannot work)."""
-    from sandbox.suites.parallel import Parallel
+    from sandbox.app.suites.parallel import Parallel
 
     if args.executor == "local" and (args.address or args.workers):
         raise UserError(f"--{'address' if args.address else 'workers'} needs --executor ray")
@@ -351,7 +351,7 @@ def suite_progress(console: Console, total: int, description: str, transient: bo
     )
     from rich.text import Text
 
-    from sandbox.suites.parallel import Monitor
+    from sandbox.app.suites.parallel import Monitor
 
     class Status(ProgressColumn):
         max_refresh = 0.5

@@ -1,14 +1,14 @@
 """`sandbox pingpong` runs the PingPong role-play benchmark for one player;
 `sandbox pingpong-board` builds the leaderboard from one or more benchmark directories.
-Both are the kit's benchmark commands (sandbox/commands/benchmark.py) for `PINGPONG`."""
+Both are the kit's benchmark commands (sandbox/app/commands/benchmark.py) for `PINGPONG`."""
 
 from __future__ import annotations
 
-from sandbox.commands.benchmark import register_benchmark
+from sandbox.app.commands.benchmark import register_benchmark
 
 
 def register(sub) -> None:
-    from sandbox.suites.pingpong import PINGPONG
+    from sandbox.app.suites.pingpong import PINGPONG
 
     register_benchmark(
         sub, PINGPONG,

@@ -1,14 +1,14 @@
 """`sandbox refutebench` runs RefuteBench 2.0 for one model under test and one setting;
 `sandbox refutebench-board` prints the paper's Tables 4-7 over benchmark directories. Both are
-the kit's benchmark commands (sandbox/commands/benchmark.py) for `REFUTEBENCH`."""
+the kit's benchmark commands (sandbox/app/commands/benchmark.py) for `REFUTEBENCH`."""
 
 from __future__ import annotations
 
-from sandbox.commands.benchmark import register_benchmark
+from sandbox.app.commands.benchmark import register_benchmark
 
 
 def register(sub) -> None:
-    from sandbox.suites.refutebench import REFUTEBENCH
+    from sandbox.app.suites.refutebench import REFUTEBENCH
 
     register_benchmark(
         sub, REFUTEBENCH,

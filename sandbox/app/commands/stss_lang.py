@@ -126,7 +126,7 @@ def harvest_main(args) -> int:
 
 def run_main(args) -> int:
     from agents.architecture import load_architecture
-    from sandbox.suites.stss_lang import STSS_LANG, board
+    from sandbox.app.suites.stss_lang import STSS_LANG, board
     from tasks.kit import IdCollision
 
     console = terminal.console()
@@ -181,7 +181,7 @@ def run_main(args) -> int:
 
 def board_main(args) -> int:
     from evaluation.kit import BoardError
-    from sandbox.suites.stss_lang import board
+    from sandbox.app.suites.stss_lang import board
 
     try:
         report = board(args.dirs, judges=args.judges, seed=args.seed, resamples=args.resamples)

@@ -14,8 +14,8 @@ import argparse
 import json
 from pathlib import Path
 
-from sandbox.commands.benchmark import EMBEDDED, model_pool, register_benchmark
-from sandbox.commands.common import add_model_access_options, use_prompts
+from sandbox.app.commands.benchmark import EMBEDDED, model_pool, register_benchmark
+from sandbox.app.commands.common import add_model_access_options, use_prompts
 from sandbox.errors import UserError
 
 from .common import output_dir, output_file, positive_int
@@ -25,7 +25,7 @@ SMOL = "local/smollm2-135m"
 
 def register(sub) -> None:
     from evaluation.kit import JUDGE_FORMATS
-    from sandbox.suites.simulbench import COLLECT, SIMULBENCH
+    from sandbox.app.suites.simulbench import COLLECT, SIMULBENCH
 
     register_benchmark(
         sub, COLLECT,
@@ -92,7 +92,7 @@ def extract_main(args: argparse.Namespace) -> int:
     from evaluation.kit import BoardError
     from sandbox import terminal
     from sandbox.lock import hold_output
-    from sandbox.suites.simulbench import extract_dir, strategy_counts
+    from sandbox.app.suites.simulbench import extract_dir, strategy_counts
 
     hold_output(args.out, file=True)
     try:
@@ -124,8 +124,8 @@ def pairwise_main(args: argparse.Namespace) -> int:
     from evaluation.simulbench.pairwise import pairwise_data, pairwise_markdown
     from sandbox import terminal
     from sandbox.lock import hold_output
-    from sandbox.suites.benchmark import BenchmarkMismatch
-    from sandbox.suites.simulbench import plan_pairs, run_pairwise
+    from sandbox.app.suites.benchmark import BenchmarkMismatch
+    from sandbox.app.suites.simulbench import plan_pairs, run_pairwise
     from tasks.kit import Sampling
 
     use_prompts(args)

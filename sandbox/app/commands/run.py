@@ -28,7 +28,7 @@ from .common import (
 
 
 def register(sub) -> None:
-    from sandbox.commands.stss import add_template_options
+    from sandbox.app.commands.stss import add_template_options
     from tasks.scenarios import SCENARIOS
 
     p = sub.add_parser(
@@ -73,7 +73,7 @@ def _positive(kind):
 def _add_town_options(p: argparse.ArgumentParser) -> None:
     """Options of town_day that change its file (the built-in one or --config); they mirror
     tasks.scenarios.town_day.TownChanges."""
-    from sandbox.commands.stss import architecture_ref
+    from sandbox.app.commands.stss import architecture_ref
 
     g = p.add_argument_group(
         "town day (town_day only; each changes the file's value)",
@@ -127,7 +127,7 @@ def main(args) -> int:
 
     console = terminal.console()
     if args.scenario not in SCENARIOS:
-        from sandbox.commands.stss import run_template
+        from sandbox.app.commands.stss import run_template
         from tasks.stss import is_template_ref
 
         if is_template_ref(args.scenario):

@@ -1,0 +1,1 @@
+"""One module per `sandbox` subcommand; see sandbox/app/cli.py."""

@@ -1,1 +1,0 @@
-"""One module per `sandbox` subcommand; see sandbox/cli.py."""
