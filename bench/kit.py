@@ -22,9 +22,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from evaluation.pingpong import scripted  # noqa: E402
-from sandbox.llm import SCRIPTS, LLMSettings  # noqa: E402
 from sandbox.app.suites.benchmark import ModelPool, board, run_benchmark  # noqa: E402
 from sandbox.app.suites.pingpong import PINGPONG  # noqa: E402
+from sandbox.llm import SCRIPTS, LLMSettings  # noqa: E402
 from tasks.pingpong import load_settings, pair_items  # noqa: E402
 
 JUDGES = ["scripted/pingpong", "scripted/pingpong-strict"]

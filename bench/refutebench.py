@@ -24,9 +24,9 @@ from statistics import mean
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sandbox.llm import LLMSettings  # noqa: E402
 from sandbox.app.suites.benchmark import ModelPool, board, run_benchmark  # noqa: E402
 from sandbox.app.suites.refutebench import REFUTEBENCH  # noqa: E402
+from sandbox.llm import LLMSettings  # noqa: E402
 from tasks.refutebench import load_items  # noqa: E402
 
 # The paper's Table 2: #Turns (messages), #Avg Turn Token, #Avg Eval. Token (per dialogue).

@@ -24,7 +24,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sandbox.llm import LLMSettings  # noqa: E402
 from sandbox.app.suites.benchmark import ModelPool, board, run_benchmark  # noqa: E402
 from sandbox.app.suites.simulbench import (  # noqa: E402
     COLLECT,
@@ -33,6 +32,7 @@ from sandbox.app.suites.simulbench import (  # noqa: E402
     pairwise_markdown,
     run_pairwise,
 )
+from sandbox.llm import LLMSettings  # noqa: E402
 from tasks.kit import Sampling  # noqa: E402
 from tasks.simulbench import collection_items, load_scripts, load_tasks, script_items  # noqa: E402
 

@@ -39,13 +39,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from sandbox.llm import LLMSettings, make_backend, make_llm  # noqa: E402
-from sandbox.llm.loopback import Loopback  # noqa: E402
-from sandbox.log import CACHE, load_run  # noqa: E402
 from sandbox.app.suites.benchmark import ModelPool, run_benchmark  # noqa: E402
 from sandbox.app.suites.parallel import Parallel  # noqa: E402
 from sandbox.app.suites.pingpong import PINGPONG  # noqa: E402
 from sandbox.app.suites.stss import Episode, SuiteContext, run_suite  # noqa: E402
+from sandbox.llm import LLMSettings, make_backend, make_llm  # noqa: E402
+from sandbox.llm.loopback import Loopback  # noqa: E402
+from sandbox.log import CACHE, load_run  # noqa: E402
 from sandbox.summary import summarize  # noqa: E402
 from tasks.pingpong import load_settings, pair_items  # noqa: E402
 from tasks.stss import (  # noqa: E402

@@ -21,11 +21,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sandbox.llm import LLMSettings, make_llm  # noqa: E402
-from sandbox.log import load_run  # noqa: E402
 from sandbox.app.suites.benchmark import ModelPool, run_benchmark  # noqa: E402
 from sandbox.app.suites.stss import run_task  # noqa: E402
 from sandbox.app.suites.stss_lang import STSS_LANG, usage_by_role  # noqa: E402
+from sandbox.llm import LLMSettings, make_llm  # noqa: E402
+from sandbox.log import load_run  # noqa: E402
 from tasks.kit import ItemSet  # noqa: E402
 from tasks.stss import EpisodeWindow, template_path  # noqa: E402
 from tasks.stss_lang import harvest  # noqa: E402

@@ -98,9 +98,9 @@ def leg(args) -> None:
     """Run one leg and print its figures as JSON (the parent reads them)."""
     from functools import partial
 
-    from sandbox.llm import LLMSettings, calls_recorded
     from sandbox.app.suites.parallel import Monitor, Parallel, run_parallel
     from sandbox.app.suites.stss import SuiteRecipe, episode_key, suite_context
+    from sandbox.llm import LLMSettings, calls_recorded
 
     out = Path(args.out)
     background = 11 if args.kind == "full" else args.background

@@ -94,7 +94,8 @@ def test_the_check_sees_a_crossing(tmp_path):
     (tmp_path / "evaluation" / "pp" / "run.py").write_text(
         "from ...sandbox.runner import run_episode\nfrom . import judge\n")
     assert violations("agents", tmp_path) == [
-        "agents/bad.py:1 imports tasks.stss.x", "agents/bad.py:4 imports sandbox.app.commands.common.y"]
+        "agents/bad.py:1 imports tasks.stss.x",
+        "agents/bad.py:4 imports sandbox.app.commands.common.y"]
     assert violations("evaluation", tmp_path) == [
         "evaluation/pp/run.py:1 imports sandbox.runner.run_episode"]
 

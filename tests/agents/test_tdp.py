@@ -6,10 +6,10 @@ import json
 
 import pytest
 
+from sandbox.app.suites.stss import run_task
 from sandbox.events.agent import TaskPlanned
 from sandbox.llm import LLMSettings, make_llm
 from sandbox.log import load_run
-from sandbox.app.suites.stss import run_task
 from tasks.stss import TEMPLATES_DIR, EpisodeWindow
 from tests.agents.ga_helpers import ISABELLA, KLAUS, MARIA, PARTY, Recorder, town_day
 from worlds import load_world

@@ -18,9 +18,9 @@ from evaluation.refutebench import (
 )
 from evaluation.refutebench.board import Board, Row, board_markdown
 from evaluation.refutebench.scripted import refutebench
-from sandbox.llm import SCRIPTS, LLMSettings, ScriptedBackend, make_llm
 from sandbox.app.suites.benchmark import ModelPool, run_benchmark
 from sandbox.app.suites.refutebench import REFUTEBENCH
+from sandbox.llm import SCRIPTS, LLMSettings, ScriptedBackend, make_llm
 from tasks.refutebench import JUDGE_SAMPLING, load_items
 
 

@@ -27,10 +27,10 @@ from evaluation.kit import (
     read_dialogue,
 )
 from sandbox.app.commands.benchmark import register_benchmark
+from sandbox.app.suites.benchmark import Benchmark, BoardReport
 from sandbox.judgments import load_judgments
 from sandbox.llm import SCRIPTS, LLMRequest, ScriptedBackend
 from sandbox.log import load_run
-from sandbox.app.suites.benchmark import Benchmark, BoardReport
 from tasks.kit import Cast, DialogueScenario, ItemSet, Role, Sampling, name_id
 
 ANSWER_TAG = "toy.answer"

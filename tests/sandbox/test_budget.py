@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from sandbox.budget import Budget, BudgetExhausted
 from sandbox.app.cli import main
+from sandbox.budget import Budget, BudgetExhausted
 from tasks.stss import TEMPLATES_DIR
 
 EPISODE = ["public_spring_tasting", "--seed", "1", "--quiet", "--model", "scripted/town",

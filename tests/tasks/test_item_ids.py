@@ -11,9 +11,9 @@ import json
 import pytest
 
 from sandbox.app.cli import main
-from sandbox.llm import LLMSettings
 from sandbox.app.suites.benchmark import ModelPool, run_benchmark
 from sandbox.app.suites.pingpong import PINGPONG
+from sandbox.llm import LLMSettings
 from tasks.kit import IdCollision, ItemSet, name_id
 from tasks.pingpong import (
     INTERROGATOR_SAMPLING,

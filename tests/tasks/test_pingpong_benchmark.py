@@ -14,12 +14,12 @@ from agents.roleplay import INTERROGATOR_TAG, PLAYER_TAG, parse_user_line
 from evaluation.pingpong import JUDGE_TAG, build_board, read_conversation
 from evaluation.pingpong.scripted import judge as scripted_judge
 from sandbox.app.cli import main as cli
+from sandbox.app.suites.benchmark import BenchmarkMismatch, ModelPool, run_benchmark
+from sandbox.app.suites.pingpong import PINGPONG
 from sandbox.events import Utterance
 from sandbox.judgments import load_judgments
 from sandbox.llm import SCRIPTS, LLMSettings, ScriptedBackend
 from sandbox.log import load_run
-from sandbox.app.suites.benchmark import BenchmarkMismatch, ModelPool, run_benchmark
-from sandbox.app.suites.pingpong import PINGPONG
 from tasks.pingpong import (
     INTERROGATOR_SAMPLING,
     PLAYER_SAMPLING,

@@ -8,10 +8,10 @@ from collections import Counter
 import pytest
 
 from evaluation.refutebench.scripted import refutebench
-from sandbox.llm import SCRIPTS, LLMRequest, LLMSettings, ScriptedBackend
-from sandbox.log import load_run
 from sandbox.app.suites.benchmark import ModelPool, run_benchmark
 from sandbox.app.suites.refutebench import REFUTEBENCH
+from sandbox.llm import SCRIPTS, LLMRequest, LLMSettings, ScriptedBackend
+from sandbox.log import load_run
 from tasks.refutebench import (
     ANSWER_TAG,
     ASSISTANT_SYSTEM,

@@ -15,9 +15,9 @@ import pytest
 import yaml
 
 from evaluation.stss import score_run
+from sandbox.app.suites.stss import run_task
 from sandbox.llm import LLMSettings, make_llm
 from sandbox.log import load_run
-from sandbox.app.suites.stss import run_task
 from tasks.stss import EpisodeWindow, instantiate, load_template, template_path
 from worlds import load_world
 

@@ -10,10 +10,10 @@ import pytest
 
 from agents.scripted import town_backend
 from sandbox.app.cli import main
-from sandbox.llm import LLMSettings, make_llm
-from sandbox.llm.loopback import Loopback
 from sandbox.app.suites.parallel import Monitor, Outcome, Parallel, run_parallel
 from sandbox.app.suites.stss import SuiteContext, plan_suite, run_suite
+from sandbox.llm import LLMSettings, make_llm
+from sandbox.llm.loopback import Loopback
 from tasks.stss import TEMPLATES_DIR, EpisodeWindow
 from worlds import load_world
 

@@ -299,7 +299,7 @@ def print_score(score, console: Console, *, evidence: int = 8) -> None:
 
 
 def add_parallel_options(p: argparse.ArgumentParser) -> None:
-    """How a suite's episodes run side by side (they mirror sandbox.app.suites.parallel.Parallel)."""
+    """How a suite's episodes run side by side (they mirror suites.parallel.Parallel)."""
     g = p.add_argument_group("running episodes side by side")
     g.add_argument("--jobs", type=positive_int, default=1, metavar="N",
                    help="episodes at once in each process; their LLM calls share "

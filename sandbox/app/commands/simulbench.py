@@ -91,8 +91,8 @@ def register(sub) -> None:
 def extract_main(args: argparse.Namespace) -> int:
     from evaluation.kit import BoardError
     from sandbox import terminal
-    from sandbox.lock import hold_output
     from sandbox.app.suites.simulbench import extract_dir, strategy_counts
+    from sandbox.lock import hold_output
 
     hold_output(args.out, file=True)
     try:
@@ -123,9 +123,9 @@ def pairwise_main(args: argparse.Namespace) -> int:
     from evaluation.kit import BoardError
     from evaluation.simulbench.pairwise import pairwise_data, pairwise_markdown
     from sandbox import terminal
-    from sandbox.lock import hold_output
     from sandbox.app.suites.benchmark import BenchmarkMismatch
     from sandbox.app.suites.simulbench import plan_pairs, run_pairwise
+    from sandbox.lock import hold_output
     from tasks.kit import Sampling
 
     use_prompts(args)

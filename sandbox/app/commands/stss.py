@@ -217,8 +217,8 @@ def register(sub) -> None:
 def _templates(args, console: Console):
     """The template files of the suite, and the public import (None unless --templates is a
     public task file): written to OUT/templates, its failures and warnings printed."""
-    from sandbox.files import read_data
     from sandbox.app.suites.stss import template_files
+    from sandbox.files import read_data
     from tasks.stss import TEMPLATES_DIR
     from tasks.stss.importer import import_public_tasks, write_templates
 
