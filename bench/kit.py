@@ -22,10 +22,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from evaluation.pingpong import scripted  # noqa: E402
-from sandbox.app.suites.benchmark import ModelPool, board, run_benchmark  # noqa: E402
-from sandbox.app.suites.pingpong import PINGPONG  # noqa: E402
+from sandbox.app.suites.benchmark import (  # noqa: E402
+    Configuration,
+    ModelPool,
+    board_report,
+    run_benchmark,
+)
 from sandbox.llm import SCRIPTS, LLMSettings  # noqa: E402
 from tasks.pingpong import load_settings, pair_items  # noqa: E402
+from tasks.pingpong.plugin import PINGPONG  # noqa: E402
 
 JUDGES = ["scripted/pingpong", "scripted/pingpong-strict"]
 
@@ -43,10 +48,9 @@ def llm_seconds(out: Path) -> tuple[float, int]:
 def run(out: Path, every: int) -> float:
     items = pair_items(load_settings())
     started = time.perf_counter()
-    run_benchmark(PINGPONG, out, items, ModelPool(LLMSettings()),
-                  models={"player": "scripted/pingpong", "interrogator": "scripted/pingpong"},
-                  sampling={r.name: r.sampling for r in PINGPONG.roles}, judges=JUDGES,
-                  every=every)
+    run_benchmark(PINGPONG, out, items, ModelPool(LLMSettings()), Configuration(
+        models={"player": "scripted/pingpong", "interrogator": "scripted/pingpong"},
+        sampling={r.name: r.sampling for r in PINGPONG.roles}, judges=JUDGES, every=every))
     return time.perf_counter() - started
 
 
@@ -74,7 +78,7 @@ def main() -> int:
         in_llm, calls = llm_seconds(out)
         resumed = run(out, args.every)
         started = time.perf_counter()
-        board(PINGPONG, [out])
+        board_report(PINGPONG, [out])
         board_s = time.perf_counter() - started
     pairs = len(pair_items(load_settings()).select(args.every))
     outside = 1 - in_llm / fresh if fresh else 0.0

@@ -24,10 +24,15 @@ from statistics import mean
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sandbox.app.suites.benchmark import ModelPool, board, run_benchmark  # noqa: E402
-from sandbox.app.suites.refutebench import REFUTEBENCH  # noqa: E402
+from sandbox.app.suites.benchmark import (  # noqa: E402
+    Configuration,
+    ModelPool,
+    board_report,
+    run_benchmark,
+)
 from sandbox.llm import LLMSettings  # noqa: E402
 from tasks.refutebench import load_items  # noqa: E402
+from tasks.refutebench.plugin import REFUTEBENCH  # noqa: E402
 
 # The paper's Table 2: #Turns (messages), #Avg Turn Token, #Avg Eval. Token (per dialogue).
 PAPER = {("transient", "mt"): (8, 178.1, 98.6e3), ("transient", "summ"): (8, 235.1, 137.9e3),
@@ -98,19 +103,17 @@ def main() -> int:
         options = {**REFUTEBENCH.options, "setting": setting, "tasks": args.tasks}
         items = load_items(None, options)
         started = time.perf_counter()
-        report = run_benchmark(REFUTEBENCH, root / setting, items, pool,
-                               models={"model": args.model, "refuter": args.model},
-                               sampling=sampling, judges=[args.model],
-                               judge_sampling=judge_sampling, every=args.every,
-                               options=options,
-                               judge_options={"judge_format": args.judge_format})
+        report = run_benchmark(REFUTEBENCH, root / setting, items, pool, Configuration(
+            models={"model": args.model, "refuter": args.model}, sampling=sampling,
+            judges=[args.model], judge_sampling=judge_sampling, every=args.every,
+            options=options, judge_options={"judge_format": args.judge_format}))
         walls[setting] = (time.perf_counter() - started, report)
     print(f"model {args.model} in every role; tasks {args.tasks}; --every {args.every}; "
           f"judge format {args.judge_format}, max tokens {args.judge_max_tokens}; model max tokens "
           f"{args.max_tokens}; directories in {root}\n")
     for setting, (wall, report) in walls.items():
-        print(f"{setting}: {report.runs_made} dialogues, {report.judgments_made} judgments "
-              f"({report.judge_fallbacks} without a rating), wall {wall:.1f} s "
+        print(f"{setting}: {report.runs_made} dialogues, {report.judged.made} judgments "
+              f"({report.judged.fallbacks} without a rating), wall {wall:.1f} s "
               f"({wall / max(1, report.runs_made):.1f} s per dialogue), "
               f"{len(report.failures)} failed")
     print("\nper dialogue (mean), beside the paper's Table 2:\n")
@@ -130,7 +133,7 @@ def main() -> int:
                   f"| {m['judge calls']:.1f} / {m['judge tokens']:.0f} ({eval_tokens:.0f}) "
                   f"| {m['LLM seconds']:.0f} |")
     print()
-    print(board(REFUTEBENCH, [root / "transient", root / "persistent"]).markdown)
+    print(board_report(REFUTEBENCH, [root / "transient", root / "persistent"]).markdown)
     return 0
 
 

@@ -39,15 +39,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from sandbox.app.suites.benchmark import ModelPool, run_benchmark  # noqa: E402
+from sandbox.app.suites.benchmark import Configuration, ModelPool, run_benchmark  # noqa: E402
 from sandbox.app.suites.parallel import Parallel  # noqa: E402
-from sandbox.app.suites.pingpong import PINGPONG  # noqa: E402
 from sandbox.app.suites.stss import Episode, SuiteContext, run_suite  # noqa: E402
 from sandbox.llm import LLMSettings, make_backend, make_llm  # noqa: E402
 from sandbox.llm.loopback import Loopback  # noqa: E402
 from sandbox.log import CACHE, load_run  # noqa: E402
 from sandbox.summary import summarize  # noqa: E402
 from tasks.pingpong import load_settings, pair_items  # noqa: E402
+from tasks.pingpong.plugin import PINGPONG  # noqa: E402
 from tasks.stss import (  # noqa: E402
     TEMPLATES_DIR,
     EpisodeWindow,
@@ -168,10 +168,10 @@ def soak_pingpong(rate: float, seed: int, out: Path) -> dict:
         started = time.perf_counter()
         try:
             report = run_benchmark(
-                PINGPONG, out, items, pool,
-                models={"player": "openai/pingpong", "interrogator": "openai/pingpong"},
-                sampling={r.name: r.sampling for r in PINGPONG.roles},
-                judges=["openai/pingpong"], every=8)
+                PINGPONG, out, items, pool, Configuration(
+                    models={"player": "openai/pingpong", "interrogator": "openai/pingpong"},
+                    sampling={r.name: r.sampling for r in PINGPONG.roles},
+                    judges=["openai/pingpong"], every=8))
             crashed = len(report.failures)
         except Exception as exc:  # noqa: BLE001 - what the soak measures
             print(f"  the PingPong run crashed: {type(exc).__name__}: {exc}")
@@ -181,8 +181,8 @@ def soak_pingpong(rate: float, seed: int, out: Path) -> dict:
         free_text = server.stats()["free_text_faults"]
     runs = sorted(p for p in (out / "runs").glob("*") if p.is_dir())
     return {"items": report.items if report else 0, "runs": report.runs_made if report else 0,
-            "judged": report.judgments_made if report else 0,
-            "judge_fallbacks": report.judge_fallbacks if report else 0, "crashed": crashed,
+            "judged": report.judged.made if report else 0,
+            "judge_fallbacks": report.judged.fallbacks if report else 0, "crashed": crashed,
             "wall_s": wall, "injected": Counter(injected), "free_text": Counter(free_text),
             **call_figures(runs)}
 

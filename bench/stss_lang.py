@@ -21,14 +21,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sandbox.app.suites.benchmark import ModelPool, run_benchmark  # noqa: E402
+from evaluation.stss_lang.usage import usage_by_role  # noqa: E402
+from sandbox.app.suites.benchmark import Configuration, ModelPool, run_benchmark  # noqa: E402
 from sandbox.app.suites.stss import run_task  # noqa: E402
-from sandbox.app.suites.stss_lang import STSS_LANG, usage_by_role  # noqa: E402
 from sandbox.llm import LLMSettings, make_llm  # noqa: E402
 from sandbox.log import load_run  # noqa: E402
 from tasks.kit import ItemSet  # noqa: E402
 from tasks.stss import EpisodeWindow, template_path  # noqa: E402
 from tasks.stss_lang import harvest  # noqa: E402
+from tasks.stss_lang.plugin import STSS_LANG  # noqa: E402
 from worlds import load_world  # noqa: E402
 
 
@@ -70,14 +71,14 @@ def main() -> None:
         pool = ModelPool(LLMSettings(cache_mode="off"))
         models = {"performer": args.model, "partner": args.model}
         t0 = time.perf_counter()
-        report = run_benchmark(STSS_LANG, tmp / "lang", items, pool, models=models,
-                               sampling={r.name: r.sampling for r in STSS_LANG.roles},
-                               judges=[args.model], options={"arch": "ga_tdp"})
+        report = run_benchmark(STSS_LANG, tmp / "lang", items, pool, Configuration(
+            models, sampling={r.name: r.sampling for r in STSS_LANG.roles},
+            judges=[args.model], options={"arch": "ga_tdp"}))
         wall = time.perf_counter() - t0
         usage = usage_by_role(sorted((tmp / "lang" / "runs").iterdir()))
     n = len(found)
     print(f"language level: {n} scenarios in {wall:.1f} s = {n / wall * 60:.1f} scenarios per "
-          f"minute ({report.judge_fallbacks} judge fallbacks, {len(report.failures)} failures)")
+          f"minute ({report.judged.fallbacks} judge fallbacks, {len(report.failures)} failures)")
     total_calls = total_in = total_out = 0
     for role, use in usage.items():
         print(f"  {role:10s} {use['calls'] / n:6.1f} calls, {use['prompt_tokens'] / n:8.0f} "

@@ -13,6 +13,7 @@ of every module, including imports inside functions:
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -66,12 +67,21 @@ def in_layer(module: str, layer: str) -> bool:
     return module == layer or module.startswith(layer + ".")
 
 
+PLUGIN_MODULE = re.compile(r"tasks\.[a-z0-9_]+\.plugin(\..*)?")
+
+
+def is_plugin_module(module: str) -> bool:
+    return PLUGIN_MODULE.fullmatch(module) is not None
+
+
 def violations(package: str, root: Path = ROOT) -> list[str]:
     out = []
     for path in sorted((root / package).rglob("*.py")):
         name = module_name(path, root)
         if package == "sandbox" and any(in_layer(name, r) for r in ROOT_ONLY):
             continue  # the composition root may import everything
+        if is_plugin_module(name):
+            continue  # a benchmark's own composition root
         for line, imported in imports(path, root):
             for banned in FORBIDDEN[package]:
                 if in_layer(imported, banned):
@@ -82,6 +92,34 @@ def violations(package: str, root: Path = ROOT) -> list[str]:
 @pytest.mark.parametrize("package", sorted(FORBIDDEN))
 def test_no_package_imports_across_its_layer(package):
     assert violations(package) == []
+
+
+def plugin_imports(root: Path = ROOT) -> list[str]:
+    """Imports of a benchmark's plugin module from any package (not tests, not bench/, not
+    the plugin's own modules): found by entry point only."""
+    out = []
+    for package in sorted(set(FORBIDDEN) - {"bench"}):
+        for path in sorted((root / package).rglob("*.py")):
+            if is_plugin_module(module_name(path, root)):
+                continue
+            out += [f"{path.relative_to(root)}:{line} imports {imported}"
+                    for line, imported in imports(path, root) if is_plugin_module(imported)]
+    return out
+
+
+def test_nothing_imports_a_benchmark_plugin_but_its_entry_point():
+    assert plugin_imports() == []
+
+
+def test_the_plugin_check_sees_an_import(tmp_path):
+    (tmp_path / "sandbox" / "app").mkdir(parents=True)
+    (tmp_path / "sandbox" / "app" / "cli.py").write_text(
+        "from tasks.pingpong.plugin import PINGPONG\n")
+    (tmp_path / "tasks" / "toy").mkdir(parents=True)
+    (tmp_path / "tasks" / "toy" / "plugin.py").write_text("from evaluation.toy import board\n")
+    assert plugin_imports(tmp_path) == [
+        "sandbox/app/cli.py:1 imports tasks.pingpong.plugin.PINGPONG"]
+    assert violations("tasks", tmp_path) == []  # the plugin module may name its scorer
 
 
 def test_the_check_sees_a_crossing(tmp_path):

@@ -18,6 +18,7 @@ from .aggregate import (
 from .board import (
     BenchDir,
     BoardError,
+    BoardReport,
     Column,
     Plot,
     PlotPoint,
@@ -42,7 +43,8 @@ from .judges import (
 from .ratings import JUDGE_FORMATS, bracketed_number
 
 __all__ = [
-    "BenchDir", "BoardError", "Column", "Dialogue", "FinishedRun", "JUDGE_FORMATS", "JudgeSpec",
+    "BenchDir", "BoardError", "BoardReport", "Column", "Dialogue", "FinishedRun",
+    "JUDGE_FORMATS", "JudgeSpec",
     "Ledger", "NotABenchmarkRun", "Plot", "PlotPoint", "RESAMPLES", "RoleUsage", "Verdict",
     "accounting_markdown", "bootstrap_ci", "bracketed_number", "check_judges", "dialogue_digest",
     "judge_dialogue", "judge_seed", "judgment_problem", "macro_average", "manifest_data",

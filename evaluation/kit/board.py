@@ -24,6 +24,21 @@ RUNS = "runs"
 CALLS = "calls.jsonl"
 
 
+@dataclass
+class BoardReport:
+    """What a benchmark's board says of its directories: the table (Markdown, with its notes),
+    the same as JSON-able data, and the plot's points (a Plot)."""
+
+    markdown: str
+    data: dict[str, Any]
+    plot: Any
+
+    def __post_init__(self) -> None:
+        # Labels, model and item ids are a user's text: each line shows its control characters
+        # as escapes, so a label cannot repaint the terminal or break the Markdown.
+        self.markdown = "\n".join(one_line(line) for line in self.markdown.split("\n"))
+
+
 class BoardError(Exception):
     """A directory that is not a benchmark directory of the kind asked for."""
 

@@ -1,11 +1,12 @@
 """The `sandbox` command: one entry point, one module per subcommand.
 
 Each module in COMMANDS defines `register(subparsers)`, which adds its parser and sets
-`func(args) -> int`. This file is the composition root: the only place that may import every
-package. Errors a user can fix (bad file, bad model string, unreachable endpoint) print one line
-and exit with code 2, before any episode starts. Around every command: credentials masked in
-everything printed or logged (sandbox/redact.py), and the output locks the command takes
-released when it ends (sandbox/lock.py).
+`func(args) -> int`; then every installed benchmark plug-in (sandbox/app/plugins.py) adds the
+commands made from its declaration. This is the composition root: the only place that may
+import every package. Errors a user can fix (bad file, bad model string, unreachable endpoint)
+print one line and exit with code 2, before any episode starts. Around every command:
+credentials masked in everything printed or logged (sandbox/redact.py), and the output locks
+the command takes released when it ends (sandbox/lock.py).
 """
 
 from __future__ import annotations
@@ -26,11 +27,9 @@ COMMANDS = [
     "sandbox.app.commands.log",
     "sandbox.app.commands.world",
     "sandbox.app.commands.replay",
-    "sandbox.app.commands.pingpong",
-    "sandbox.app.commands.refutebench",
+    "sandbox.app.commands.listing",
     "sandbox.app.commands.score",
     "sandbox.app.commands.stss",
-    "sandbox.app.commands.stss_lang",
     "sandbox.app.commands.simulbench",
 ]
 
@@ -60,7 +59,35 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
         importlib.import_module(name).register(sub)
+    parser.set_defaults(plugin_commands=add_plugin_commands(sub))
     return parser
+
+
+def add_plugin_commands(sub) -> dict[str, list[str]]:
+    """The commands of every installed benchmark: made from each single-room declaration, then
+    the plug-in's own. A plug-in that did not load is said on stderr (its commands are
+    missing; `sandbox list benchmarks` shows why), and two that claim one command name stop.
+    Returns each plug-in's commands."""
+    from .commands.benchmark import register_benchmark
+    from .plugins import installed
+
+    added: dict[str, list[str]] = {}
+    for found in installed():
+        if found.plugin is None:
+            print(f"sandbox: warning: benchmark plug-in {found.entry} ({found.dist}) did not "
+                  f"load, its commands are missing: {found.error}", file=sys.stderr)
+            continue
+        before = set(sub.choices)
+        try:
+            for bench in found.plugin.benchmarks:
+                register_benchmark(sub, bench)
+            if found.plugin.commands is not None:
+                found.plugin.commands(sub)
+        except argparse.ArgumentError as exc:
+            raise SystemExit(f"sandbox: benchmark plug-in {found.entry} ({found.dist}): {exc}; "
+                             "uninstall one of the two packages") from exc
+        added[found.entry] = [name for name in sub.choices if name not in before]
+    return added
 
 
 def main(argv: list[str] | None = None) -> int:

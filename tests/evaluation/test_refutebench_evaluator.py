@@ -18,10 +18,10 @@ from evaluation.refutebench import (
 )
 from evaluation.refutebench.board import Board, Row, board_markdown
 from evaluation.refutebench.scripted import refutebench
-from sandbox.app.suites.benchmark import ModelPool, run_benchmark
-from sandbox.app.suites.refutebench import REFUTEBENCH
+from sandbox.app.suites.benchmark import Configuration, ModelPool, run_benchmark
 from sandbox.llm import SCRIPTS, LLMSettings, ScriptedBackend, make_llm
 from tasks.refutebench import JUDGE_SAMPLING, load_items
+from tasks.refutebench.plugin import REFUTEBENCH
 
 
 @pytest.mark.parametrize("text, rating", [
@@ -47,9 +47,10 @@ def transient_run(tmp_path, monkeypatch):
     opts = {"tasks": "mt", "setting": "transient"}
     out = tmp_path / "t"
     run_benchmark(REFUTEBENCH, out, load_items(None, opts), ModelPool(LLMSettings()),
-                  models={"model": "scripted/refutebench", "refuter": "scripted/refutebench"},
-                  sampling={r.name: r.sampling for r in REFUTEBENCH.roles}, judges=[],
-                  every=27, options=opts)
+                  Configuration(models={"model": "scripted/refutebench",
+                                        "refuter": "scripted/refutebench"},
+                                sampling={r.name: r.sampling for r in REFUTEBENCH.roles},
+                                judges=[], every=27, options=opts))
     return out / "runs" / "mt-espresso-review"
 
 

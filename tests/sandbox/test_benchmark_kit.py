@@ -1,155 +1,53 @@
-"""A new benchmark is a small package: this one is defined in this file alone (one role, one
-judge, one metric) and runs, resumes, is re-judged and appears on a board like PingPong."""
+"""A new benchmark is a small package installed beside the sandbox: tests/data/toybench (one
+role, one judge, one metric) declares itself by an entry point, and the real command line makes
+`sandbox toy` and `sandbox toy-board` from it; it runs, resumes, is re-judged and appears on a
+board like PingPong."""
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
-from statistics import mean
 
 import pytest
-from pydantic import BaseModel
 
-from agents.chat import ChatAgent, ChatPersona, ChatTurn
-from evaluation.kit import (
-    Column,
-    JudgeSpec,
-    Ledger,
-    Plot,
-    PlotPoint,
-    Verdict,
-    accounting_markdown,
-    bootstrap_ci,
-    check_judges,
-    markdown_table,
-    read_bench_dir,
-    read_dialogue,
-)
-from sandbox.app.commands.benchmark import register_benchmark
-from sandbox.app.suites.benchmark import Benchmark, BoardReport
+from evaluation.kit import read_dialogue
 from sandbox.judgments import load_judgments
-from sandbox.llm import SCRIPTS, LLMRequest, ScriptedBackend
+from sandbox.llm import SCRIPTS, ScriptedBackend
 from sandbox.log import load_run
-from tasks.kit import Cast, DialogueScenario, ItemSet, Role, Sampling, name_id
+from tasks.kit import name_id
 
 ANSWER_TAG = "toy.answer"
 JUDGE_TAG = "toy.judge"
 QUESTIONS = ["Could you pass the salt?", "Where is the station?", "What time is it?"]
 
 
-# -- items: three questions, ids from their text ----------------------------------------------
-def load_questions(path: Path | None, options: dict) -> ItemSet[str]:
-    questions = json.loads(path.read_text()) if path else QUESTIONS
-    return ItemSet(items=questions, ids=[name_id(q) for q in questions],
-                   origins=[f"questions.{i}" for i in range(len(questions))],
-                   source=str(path or ""), digest=str(hash(tuple(questions))))
+TOYBENCH = Path(__file__).resolve().parents[1] / "data" / "toybench"
 
 
-# -- the dialogue: a fixed asker (no model), then the role under test answers -------------------
-class Asker:
-    def __init__(self, question: str):
-        self.name, self.question = "Asker", question
-
-    def speak(self, engine, transcript, partners, place, situation, max_turns):
-        yield engine.timeout(0)
-        return ChatTurn(utterance=self.question)
-
-
-class Answerer(ChatAgent):
-    def speak(self, engine, transcript, partners, place, situation, max_turns):
-        request = LLMRequest(messages=self.messages(transcript, partners, place, situation,
-                                                    max_turns),
-                             tag=ANSWER_TAG, agent=self.name, temperature=self.temperature,
-                             max_tokens=self.max_tokens)
-        completion = yield engine.ask(request, llm=self.llm)
-        return ChatTurn(utterance=completion.text.strip() or "...", end_conversation=True)
-
-
-class ToyScenario(DialogueScenario):
-    benchmark = name = "toy"
-    max_turns = 2
-
-    def __init__(self, question: str, cast: Cast):
-        super().__init__(cast)
-        self.question = question
-
-    def item_config(self):
-        return {"question": self.question}
-
-    def speakers(self):
-        sampling = self.cast.sampling["speaker"]
-        return [Asker(self.question),
-                Answerer(ChatPersona(name="Speaker", description="a polite person"),
-                         llm=self.cast.llm("speaker"), temperature=sampling.temperature,
-                         max_tokens=sampling.max_tokens)]
-
-
-# -- the judge: free text "yes" or "no", parsed; a declared fallback ---------------------------
-class Polite(BaseModel):
-    polite: bool
-
-
-def parse_yes_no(text: str) -> Polite:
-    word = text.strip().lower()
-    if word.startswith("yes"):
-        return Polite(polite=True)
-    if word.startswith("no"):
-        return Polite(polite=False)
-    raise ValueError("neither yes nor no")
-
-
-def judge_spec(prompts: Path) -> JudgeSpec:
-    return JudgeSpec(
-        name="polite", tag=JUDGE_TAG, templates=("system.j2", "user.j2"), package=prompts,
-        context=lambda d: {"question": d.config["question"],
-                           "answer": d.said_by("Speaker")[0].text},
-        parser=parse_yes_no, fallback=lambda d: Polite(polite=False),
-        verdict=lambda answer, d: Verdict(scores={"polite": float(answer.polite)}))
-
-
-# -- the metric and the board: share of polite answers, with a bootstrap interval; the kit's
-# ledger accounts for every selected item (finished, judged, or why not) ---------------------
-def toy_board(dirs, judge: JudgeSpec, judges=None, seed=0, resamples=1000) -> BoardReport:
-    rows, ledgers = [], []
-    benches = [read_bench_dir(path, "toy.json", "sandbox toy") for path in dirs]
-    check_judges(benches, judges)
-    for found in benches:
-        ledger = Ledger(found.label)
-        values = [j.scores["polite"] for run in ledger.read_runs(found, "toy", only=judges)
-                  for j in ledger.judgments_of(run, [judge], found.judges, judges)["polite"]
-                  if j.usable]
-        score = mean(values) if values else None
-        ci = bootstrap_ci(values, seed=seed, resamples=resamples) if values else None
-        rows.append({"label": found.label, "polite": score, "ci": ci, "n": len(values)})
-        ledgers.append(ledger)
-    columns = [Column("label", "Speaker", None, "---"), Column("polite", "Polite"),
-               Column("n", "Judged", None)]
-    lines = markdown_table(columns, rows) + [""] + accounting_markdown(ledgers)
-    return BoardReport(markdown="\n".join(lines) + "\n",
-                       data={"rows": rows, "accounting": [x.data() for x in ledgers]},
-                       plot=Plot("toy", "polite", [PlotPoint(r["label"], r["polite"], r["ci"])
-                                                   for r in rows]))
-
-
-def toy_benchmark(prompts: Path) -> Benchmark:
-    judge = judge_spec(prompts)
-    return Benchmark(
-        name="toy", title="toy politeness benchmark",
-        roles=[Role("speaker", Sampling(temperature=0.0, top_p=1.0, max_tokens=40), ANSWER_TAG,
-                    "model under test")],
-        under_test="speaker", load_items=load_questions,
-        scenario=lambda question, item_id, cast, options: ToyScenario(question, cast),
-        judges=[judge], judge_sampling=Sampling(temperature=0.0, top_p=1.0, max_tokens=8),
-        board=lambda dirs, **kwargs: toy_board(dirs, judge, **kwargs))
+def install_toybench(site: Path, value: str = "toybench:PLUGIN") -> Path:
+    """The toy package copied into `site` with a dist-info whose entry point declares it, as
+    pip would install a third-party benchmark; returns the package's folder."""
+    shutil.copytree(TOYBENCH / "toybench", site / "toybench")
+    info = site / "toybench-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toybench\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(f"[sandbox.benchmarks]\ntoy = {value}\n")
+    return site / "toybench"
 
 
 @pytest.fixture
 def toy(tmp_path, monkeypatch):
-    prompts = tmp_path / "prompts"
-    prompts.mkdir()
-    (prompts / "system.j2").write_text("Answer yes or no: is the answer polite?")
-    (prompts / "user.j2").write_text("Question: {{ question }}\nAnswer: {{ answer }}")
+    from sandbox.app.cli import main
+    from sandbox.app.plugins import installed
+
+    site = tmp_path / "site"
+    prompts = install_toybench(site) / "prompts"
+    monkeypatch.syspath_prepend(str(site))
+    installed.cache_clear()  # found again, with the toy this time
     calls = {"speaker": 0, "judge": 0}
 
     def speaker(polite: bool):
@@ -171,21 +69,15 @@ def toy(tmp_path, monkeypatch):
     monkeypatch.setitem(SCRIPTS, "toy-babbler", lambda: ScriptedBackend(
         {JUDGE_TAG: lambda request: "maybe?"}, model_id="scripted/toy-babbler"))
 
-    import argparse
-
-    parser = argparse.ArgumentParser(prog="sandbox")
-    sub = parser.add_subparsers(dest="command", required=True)
-    register_benchmark(sub, toy_benchmark(prompts), example="sandbox toy --out runs/toy")
-
     def cli(*argv) -> int:
-        args = parser.parse_args(argv)
-        return args.func(args)
+        return main(list(argv))
 
-    return cli, calls
+    yield cli, calls, prompts
+    installed.cache_clear()  # the next test sees what is really installed
 
 
 def test_the_toy_benchmark_runs_resumes_and_is_judged_by_its_own_rules(tmp_path, toy, capsys):
-    cli, calls = toy
+    cli, calls, prompts = toy
     out = tmp_path / "kind"
     assert cli("toy", "--speaker", "scripted/toy-kind", "--judge", "scripted/toy-judge",
                "--out", str(out)) == 0
@@ -214,7 +106,7 @@ def test_the_toy_benchmark_runs_resumes_and_is_judged_by_its_own_rules(tmp_path,
 
     # --rejudge with a changed judge prompt asks again without running a dialogue (the same
     # prompt would be answered from the runs' caches)
-    (tmp_path / "prompts" / "system.j2").write_text("Is the answer polite? Say yes or no.")
+    (prompts / "system.j2").write_text("Is the answer polite? Say yes or no.")
     assert cli("toy", "--speaker", "scripted/toy-kind", "--judge", "scripted/toy-judge",
                "--out", str(out), "--rejudge") == 0
     assert calls == {"speaker": 3, "judge": 6}
@@ -222,7 +114,7 @@ def test_the_toy_benchmark_runs_resumes_and_is_judged_by_its_own_rules(tmp_path,
 
 
 def test_the_toy_board_compares_configurations_with_a_plot(tmp_path, toy, capsys):
-    cli, calls = toy
+    cli, calls, prompts = toy
     for model, out in (("scripted/toy-kind", "kind"), ("scripted/toy-rude", "rude")):
         assert cli("toy", "--speaker", model, "--judge", "scripted/toy-judge", "--out",
                    str(tmp_path / out)) == 0
@@ -239,19 +131,20 @@ def test_the_toy_board_compares_configurations_with_a_plot(tmp_path, toy, capsys
 
 
 def test_another_configuration_in_the_same_directory_is_one_line_exit_2(tmp_path, toy, capsys):
-    cli, _ = toy
+    cli, _, _ = toy
     assert cli("toy", "--speaker", "scripted/toy-kind", "--judge", "scripted/toy-judge",
                "--out", str(tmp_path / "a")) == 0
-    from sandbox.errors import UserError
-
-    with pytest.raises(UserError, match="speaker 'scripted/toy-kind', not 'scripted/toy-rude'"):
-        cli("toy", "--speaker", "scripted/toy-rude", "--judge", "scripted/toy-judge",
-            "--out", str(tmp_path / "a"))
+    capsys.readouterr()
+    assert cli("toy", "--speaker", "scripted/toy-rude", "--judge", "scripted/toy-judge",
+               "--out", str(tmp_path / "a")) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("sandbox toy: error: ") and err.count("\n") == 1
+    assert "speaker 'scripted/toy-kind', not 'scripted/toy-rude'" in err
 
 
 def test_one_broken_item_is_reported_and_the_others_finish(tmp_path, toy, capsys,
                                                            monkeypatch):
-    cli, calls = toy
+    cli, calls, prompts = toy
 
     def breaks_on_the_station(request):
         if "station" in request.messages[-1].content:
@@ -273,7 +166,7 @@ def test_one_broken_item_is_reported_and_the_others_finish(tmp_path, toy, capsys
 
 def test_every_selected_item_is_accounted_for_and_the_next_run_makes_it_good(tmp_path, toy,
                                                                             capsys):
-    cli, calls = toy
+    cli, calls, prompts = toy
     out = tmp_path / "kind"
     run = ("toy", "--speaker", "scripted/toy-kind", "--judge", "scripted/toy-judge", "--out",
            str(out))
@@ -311,7 +204,7 @@ def test_every_selected_item_is_accounted_for_and_the_next_run_makes_it_good(tmp
 
 def test_a_judgment_of_other_words_than_the_run_holds_is_stale_and_asked_again(tmp_path, toy,
                                                                                 capsys):
-    cli, calls = toy
+    cli, calls, prompts = toy
     out = tmp_path / "kind"
     run = ("toy", "--speaker", "scripted/toy-kind", "--judge", "scripted/toy-judge", "--out",
            str(out))
@@ -328,12 +221,54 @@ def test_a_judgment_of_other_words_than_the_run_holds_is_stale_and_asked_again(t
     assert "| scripted/toy-kind | 0.67 | 3 |" in capsys.readouterr().out
 
 
-def test_an_unknown_judge_filter_is_one_line_naming_the_judges_present(tmp_path, toy):
-    cli, _ = toy
+def test_an_unknown_judge_filter_is_one_line_naming_the_judges_present(tmp_path, toy, capsys):
+    cli, _, _ = toy
     assert cli("toy", "--speaker", "scripted/toy-kind", "--judge", "scripted/toy-judge",
                "--out", str(tmp_path / "a")) == 0
-    from sandbox.errors import UserError
+    capsys.readouterr()
+    assert cli("toy-board", str(tmp_path / "a"), "--judge", "nobody/none") == 2
+    assert capsys.readouterr().err == "sandbox toy-board: error: no judge nobody/none in this " \
+        "directory; judges present: scripted/toy-judge\n"
 
-    with pytest.raises(UserError, match=r"^no judge nobody/none in this directory; judges "
-                                        r"present: scripted/toy-judge$"):
-        cli("toy-board", str(tmp_path / "a"), "--judge", "nobody/none")
+
+def _sandbox(site: Path, *argv: str) -> subprocess.CompletedProcess:
+    """The installed `sandbox` command with `site` on the path (where the toy is installed)."""
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    return subprocess.run([sys.executable, "-m", "sandbox.app.cli", *argv], env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_an_installed_plugin_is_listed_with_its_commands_and_its_package(tmp_path):
+    install_toybench(tmp_path)
+    done = _sandbox(tmp_path, "list", "benchmarks")
+    assert done.returncode == 0, done.stderr
+    assert "| toy | toy politeness benchmark (a third-party plug-in) | toybench | sandbox toy, " \
+        "sandbox toy-board |" in done.stdout
+    assert "| pingpong |" in done.stdout  # the repository's own, beside it
+    help_text = _sandbox(tmp_path, "--help").stdout
+    assert "toy-board" in help_text
+
+
+def test_a_plugin_that_does_not_load_is_said_and_the_others_still_run(tmp_path):
+    install_toybench(tmp_path, value="toybench.missing:PLUGIN")
+    listed = _sandbox(tmp_path, "list", "benchmarks")
+    assert listed.returncode == 1
+    assert "| toy | **did not load**: ModuleNotFoundError: No module named " \
+        "'toybench.missing' | toybench | |" in listed.stdout
+    other = _sandbox(tmp_path, "pingpong-board", "--help")
+    assert other.returncode == 0 and "usage: sandbox pingpong-board" in other.stdout
+    assert "warning: benchmark plug-in toy (toybench) did not load" in other.stderr
+
+
+def test_a_plugin_that_takes_an_installed_command_name_stops_with_both_named(tmp_path):
+    install_toybench(tmp_path, value="toybench.clash:PLUGIN")
+    (tmp_path / "toybench" / "clash.py").write_text(
+        "from dataclasses import replace\n"
+        "from sandbox.app.plugins import Plugin\n"
+        "from toybench import TOY\n"
+        "PLUGIN = Plugin('toy', 'a toy named like PingPong', "
+        "benchmarks=[replace(TOY, name='pingpong')])\n")
+    done = _sandbox(tmp_path, "list", "benchmarks")
+    assert done.returncode == 1
+    assert "benchmark plug-in toy (toybench)" in done.stderr
+    assert "conflicting subparser: pingpong" in done.stderr

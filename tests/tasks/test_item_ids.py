@@ -11,8 +11,7 @@ import json
 import pytest
 
 from sandbox.app.cli import main
-from sandbox.app.suites.benchmark import ModelPool, run_benchmark
-from sandbox.app.suites.pingpong import PINGPONG
+from sandbox.app.suites.benchmark import Configuration, ModelPool, run_benchmark
 from sandbox.llm import LLMSettings
 from tasks.kit import IdCollision, ItemSet, name_id
 from tasks.pingpong import (
@@ -24,6 +23,7 @@ from tasks.pingpong import (
     load_settings,
     pair_items,
 )
+from tasks.pingpong.plugin import PINGPONG
 
 CYRILLIC = ["Анна Каренина", "Родион Раскольников", "Евгений Онегин", "Наташа Ростова",
             "Иван Карамазов", "Алёша Карамазов", "Татьяна Ларина", "Мастер"]
@@ -98,10 +98,10 @@ def test_a_public_file_with_cyrillic_names_runs_every_pair(tmp_path):
     items = pair_items(load_settings(path, "ru"))
     assert len(set(items.ids)) == 64
     report = run_benchmark(
-        PINGPONG, tmp_path / "out", items, ModelPool(LLMSettings()),
-        models={"player": "scripted/default", "interrogator": "scripted/default"},
-        sampling={"player": PLAYER_SAMPLING, "interrogator": INTERROGATOR_SAMPLING},
-        judges=[], options={"language": "ru"})
+        PINGPONG, tmp_path / "out", items, ModelPool(LLMSettings()), Configuration(
+            models={"player": "scripted/default", "interrogator": "scripted/default"},
+            sampling={"player": PLAYER_SAMPLING, "interrogator": INTERROGATOR_SAMPLING},
+            judges=[], options={"language": "ru"}))
     assert (report.runs_made, report.runs_skipped) == (64, 0)
     assert len(list((tmp_path / "out" / "runs").iterdir())) == 64
 

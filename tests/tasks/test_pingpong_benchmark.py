@@ -14,8 +14,12 @@ from agents.roleplay import INTERROGATOR_TAG, PLAYER_TAG, parse_user_line
 from evaluation.pingpong import JUDGE_TAG, build_board, read_conversation
 from evaluation.pingpong.scripted import judge as scripted_judge
 from sandbox.app.cli import main as cli
-from sandbox.app.suites.benchmark import BenchmarkMismatch, ModelPool, run_benchmark
-from sandbox.app.suites.pingpong import PINGPONG
+from sandbox.app.suites.benchmark import (
+    BenchmarkMismatch,
+    Configuration,
+    ModelPool,
+    run_benchmark,
+)
 from sandbox.events import Utterance
 from sandbox.judgments import load_judgments
 from sandbox.llm import SCRIPTS, LLMSettings, ScriptedBackend
@@ -28,6 +32,7 @@ from tasks.pingpong import (
     Situation,
     pair_items,
 )
+from tasks.pingpong.plugin import PINGPONG
 
 CODE_SITUATION = "Ask them to write some code for you."
 ROLEPLAY = RoleplaySet(
@@ -80,18 +85,20 @@ def models(monkeypatch):
     return calls
 
 
-def bench(out, judges, roleplay=ROLEPLAY, player_sampling=PLAYER_SAMPLING, **kw):
-    return run_benchmark(PINGPONG, out, pair_items(roleplay), ModelPool(LLMSettings()),
-                         models={"player": "scripted/pp-player",
-                                 "interrogator": "scripted/pp-interrogator"},
-                         sampling={"player": player_sampling,
-                                   "interrogator": INTERROGATOR_SAMPLING},
-                         judges=[f"scripted/{j}" for j in judges], **kw)
+def bench(out, judges, roleplay=ROLEPLAY, player_sampling=PLAYER_SAMPLING, rejudge=False,
+          on_progress=None, **kw):
+    config = Configuration(models={"player": "scripted/pp-player",
+                                   "interrogator": "scripted/pp-interrogator"},
+                           sampling={"player": player_sampling,
+                                     "interrogator": INTERROGATOR_SAMPLING},
+                           judges=[f"scripted/{j}" for j in judges], **kw)
+    return run_benchmark(PINGPONG, out, pair_items(roleplay), ModelPool(LLMSettings()), config,
+                         rejudge=rejudge, on_progress=on_progress)
 
 
 def test_every_pair_is_a_standard_run_with_the_interrogator_first(tmp_path, models):
     report = bench(tmp_path, ["pp-judge-a", "pp-judge-b"])
-    assert (report.items, report.runs_made, report.judgments_made) == (4, 4, 8)
+    assert (report.items, report.runs_made, report.judged.made) == (4, 4, 8)
     runs = sorted((tmp_path / "runs").iterdir())
     assert len(runs) == 4
     for run_dir in runs:
@@ -167,11 +174,11 @@ def test_resuming_skips_finished_pairs_and_a_new_judge_calls_no_player(tmp_path,
     before = {name: len(requests) for name, requests in models.items()}
     again = bench(tmp_path, ["pp-judge-a", "pp-judge-b"])
     assert (again.runs_made, again.runs_skipped) == (0, 4)
-    assert (again.judgments_made, again.judgments_skipped) == (0, 8)
+    assert (again.judged.made, again.judged.skipped) == (0, 8)
     assert {name: len(r) for name, r in models.items()} == before
 
     more = bench(tmp_path, ["pp-judge-a", "pp-judge-c"])
-    assert more.judgments_made == 4 and more.runs_made == 0
+    assert more.judged.made == 4 and more.runs_made == 0
     assert len(models["pp-player"]) == before["pp-player"]
     assert len(models["pp-interrogator"]) == before["pp-interrogator"]
     assert len(models["pp-judge-c"]) == 4
@@ -180,7 +187,7 @@ def test_resuming_skips_finished_pairs_and_a_new_judge_calls_no_player(tmp_path,
                                   "scripted/pp-judge-c"]
 
     redo = bench(tmp_path, ["pp-judge-a"], rejudge=True)
-    assert redo.judgments_made == 4 and len(models["pp-player"]) == before["pp-player"]
+    assert redo.judged.made == 4 and len(models["pp-player"]) == before["pp-player"]
 
 
 def test_other_characters_in_the_same_directory_are_refused(tmp_path, models):
@@ -213,13 +220,13 @@ def test_a_conversation_cut_off_is_run_again_and_its_old_judgments_go(tmp_path, 
     cut = sorted((tmp_path / "runs").iterdir())[0]
     (cut / "result.json").unlink()  # as if killed before the end
     report = bench(tmp_path, ["pp-judge-a"])
-    assert (report.runs_made, report.judgments_made) == (1, 1)
+    assert (report.runs_made, report.judged.made) == (1, 1)
     assert load_run(cut).result.status == "completed"
 
 
 def test_a_judge_with_no_usable_answer_is_counted_not_fatal(tmp_path, models):
     report = bench(tmp_path, ["pp-judge-a", "pp-judge-bad"])
-    assert report.judge_fallbacks == 4
+    assert report.judged.fallbacks == 4
     statuses = {j.model: j.status for j in load_judgments(sorted((tmp_path / "runs").iterdir())[0])}
     assert statuses == {"scripted/pp-judge-a": "ok", "scripted/pp-judge-bad": "fallback"}
     [row] = build_board([tmp_path]).rows

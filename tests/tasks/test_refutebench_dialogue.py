@@ -8,8 +8,7 @@ from collections import Counter
 import pytest
 
 from evaluation.refutebench.scripted import refutebench
-from sandbox.app.suites.benchmark import ModelPool, run_benchmark
-from sandbox.app.suites.refutebench import REFUTEBENCH
+from sandbox.app.suites.benchmark import Configuration, ModelPool, run_benchmark
 from sandbox.llm import SCRIPTS, LLMRequest, LLMSettings, ScriptedBackend
 from sandbox.log import load_run
 from tasks.refutebench import (
@@ -22,6 +21,7 @@ from tasks.refutebench import (
     load_file,
     load_items,
 )
+from tasks.refutebench.plugin import REFUTEBENCH
 from tasks.refutebench.scripted import assistant, refuter
 
 
@@ -100,12 +100,11 @@ def _run(tmp_path, monkeypatch, setting: str, model: str = "rec-model", **option
     opts = {"tasks": "mt", "setting": setting, **options}
     items = load_items(None, opts)
     out = tmp_path / f"{setting}-{model}"
-    report = run_benchmark(REFUTEBENCH, out, items, ModelPool(LLMSettings()),
-                           models={"model": f"scripted/{model}",
-                                   "refuter": "scripted/rec-refuter"},
-                           sampling={"model": REFUTEBENCH.role("model").sampling,
-                                     "refuter": REFUTEBENCH.role("refuter").sampling},
-                           judges=["scripted/refutebench"], every=27, options=opts)
+    report = run_benchmark(REFUTEBENCH, out, items, ModelPool(LLMSettings()), Configuration(
+        models={"model": f"scripted/{model}", "refuter": "scripted/rec-refuter"},
+        sampling={"model": REFUTEBENCH.role("model").sampling,
+                  "refuter": REFUTEBENCH.role("refuter").sampling},
+        judges=["scripted/refutebench"], every=27, options=opts))
     assert not report.failures
     return out, recorders
 

@@ -4,7 +4,8 @@
                  [--every K] [--seed N] [--rejudge] [--label L] [model access options]
     sandbox NAME-board DIR... [--judge MODEL ...] [--json F] [--markdown F] [--plot F.png]
 
-A benchmark's command module calls `register_benchmark(sub, BENCHMARK, example=...)`.
+The command line makes both for every `Benchmark` an installed plug-in declares
+(sandbox/app/plugins.py).
 """
 
 from __future__ import annotations
@@ -52,32 +53,39 @@ def _sampling_options(p: argparse.ArgumentParser, role: str, default, token_help
                    help=f"{token_help} [default: %(default)s]")
 
 
-def register_benchmark(sub, bench, *, example: str, board_example: str = "") -> None:
-    """Add `sandbox NAME` and `sandbox NAME-board` for `bench` (a sandbox.app.suites Benchmark)."""
+def register_benchmark(sub, bench) -> None:
+    """Add `sandbox NAME` and `sandbox NAME-board` for `bench` (a plug-in's Benchmark)."""
+    add_run_command(sub, bench)
+    add_board_command(sub, bench)
+
+
+def add_run_command(sub, bench, **defaults) -> argparse.ArgumentParser:
+    """`sandbox NAME`: the parser, its options made from the declaration (`defaults` go to
+    set_defaults, e.g. another `func`)."""
     p = sub.add_parser(
         bench.name, help=f"run the {bench.title} for one configuration",
         description=f"Run every selected item of the {bench.title} as a dialogue (a run "
                     f"directory each), ask every judge about it, and print the board. "
                     f"Finished {bench.noun} and saved judgments are skipped, so an interrupted "
                     "run resumes and a new --judge calls no other role.",
-        epilog=f"example: {example}")
+        epilog=f"example: {bench.example}" if bench.example else None)
     for role in bench.roles:
         p.add_argument(f"--{role.name}", default=EMBEDDED, metavar="MODEL",
                        help=f"{role.help} [default: %(default)s]")
     p.add_argument("--judge", action="append", dest="judges", metavar="MODEL",
                    help=f"a judge model; repeat for several (their scores are averaged) "
                         f"[default: {EMBEDDED}]")
-    p.add_argument(f"--{bench.items_option}", dest="items", type=Path, help=bench.items_help)
-    for name, default in bench.options.items():
-        p.add_argument(f"--{name.replace('_', '-')}", dest=name, default=default,
-                       help=f"{bench.option_help.get(name, '')} [default: %(default)s]")
+    p.add_argument(f"--{bench.items.flag}", dest="items", type=Path, help=bench.items.help)
+    for name, option in bench.options.items():
+        p.add_argument(f"--{name.replace('_', '-')}", dest=name, default=option.default,
+                       choices=option.choices, help=f"{option.help} [default: %(default)s]")
     p.add_argument("--out", type=output_dir, required=True,
                    help="benchmark directory (one configuration per directory)")
     p.add_argument("--label", type=label_text,
                    help=f"the configuration's name on the board [default: the "
                         f"{bench.under_test} model]")
     p.add_argument("--every", type=positive_int, default=1, metavar="K",
-                   help=f"keep about one of K {bench.item_noun}, spread over the set (a quick "
+                   help=f"keep about one of K {bench.items.noun}, spread over the set (a quick "
                         "run) [default: %(default)s]")
     p.add_argument("--seed", type=non_negative_int, default=0,
                    help="base seed [default: %(default)s]")
@@ -85,8 +93,8 @@ def register_benchmark(sub, bench, *, example: str, board_example: str = "") -> 
                    help="ask the judges again even where a judgment is saved")
     for role in bench.roles:
         _sampling_options(p, role.name, role.sampling, role.tokens_help)
-    _sampling_options(p, "judge", bench.judge_sampling, "per judged turn")
-    for name, option in bench.judge_options.items():
+    _sampling_options(p, "judge", bench.judging.sampling, "per judged turn")
+    for name, option in bench.judging.options.items():
         p.add_argument(f"--{name.replace('_', '-')}", dest=name, default=option.default,
                        choices=option.choices,
                        help=f"{option.help} (changing it in an --out needs --rejudge) "
@@ -95,8 +103,12 @@ def register_benchmark(sub, bench, *, example: str, board_example: str = "") -> 
     add_model_access_options(p.add_argument_group("model access"))
     add_budget_options(p, suite=True, episode="item (a dialogue and its judges)")
     add_parallel_options(p)
-    p.set_defaults(func=lambda args: run_main(bench, args), resumable=True)
+    p.set_defaults(**{"func": lambda args: run_main(bench, args), "resumable": True, **defaults})
+    return p
 
+
+def add_board_command(sub, bench) -> None:
+    """`sandbox NAME-board`, its options made from the declaration."""
     b = sub.add_parser(
         f"{bench.name}-board", help=f"board of {bench.title} directories",
         description="Score every configuration from its saved dialogues and judgments (no "
@@ -104,7 +116,7 @@ def register_benchmark(sub, bench, *, example: str, board_example: str = "") -> 
                     "then the calls and tokens each role spent, judges included. --json "
                     "writes the numbers, --plot a PNG of each configuration's score with its "
                     "interval.",
-        epilog="example: " + (board_example or
+        epilog="example: " + (bench.board.example or
                               f"sandbox {bench.name}-board runs/a runs/b --plot board.png"))
     b.add_argument("dirs", nargs="+", type=Path, metavar="DIR",
                    help=f"directories written by `sandbox {bench.name} --out`")
@@ -114,7 +126,7 @@ def register_benchmark(sub, bench, *, example: str, board_example: str = "") -> 
                    help="bootstrap seed [default: %(default)s]")
     b.add_argument("--resamples", type=positive_int, default=1000,
                    help="bootstrap resamples [default: %(default)s]")
-    for name, spec in bench.board_options.items():
+    for name, spec in bench.board.options.items():
         b.add_argument(f"--{name.replace('_', '-')}", dest=name, **spec)
     b.add_argument("--markdown", type=output_file, help="also write the table to this file")
     b.add_argument("--json", type=output_file, help="write the board as JSON to this file")
@@ -160,20 +172,21 @@ def model_pool(args, models):
     return pool
 
 
-def budget_run_options(args, parallel) -> dict:
-    """run_benchmark's budget arguments from the budget options (a UserError when the run's
-    caps are asked of Ray workers, where each process would spend its own)."""
+def run_limits(args, parallel):
+    """run_benchmark's Limits from the budget options (a UserError when the run's caps are
+    asked of Ray workers, where each process would spend its own)."""
+    from sandbox.app.suites.benchmark import Limits
+
     run_budget, _ = budgets(args)
     if run_budget.capped and parallel.executor == "ray":
         raise UserError("--max-calls and --max-tokens cap a run within one process; with "
                         "--executor ray use --episode-max-calls or --episode-max-tokens")
-    return {"budget": run_budget if run_budget.capped else None,
-            "episode_max_calls": args.episode_max_calls,
-            "episode_max_tokens": args.episode_max_tokens}
+    return Limits(run_budget if run_budget.capped else None, args.episode_max_calls,
+                  args.episode_max_tokens)
 
 
-def play(bench, out, items, pool, *, console, description: str, total: int,
-         transient: bool = False, **run):
+def run_with_progress(bench, out, items, pool, config, *, console, description: str,
+                      total: int, transient: bool = False, **run):
     """`run_benchmark` with a progress bar (items done, running and failed, calls per second,
     time left): the report, or None when a cache-only replay missed an answer (said, with where
     the runs so far are). Another configuration in `out`, or an executor that cannot run, is a
@@ -183,7 +196,7 @@ def play(bench, out, items, pool, *, console, description: str, total: int,
 
     with suite_progress(console, total, description, transient=transient) as monitor:
         try:
-            return run_benchmark(bench, out, items, pool, monitor=monitor, **run)
+            return run_benchmark(bench, out, items, pool, config, monitor=monitor, **run)
         except (BenchmarkMismatch, ExecutorError) as exc:
             raise UserError(str(exc)) from exc
         except CacheMiss as exc:
@@ -193,11 +206,11 @@ def play(bench, out, items, pool, *, console, description: str, total: int,
 
 def report_line(noun: str, report) -> str:
     """What one benchmark run did, in one line (the caller adds its wall time)."""
-    unavailable = f", {report.judge_unavailable} unavailable" if report.judge_unavailable \
-        else ""
+    judged = report.judged
+    unavailable = f", {judged.unavailable} unavailable" if judged.unavailable else ""
     return (f"{noun} run {report.runs_made}, skipped {report.runs_skipped}; judgments made "
-            f"{report.judgments_made} ({report.judge_fallbacks} fell back{unavailable}), "
-            f"skipped {report.judgments_skipped}")
+            f"{judged.made} ({judged.fallbacks} fell back{unavailable}), "
+            f"skipped {judged.skipped}")
 
 
 def print_stopped(console, report, noun: str) -> tuple[int, int]:
@@ -209,7 +222,7 @@ def print_stopped(console, report, noun: str) -> tuple[int, int]:
         console.print(f"[red]{kind}:[/] {item}: {reason}", highlight=False, soft_wrap=True)
         unavailable += kind == "unavailable"
         budget += kind == "budget"
-    unavailable += report.judge_unavailable
+    unavailable += report.judged.unavailable
     if unavailable:
         console.print(f"{unavailable} {noun} or judgment(s) reached no model (the endpoint "
                       "refused every call or could not be reached): they are not finished; "
@@ -275,7 +288,7 @@ def _ranges(numbers: list[int]) -> str:
 
 
 def run_main(bench, args) -> int:
-    from sandbox.app.suites.benchmark import board
+    from sandbox.app.suites.benchmark import Configuration, board_report
     from tasks.kit import IdCollision
 
     console = terminal.console()
@@ -285,7 +298,7 @@ def run_main(bench, args) -> int:
     use_prompts(args)
     options = {name: getattr(args, name) for name in bench.options}
     try:
-        items = bench.load_items(args.items, options)
+        items = bench.items.load(args.items, options)
     except (FileFormatError, IdCollision) as exc:
         raise UserError(str(exc)) from exc
     for note in items.notes:
@@ -298,22 +311,24 @@ def run_main(bench, args) -> int:
     pool = model_pool(args, [*models.values(), *judges])
     selected = items.select(args.every)
     cast = ", ".join(f"{role} {model}" for role, model in models.items())
-    console.print(f"[dim]{bench.name}: {len(selected)} of {len(items)} {bench.item_noun}, "
+    console.print(f"[dim]{bench.name}: {len(selected)} of {len(items)} {bench.items.noun}, "
                   f"{cast}, judges {', '.join(judges)}, into {args.out}[/]")
-    report = play(bench, args.out, items, pool, console=console, description=bench.item_noun,
-                  total=len(selected), models=models, sampling=sampling, judges=judges,
-                  judge_sampling=_sampling(args, "judge"), label=args.label, every=args.every,
-                  seed=args.seed, options=options, rejudge=args.rejudge,
-                  judge_options={name: getattr(args, name) for name in bench.judge_options},
-                  parallel=parallel, **budget_run_options(args, parallel))
+    config = Configuration(
+        models, sampling, judges, judge_sampling=_sampling(args, "judge"), label=args.label,
+        every=args.every, seed=args.seed, options=options,
+        judge_options={name: getattr(args, name) for name in bench.judging.options})
+    report = run_with_progress(bench, args.out, items, pool, config, console=console,
+                               description=bench.items.noun, total=len(selected),
+                               rejudge=args.rejudge, parallel=parallel,
+                               limits=run_limits(args, parallel))
     if report is None:
         return 1
     console.print(f"{report_line(bench.noun, report)}; wall time {report.wall_time_s:.1f} s")
-    print(board(bench, [args.out]).markdown, end="")
+    print(board_report(bench, [args.out]).markdown, end="")
     for item, error in report.failures:
         console.print(f"[red]failed:[/] {item}: {error}", highlight=False)
     if report.failures:
-        console.print(f"{len(report.failures)} of {report.items} {bench.item_noun} failed: out "
+        console.print(f"{len(report.failures)} of {report.items} {bench.items.noun} failed: out "
                       "of the means, named in the board's accounting; run the same command "
                       "again to retry them")
     if any(print_stopped(console, report, bench.noun)) or report.failures:
@@ -324,11 +339,11 @@ def run_main(bench, args) -> int:
 
 def board_main(bench, args) -> int:
     from evaluation.kit import BoardError
-    from sandbox.app.suites.benchmark import board
+    from sandbox.app.suites.benchmark import board_report
 
-    extra = {name: getattr(args, name) for name in bench.board_options}
+    extra = {name: getattr(args, name) for name in bench.board.options}
     try:
-        report = board(bench, args.dirs, judges=args.judges, seed=args.seed,
+        report = board_report(bench, args.dirs, judges=args.judges, seed=args.seed,
                        resamples=args.resamples, **extra)
     except BoardError as exc:
         raise UserError(str(exc)) from exc

@@ -27,20 +27,8 @@ def register(sub) -> None:
     from evaluation.kit import JUDGE_FORMATS
     from sandbox.app.suites.simulbench import COLLECT, SIMULBENCH
 
-    register_benchmark(
-        sub, COLLECT,
-        example=f"sandbox simulbench-collect --user {SMOL} --simulator {SMOL} --judge {SMOL} "
-                "--judge-format json --every 40 --user-max-tokens 60 --simulator-max-tokens 80 "
-                "--out runs/sb-collect; then sandbox simulbench-extract runs/sb-collect --out "
-                "runs/scripts.jsonl",
-        board_example="sandbox simulbench-collect-board runs/sb-collect")
-    register_benchmark(
-        sub, SIMULBENCH,
-        example=f"sandbox simulbench --scripts runs/scripts.jsonl --simulator {SMOL} --judge "
-                f"{SMOL} --judge-format json --simulator-max-tokens 80 --judge-max-tokens 120 "
-                "--every 2 --out runs/sb-smol (or --scripts simulbench_all.jsonl --subset hard "
-                "for the published set)",
-        board_example="sandbox simulbench-board runs/sb-smol runs/sb-other --plot board.png")
+    register_benchmark(sub, COLLECT)
+    register_benchmark(sub, SIMULBENCH)
 
     e = sub.add_parser(
         "simulbench-extract", help="cut SimulBench test scripts from collected dialogues",

@@ -64,17 +64,17 @@ from tasks.simulbench import (
 from tasks.simulbench.scenario import SIMULATOR_TAG, AnswerScenario, CollectScenario
 from tasks.simulbench.user_agent import STRATEGIES, USER_TAG
 
-from .benchmark import Benchmark, BenchmarkMismatch, BoardReport, JudgeOption
+from ..plugins import Benchmark, Board, BoardReport, Items, Judging, Option
+from .benchmark import BenchmarkMismatch
 
 CHALLENGE_SAMPLING = Sampling(temperature=0.0, top_p=1.0, max_tokens=200)
 
 
-def judge_format(what: str) -> dict[str, JudgeOption]:
-    return {"judge_format": JudgeOption(
-        "text", JUDGE_FORMATS,
-        f"how the {what} answers: text (the paper's: reasons, then the verdict in double "
-        "brackets) or json (a schema-bound JSON object, which a local model's grammar cannot "
-        "leave: for small judges that never write the brackets)")}
+def judge_format(what: str) -> dict[str, Option]:
+    return {"judge_format": Option(
+        "text", f"how the {what} answers: text (the paper's: reasons, then the verdict in "
+        "double brackets) or json (a schema-bound JSON object, which a local model's grammar "
+        "cannot leave: for small judges that never write the brackets)", JUDGE_FORMATS)}
 
 
 # -- stage 1: collection -------------------------------------------------------------------------
@@ -115,20 +115,24 @@ COLLECT = Benchmark(
     roles=[Role("user", USER_SAMPLING, USER_TAG, "the user agent's model", "per request"),
            Role("simulator", SIMULATOR_SAMPLING, SIMULATOR_TAG,
                 "the simulator that answers the user agent", "per answer")],
-    under_test="simulator", load_items=_collect_items,
+    under_test="simulator",
+    items=Items(_collect_items, flag="tasks", noun="dialogues",
+                help="simulation tasks: our YAML or the public simulbench_tasks.jsonl "
+                     "[default: our 40 tasks]"),
     scenario=lambda item, item_id, cast, options: CollectScenario(
         item[0], item[1], cast, turn_labels=options.get("turn_labels", "ours")),
-    judges=[CHALLENGE_JUDGE], judge_sampling=CHALLENGE_SAMPLING, board=_collect_board,
-    items_option="tasks",
-    items_help="simulation tasks: our YAML or the public simulbench_tasks.jsonl [default: our "
-               "40 tasks]",
-    options={"turn_labels": "ours"},
-    option_help={"turn_labels": "how the challenge judge numbers turns: ours (1..4, answer "
-                                "0..4) or original (shown 0..3, answer asked in 1..8 with 0 for "
-                                "none; above 4 is re-asked)"},
-    noun="dialogues", item_noun="dialogues",
-    judge_options=judge_format("challenging-turn judge"),
-    judges_for=lambda chosen: [challenge_judge(chosen["judge_format"])])
+    judging=Judging([CHALLENGE_JUDGE], CHALLENGE_SAMPLING,
+                    options=judge_format("challenging-turn judge"),
+                    choose=lambda chosen: [challenge_judge(chosen["judge_format"])]),
+    board=Board(_collect_board, example="sandbox simulbench-collect-board runs/sb-collect"),
+    options={"turn_labels": Option("ours", "how the challenge judge numbers turns: ours (1..4, "
+                                           "answer 0..4) or original (shown 0..3, answer asked "
+                                           "in 1..8 with 0 for none; above 4 is re-asked)")},
+    noun="dialogues",
+    example="sandbox simulbench-collect --user local/smollm2-135m --simulator "
+            "local/smollm2-135m --judge local/smollm2-135m --judge-format json --every 40 "
+            "--user-max-tokens 60 --simulator-max-tokens 80 --out runs/sb-collect; then sandbox "
+            "simulbench-extract runs/sb-collect --out runs/scripts.jsonl")
 
 
 # -- stage 2: extraction -------------------------------------------------------------------------
@@ -242,23 +246,27 @@ SIMULBENCH = Benchmark(
     name="simulbench", title="SimulBench simulation benchmark",
     roles=[Role("simulator", SIMULATOR_SAMPLING, SIMULATOR_TAG, "the model under test",
                 "per answer")],
-    under_test="simulator", load_items=_script_items,
+    under_test="simulator",
+    items=Items(_script_items, flag="scripts", noun="scripts",
+                help="test scripts in the published format (simulbench_all.jsonl, or written "
+                     "by `sandbox simulbench-extract`); required"),
     scenario=lambda script, item_id, cast, options: AnswerScenario(script, cast),
-    judges=[SCORE_JUDGE], judge_sampling=JUDGE_SAMPLING, board=_board,
-    items_option="scripts",
-    items_help="test scripts in the published format (simulbench_all.jsonl, or written by "
-               "`sandbox simulbench-extract`); required",
-    options={"subset": "all", "tasks": ""},
-    option_help={"subset": "which scripts: all, hard, lastonly, firstchan, subseqchan, "
-                           "stateful, stateless",
-                 "tasks": "a task file; every script's source_id must name one of its tasks"},
-    board_options={"tasks": {"default": None, "help": "a task file giving each script's "
-                                                      "request_type for the by-request-type "
-                                                      "table [default: the one each directory "
-                                                      "was run with, and our tasks]"}},
-    noun="answers", item_noun="scripts",
-    judge_options=judge_format("1-10 judge"),
-    judges_for=lambda chosen: [score_judge(chosen["judge_format"])])
+    judging=Judging([SCORE_JUDGE], JUDGE_SAMPLING, options=judge_format("1-10 judge"),
+                    choose=lambda chosen: [score_judge(chosen["judge_format"])]),
+    board=Board(_board, options={"tasks": {
+        "default": None, "help": "a task file giving each script's request_type for the "
+                                 "by-request-type table [default: the one each directory was "
+                                 "run with, and our tasks]"}},
+        example="sandbox simulbench-board runs/sb-smol runs/sb-other --plot board.png"),
+    options={"subset": Option("all", "which scripts: all, hard, lastonly, firstchan, "
+                                     "subseqchan, stateful, stateless"),
+             "tasks": Option("", "a task file; every script's source_id must name one of its "
+                                 "tasks")},
+    noun="answers",
+    example="sandbox simulbench --scripts runs/scripts.jsonl --simulator local/smollm2-135m "
+            "--judge local/smollm2-135m --judge-format json --simulator-max-tokens 80 "
+            "--judge-max-tokens 120 --every 2 --out runs/sb-smol (or --scripts "
+            "simulbench_all.jsonl --subset hard for the published set)")
 
 
 # -- the pairwise comparison ---------------------------------------------------------------------

@@ -1,50 +1,27 @@
-"""The STSS language level on the kit: a harvested scenario set played by a performer (the
-model and architecture under test) and a partner (a vanilla generative agent), judged on the
-conversation and on the partner's summary. One benchmark directory per architecture:
-
-    OUT/<arch>/stss_lang.json, OUT/<arch>/runs/<scenario id>/...
-
-`sandbox stss-lang SET --arch ga --arch ga_tdp ...` runs each into OUT/<arch> and prints the
-Table 3 board over them.
+"""The Table 3 board with what it cost: Table 3 over the benchmark directories (one per
+architecture), then the calls and tokens of the performer, the partner and the judges per
+scenario, from the runs' calls.jsonl. Reads run directories only.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from evaluation.kit import read_bench_dir
-from evaluation.stss_lang import JUDGE_SAMPLING, JUDGES, MANIFEST, table3
+from evaluation.kit import BoardReport, read_bench_dir
 from sandbox.llm import CallRecord
 from sandbox.log import CALLS, RunFormatError, read_header
-from tasks.stss_lang import BENCHMARK, PARTNER, PERFORMER, StssLangScenario, scenario_items
 
-from .benchmark import Benchmark, BoardReport
+from .board import MANIFEST, table3
 
 ROLES = ("performer", "partner", "judge")
 
 
-def _scenario(item, item_id: str, cast, options: dict[str, Any]) -> StssLangScenario:
-    return StssLangScenario(item, cast, architecture=options["arch"],
-                            embedder=options.get("embedder"))
-
-
-def _board(dirs: Sequence[Path | str], *, judges=None, seed: int = 0, resamples: int = 1000,
-           **_) -> BoardReport:
+def table3_report(dirs: Sequence[Path | str], *, judges=None, seed: int = 0,
+                  resamples: int = 1000, **_) -> BoardReport:
+    """Table 3 alone, as a board report."""
     markdown, data, plot = table3(dirs, judges=judges, seed=seed, resamples=resamples)
     return BoardReport(markdown=markdown, data=data, plot=plot)
-
-
-STSS_LANG = Benchmark(
-    name=BENCHMARK, title="STSS language level", roles=[PERFORMER, PARTNER],
-    under_test="performer", load_items=lambda path, options: scenario_items(path),
-    scenario=_scenario, judges=JUDGES, judge_sampling=JUDGE_SAMPLING, board=_board,
-    item_key="item", items_option="set", items_help="a scenario set (sandbox stss-harvest)",
-    options={"arch": "ga", "embedder": None},
-    option_help={"arch": "the performer's architecture",
-                 "embedder": "memory embedder [default: the one of the harvested run]"},
-    noun="conversations", item_noun="scenarios")
 
 
 def usage_by_role(run_dirs: Sequence[Path]) -> dict[str, dict[str, int]]:
@@ -88,10 +65,10 @@ def bench_dirs(paths: Sequence[Path | str]) -> list[Path]:
     return found
 
 
-def board(paths: Sequence[Path | str], **kwargs) -> BoardReport:
+def table3_board(paths: Sequence[Path | str], **kwargs) -> BoardReport:
     """Table 3 over the directories, then calls and tokens per role and per scenario."""
     dirs = bench_dirs(paths)
-    report = _board(dirs, **kwargs)
+    report = table3_report(dirs, **kwargs)
     lines = ["", "Calls and tokens per role (per scenario):", "",
              "| Configuration | Role | Calls | Tokens in | Tokens out |", "|---|---|--:|--:|--:|"]
     usage = {}

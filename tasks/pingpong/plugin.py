@@ -1,4 +1,10 @@
-"""PingPong on the kit: its items, roles, dialogue, judge and board, tied together."""
+"""PingPong declared as a benchmark plug-in (entry point `sandbox.benchmarks: pingpong`): its
+items, roles, dialogue, judge and board tied together; the command line makes `sandbox
+pingpong` and `sandbox pingpong-board` from this declaration.
+
+Like every benchmark's plugin module, this is the benchmark's composition root: the one module
+of tasks/pingpong that may name its scorers (evaluation/pingpong) and the app's plug-in API.
+"""
 
 from __future__ import annotations
 
@@ -14,8 +20,10 @@ from evaluation.pingpong import (
     board_plot,
     build_board,
 )
+from sandbox.app.plugins import Benchmark, Board, BoardReport, Items, Judging, Option, Plugin
 from tasks.kit import Cast, Role
-from tasks.pingpong import (
+
+from . import (
     INTERROGATOR_SAMPLING,
     JUDGE_SAMPLING,
     PLAYER_SAMPLING,
@@ -24,8 +32,6 @@ from tasks.pingpong import (
     load_settings,
     pair_items,
 )
-
-from .benchmark import Benchmark, BoardReport
 
 
 def _items(path: Path | None, options: dict[str, Any]):
@@ -50,15 +56,22 @@ PINGPONG = Benchmark(
     roles=[Role("player", PLAYER_SAMPLING, PLAYER_TAG, "model under test", "per reply"),
            Role("interrogator", INTERROGATOR_SAMPLING, INTERROGATOR_TAG,
                 "model that plays the user", "per line")],
-    under_test="player", load_items=_items, scenario=_scenario, judges=[PINGPONG_JUDGE],
-    judge_sampling=JUDGE_SAMPLING, board=_board, item_key="pair", items_option="settings",
-    items_help="characters and situations: our YAML or a public PingPong settings JSON "
-               "[default: the built-in 8 x 8 set]",
-    options={"language": "en"},
-    option_help={"language": "language block of the settings file"},
-    board_options={"arithmetic": {
+    under_test="player",
+    items=Items(_items, flag="settings", noun="pairs", header_key="pair",
+                help="characters and situations: our YAML or a public PingPong settings JSON "
+                     "[default: the built-in 8 x 8 set]"),
+    scenario=_scenario, judging=Judging([PINGPONG_JUDGE], JUDGE_SAMPLING),
+    board=Board(_board, options={"arithmetic": {
         "choices": ["paper", "reference"], "default": "paper",
         "help": "paper: the paper's means (default); reference: the public leaderboard code's "
                 "(final = sum of 0.333 x criterion, integer mean length, ranks shared within "
                 "0.06); point estimates stay exact means"}},
-    noun="conversations", item_noun="pairs")
+        example="sandbox pingpong-board runs/pp-a runs/pp-b --arithmetic reference "
+                "--plot board.png"),
+    options={"language": Option("en", "language block of the settings file")},
+    noun="conversations",
+    example="sandbox pingpong --player local/smollm2-135m --interrogator local/smollm2-135m "
+            "--judge local/smollm2-135m --every 8 --out runs/pp-smol")
+
+PLUGIN = Plugin("pingpong", "PingPong: role-play of a character card, judged per turn",
+                benchmarks=[PINGPONG])

@@ -1,28 +1,38 @@
-"""`sandbox stss-harvest`: the language-level scenarios of STSS runs or suites, as a set file.
+"""The STSS language level declared as a benchmark plug-in (entry point `sandbox.benchmarks:
+stss-lang`): a harvested scenario set played by a performer (the model and architecture under
+test) and a partner (a vanilla generative agent), judged on the conversation and on the
+partner's summary. One benchmark directory per architecture:
+
+    OUT/<arch>/stss_lang.json, OUT/<arch>/runs/<scenario id>/...
+
+Its commands are its own (one run plays every --arch), built on the kit's:
+`sandbox stss-harvest`: the language-level scenarios of STSS runs or suites, as a set file.
 `sandbox stss-lang`: play a scenario set with each --arch, judge it, print the paper's Table 3.
 `sandbox stss-lang-board`: the Table 3 board of finished directories (no model is called).
+
+Like every benchmark's plugin module, this is the benchmark's composition root: the one module
+of tasks/stss_lang that may name its scorers (evaluation/stss_lang) and the app's plug-in API.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+from evaluation.stss_lang import JUDGE_SAMPLING, JUDGES
+from evaluation.stss_lang.usage import table3_report
 from sandbox import terminal
-from sandbox.errors import UserError
-from sandbox.files import FileFormatError
-from sandbox.lock import hold_output
-
-from .benchmark import (
+from sandbox.app.commands.benchmark import (
     EMBEDDED,
-    budget_run_options,
     judge_models,
     model_pool,
-    play,
     print_stopped,
     report_line,
+    run_limits,
+    run_with_progress,
     write_board,
 )
-from .common import (
+from sandbox.app.commands.common import (
     add_budget_options,
     add_model_access_options,
     add_parallel_options,
@@ -33,6 +43,29 @@ from .common import (
     positive_int,
     use_prompts,
 )
+from sandbox.app.plugins import Benchmark, Board, Items, Judging, Option, Plugin
+from sandbox.errors import UserError
+from sandbox.files import FileFormatError
+from sandbox.lock import hold_output
+
+from . import BENCHMARK, PARTNER, PERFORMER, StssLangScenario, scenario_items
+
+
+def _scenario(item, item_id: str, cast, options: dict[str, Any]) -> StssLangScenario:
+    return StssLangScenario(item, cast, architecture=options["arch"],
+                            embedder=options.get("embedder"))
+
+
+STSS_LANG = Benchmark(
+    name=BENCHMARK, title="STSS language level", roles=[PERFORMER, PARTNER],
+    under_test="performer",
+    items=Items(lambda path, options: scenario_items(path), flag="set", noun="scenarios",
+                help="a scenario set (sandbox stss-harvest)"),
+    scenario=_scenario, judging=Judging(JUDGES, JUDGE_SAMPLING), board=Board(table3_report),
+    options={"arch": Option("ga", "the performer's architecture"),
+             "embedder": Option(None, "memory embedder [default: the one of the harvested "
+                                      "run]")},
+    noun="conversations")
 
 EXAMPLE = ("sandbox stss-lang --arch ga --arch ga_tdp --model local/smollm2-135m "
            "--partner-model local/smollm2-135m --judge local/smollm2-135m --every 67 "
@@ -40,6 +73,7 @@ EXAMPLE = ("sandbox stss-lang --arch ga --arch ga_tdp --model local/smollm2-135m
 
 
 def register(sub) -> None:
+    """`sandbox stss-harvest`, `sandbox stss-lang`, `sandbox stss-lang-board`."""
     h = sub.add_parser(
         "stss-harvest", help="harvest language-level scenarios from STSS runs",
         description="Read STSS run directories (or suites holding them) and write every "
@@ -126,7 +160,8 @@ def harvest_main(args) -> int:
 
 def run_main(args) -> int:
     from agents.architecture import load_architecture
-    from sandbox.app.suites.stss_lang import STSS_LANG, board
+    from evaluation.stss_lang.usage import table3_board
+    from sandbox.app.suites.benchmark import Configuration
     from tasks.kit import IdCollision
 
     console = terminal.console()
@@ -142,14 +177,14 @@ def run_main(args) -> int:
     parallel = parallel_options(args)
     use_prompts(args)
     try:
-        items = STSS_LANG.load_items(args.set, {})
+        items = STSS_LANG.items.load(args.set, {})
     except (FileFormatError, IdCollision) as exc:
         raise UserError(str(exc)) from exc
     models = {"performer": args.model, "partner": args.partner_model or args.model}
     sampling = {r.name: r.sampling for r in STSS_LANG.roles}
     pool = model_pool(args, [*models.values(), *judges])
     selected = len(items.select(args.every))
-    run_budget = budget_run_options(args, parallel)  # one budget for every --arch
+    limits = run_limits(args, parallel)  # one budget for every --arch
     hold_output(args.out)  # refused at once while another command writes into it
     failed = unfinished = 0
     for arch in archs:
@@ -157,12 +192,13 @@ def run_main(args) -> int:
         console.print(f"[dim]stss-lang {arch}: {selected} of {len(items)} scenarios, performer "
                       f"{models['performer']}, partner {models['partner']}, judges "
                       f"{', '.join(judges)}, into {out}[/]", highlight=False)
-        report = play(STSS_LANG, out, items, pool, console=console, description=arch,
-                      total=selected, transient=True, models=models, sampling=sampling,
-                      judges=judges, label=f"{models['performer']} {Path(arch).stem}",
-                      every=args.every, seed=args.seed,
-                      options={"arch": arch, "embedder": args.embedder}, rejudge=args.rejudge,
-                      parallel=parallel, **run_budget)
+        config = Configuration(models, sampling, judges,
+                               label=f"{models['performer']} {Path(arch).stem}",
+                               every=args.every, seed=args.seed,
+                               options={"arch": arch, "embedder": args.embedder})
+        report = run_with_progress(STSS_LANG, out, items, pool, config, console=console,
+                                   description=arch, total=selected, transient=True,
+                                   rejudge=args.rejudge, parallel=parallel, limits=limits)
         if report is None:
             return 1
         console.print(f"{arch}: {report_line('conversations', report)}; "
@@ -171,7 +207,7 @@ def run_main(args) -> int:
             console.print(f"[red]failed:[/] {item}: {error}", highlight=False)
         failed += len(report.failures)
         unfinished += sum(print_stopped(console, report, "conversation(s)"))
-    write_board(board([args.out / Path(a).stem for a in archs], judges=judges,
+    write_board(table3_board([args.out / Path(a).stem for a in archs], judges=judges,
                       seed=args.seed, resamples=args.resamples), args)
     if failed:
         console.print(f"{failed} scenario(s) failed and are left out; run the same command "
@@ -181,11 +217,16 @@ def run_main(args) -> int:
 
 def board_main(args) -> int:
     from evaluation.kit import BoardError
-    from sandbox.app.suites.stss_lang import board
+    from evaluation.stss_lang.usage import table3_board
 
     try:
-        report = board(args.dirs, judges=args.judges, seed=args.seed, resamples=args.resamples)
+        report = table3_board(args.dirs, judges=args.judges, seed=args.seed,
+                              resamples=args.resamples)
     except BoardError as exc:
         raise UserError(str(exc)) from exc
     write_board(report, args)
     return 0
+
+
+PLUGIN = Plugin("stss-lang", "STSS language level: goal conditions judged on a conversation "
+                "and on the partner's summary (Table 3)", commands=register)

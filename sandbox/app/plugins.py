@@ -1,0 +1,192 @@
+"""Benchmarks are plug-ins: each declares itself once and the command line is made from it.
+
+A package adds a benchmark with an entry point in the group `sandbox.benchmarks` whose value is
+a `Plugin`:
+
+    [project.entry-points."sandbox.benchmarks"]
+    toy = "toybench.plugin:TOY"
+
+A `Plugin` names the benchmark and says what it brings: single-room `Benchmark`s (the kit
+makes `sandbox NAME` and `sandbox NAME-board` from each declaration), commands of its own
+(`commands(sub)`, for what the kit's two do not cover), and a `RunTarget` when `sandbox run`
+may run one of its items (a task template). `sandbox list benchmarks` shows what is installed.
+
+This module and sandbox/app/suites/benchmark.py are the API a benchmark is written against;
+nothing else of sandbox/app names, or needs to know, any benchmark.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any
+
+from evaluation.kit import BoardReport
+from sandbox.errors import one_line
+
+GROUP = "sandbox.benchmarks"
+__all__ = ["GROUP", "Benchmark", "Board", "BoardReport", "Items", "Judging", "Option", "Plugin",
+           "RunTarget", "installed", "plugins", "run_targets"]
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Option:
+    """A benchmark option (`--NAME`): its default, and one line for --help."""
+
+    default: Any
+    help: str = ""
+    choices: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Items:
+    """Where a benchmark's items come from and what they are called."""
+
+    load: Callable[[Path | None, dict[str, Any]], Any]  # (file or None, options) -> ItemSet
+    help: str = "the items: our YAML or a public file"
+    flag: str = "items"  # --items, or the benchmark's own word (--settings)
+    noun: str = "items"  # what one item is called in messages ("pairs")
+    header_key: str = "item"  # the run header field that holds the item id
+
+
+@dataclass(frozen=True)
+class Judging:
+    """The benchmark's judges, how they sample, and the choices in how they are asked.
+
+    `options` (name -> Option) are recorded in the manifest; changing one in a directory needs
+    --rejudge. `choose` gives the judges for the chosen values (default: `judges`)."""
+
+    judges: list  # every JudgeSpec the benchmark may ask (their tags name the judge role)
+    sampling: Any  # tasks.kit.Sampling
+    options: dict[str, Option] = field(default_factory=dict)
+    choose: Callable[[dict[str, Any]], list] | None = None
+
+    def settings(self, given: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Every judge option's value: `given`, else its default."""
+        return {name: (given or {}).get(name, option.default)
+                for name, option in self.options.items()}
+
+    def specs(self, given: dict[str, Any] | None = None) -> list:
+        """The judges asked with these judge options."""
+        return self.judges if self.choose is None else self.choose(self.settings(given))
+
+
+@dataclass(frozen=True)
+class Board:
+    """The benchmark's board: `build(dirs, judges=, seed=, resamples=, **options)` ->
+    BoardReport, and its own options (flag name -> argparse keywords)."""
+
+    build: Callable[..., Any]
+    options: dict[str, dict[str, Any]] = field(default_factory=dict)
+    example: str = ""  # a `sandbox NAME-board ...` line for --help
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """A single-room benchmark: what it must say for the kit to run, judge and board it.
+
+    name        `sandbox NAME`, `sandbox NAME-board`, the manifest OUT/NAME.json
+    roles       the dialogue's parts (tasks.kit.Role); `under_test` labels the row
+    scenario    (item, item id, cast, options) -> the item's tasks.kit.DialogueScenario
+    options     options that shape the dialogues (recorded; must not change in a directory)
+    noun        what one run is called in messages ("conversations")
+    example     a `sandbox NAME ...` line for --help
+    """
+
+    name: str
+    title: str
+    roles: list
+    under_test: str
+    items: Items
+    scenario: Callable[[Any, str, Any, dict[str, Any]], Any]
+    judging: Judging
+    board: Board
+    options: dict[str, Option] = field(default_factory=dict)
+    noun: str = "dialogues"
+    example: str = ""
+
+    @property
+    def manifest_file(self) -> str:
+        return f"{self.name}.json"
+
+    def defaults(self) -> dict[str, Any]:
+        return {name: option.default for name, option in self.options.items()}
+
+    def role(self, name: str):
+        return next(r for r in self.roles if r.name == name)
+
+    def roles_by_tag(self) -> dict[str, str]:
+        """Which role each call tag belongs to (judges' calls count as 'judge')."""
+        return {**{r.tag: r.name for r in self.roles},
+                **{j.tag: "judge" for j in self.judging.judges}}
+
+
+@dataclass(frozen=True)
+class RunTarget:
+    """What a benchmark adds to `sandbox run SCENARIO`: the scenario names that are its items
+    (`owns`), the options of such a run, and the run itself (-> exit code)."""
+
+    describe: str  # how `sandbox run --help` names them ("an STSS task template: ...")
+    owns: Callable[[str], bool]
+    add_options: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+
+@dataclass(frozen=True)
+class Plugin:
+    """A benchmark as installed: its name, what it is, and what it adds to `sandbox`."""
+
+    name: str
+    title: str
+    benchmarks: Sequence[Benchmark] = ()
+    commands: Callable[[Any], None] | None = None  # (subparsers) -> adds its own commands
+    run_target: RunTarget | None = None
+
+
+@dataclass(frozen=True)
+class Installed:
+    """One entry point of the group: the plug-in it gave, or why it gave none."""
+
+    entry: str  # the entry point's name
+    value: str  # module:attribute
+    dist: str  # the distribution that declares it
+    plugin: Plugin | None = None
+    error: str = ""
+
+
+def _load(ep) -> Installed:
+    dist = ep.dist.name if ep.dist is not None else "?"
+    try:
+        plugin = ep.load()
+    except Exception as exc:  # noqa: BLE001 - a broken plug-in is reported, the others still run
+        error = one_line(f"{type(exc).__name__}: {exc}")
+        log.warning("benchmark plug-in %s (%s, from %s) failed to load: %s", ep.name, ep.value,
+                    dist, error)
+        return Installed(ep.name, ep.value, dist, error=error)
+    if not isinstance(plugin, Plugin):
+        error = f"{ep.value} is a {type(plugin).__name__}, not a sandbox.app.plugins.Plugin"
+        return Installed(ep.name, ep.value, dist, error=error)
+    return Installed(ep.name, ep.value, dist, plugin=plugin)
+
+
+@cache
+def installed() -> tuple[Installed, ...]:
+    """Every entry point of `sandbox.benchmarks`, loaded once, in name order (one broken
+    plug-in is an entry with its error, not a crash of every command)."""
+    found = sorted(entry_points(group=GROUP), key=lambda ep: (ep.name, ep.value))
+    return tuple(_load(ep) for ep in {(ep.name, ep.value): ep for ep in found}.values())
+
+
+def plugins() -> list[Plugin]:
+    """The plug-ins that loaded."""
+    return [found.plugin for found in installed() if found.plugin is not None]
+
+
+def run_targets() -> list[RunTarget]:
+    return [p.run_target for p in plugins() if p.run_target is not None]
