@@ -34,7 +34,7 @@ EVENTS = "events.jsonl"
 CALLS = "calls.jsonl"
 CACHE = "llm_cache.jsonl"
 RESULT = "result.json"
-# Written after the run by evaluations (STSS score.json, PingPong judgments/<judge>.json).
+# Written after the run by evaluations (a score, a benchmark's judgments/<judge>.json).
 SCORE = "score.json"
 REFERENCE_SCORE = "score.reference.json"  # the same, by the STSS authors' rules
 JUDGMENTS = "judgments"

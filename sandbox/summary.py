@@ -71,8 +71,8 @@ def _status(run: Run) -> str:
 
 
 def judgments(run: Run) -> list[dict[str, Any]]:
-    """What each judge said of a run after it ended (`judgments/`, written by a benchmark such
-    as PingPong): judge, model, status, tokens, latency, cache hit, faults. (Their calls are in
+    """What each judge said of a run after it ended (`judgments/`, written by a single-room
+    benchmark): judge, model, status, tokens, latency, cache hit, faults. (Their calls are in
     calls.jsonl too, with every other call.)"""
     from .judgments import load_judgments
 

@@ -200,7 +200,7 @@ def _schema(response_format: dict | None) -> dict | None:
 
 def _schema_model(schema: dict) -> type[BaseModel]:
     """A stand-in pydantic class whose JSON schema is the one that came over HTTP, so that a
-    responder reading `request.json_schema()` (a PingPong judge's turn count) answers as it
+    responder reading `request.json_schema()` (a judge's count of turns) answers as it
     does in process."""
 
     class FromRequest(BaseModel):
