@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from .events import EVENT_TYPES, Event, UnknownEvent
+from .events import Event, event_type
 from .llm.accounting import CallRecord
 from .storage import open_append, write_atomic
 
@@ -157,7 +157,7 @@ def parse_event(obj: dict[str, Any]) -> Event:
     """The typed event of one decoded line; TypeError or ValidationError when it is not one."""
     if not isinstance(obj, dict):  # valid JSON such as `123` is still a bad line
         raise TypeError(f"not a JSON object (got {type(obj).__name__})")
-    cls = EVENT_TYPES.get(obj.get("kind", ""), UnknownEvent)
+    cls = event_type(obj.get("kind", ""))  # UnknownEvent when no module defines the kind
     return cls.model_validate(obj)
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from sandbox import log
-from sandbox.events import EVENT_TYPES, Event
+from sandbox.events import Event, event_type
 from sandbox.log import EVENTS, RESULT, LogProblem, RunHeader, RunResult, parse_event
 
 
@@ -41,9 +41,9 @@ def _fast_parse(raw: bytes) -> Event | None:
     if not raw.startswith(_KIND_PREFIX):
         return None
     end = raw.find(b'"', len(_KIND_PREFIX))
-    cls = EVENT_TYPES.get(raw[len(_KIND_PREFIX):end].decode("utf-8", "replace"))
-    if cls is None:
-        return None
+    # an unknown kind (after the plug-ins were tried) parses as UnknownEvent here as it would
+    # in parse_event
+    cls = event_type(raw[len(_KIND_PREFIX):end].decode("utf-8", "replace"))
     try:
         return cls.model_validate_json(raw)
     except ValueError:

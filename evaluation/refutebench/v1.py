@@ -21,9 +21,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
-from sandbox.events.refutebench import RuleFeedback
 from sandbox.log import load_run
 from tasks.refutebench import ASSISTANT, email_met, english_words, has_sense
+from tasks.refutebench.events import RuleFeedback
 
 from .judge import RefuteDialogue
 

@@ -1,17 +1,31 @@
 """Typed events of the episode log. One module per family of kinds; importing this package
-registers them all, so the log reader (and the viewer, and scorers) know every kind.
+registers the kernel's own (conversations, the world, the agents' minds), so the log reader (and
+the viewer, and scorers) know them.
 
-To add a kind: subclass `Event` with `kind: Literal["my_kind"] = "my_kind"` in a module here and
-import the module below.
+To add a kind: subclass `Event` with `kind: Literal["my_kind"] = "my_kind"`. A kernel kind goes
+in a module here, imported below. A package's own kinds (a benchmark's, say) stay in that package:
+it names the module that defines them under the entry point group `sandbox.events` in its
+pyproject.toml,
+
+    [project.entry-points."sandbox.events"]
+    my_bench = "my_package.events"
+
+and `event_type` imports it the first time the log holds a kind the kernel does not know
+(reinstall the package to pick a new entry point up). Code that lists every kind calls
+`load_event_plugins()` first.
 """
 
-from . import (
-    agent,  # noqa: F401  (registers plans, actions, memories, reflections)
-    refutebench,  # noqa: F401  (registers refutation_written, rule_feedback)
-    simulbench,  # noqa: F401  (registers user_request_written)
-    stss,  # noqa: F401  (registers task_assigned)
+from . import agent  # noqa: F401  (registers plans, actions, memories, reflections)
+from .base import (
+    EVENT_TYPES,
+    FAILED_PLUGINS,
+    PLUGIN_GROUP,
+    Event,
+    FailedPlugin,
+    UnknownEvent,
+    event_type,
+    load_event_plugins,
 )
-from .base import EVENT_TYPES, Event, UnknownEvent
 from .core import AgentJoined, ConversationEnded, ConversationStarted, EpisodeEnded, Utterance
 from .world import (  # noqa: F401
     ArenaEntry,
@@ -23,6 +37,7 @@ from .world import (  # noqa: F401
 )
 
 __all__ = [
-    "EVENT_TYPES", "AgentJoined", "ConversationEnded", "ConversationStarted", "EpisodeEnded",
-    "Event", "UnknownEvent", "Utterance",
+    "EVENT_TYPES", "FAILED_PLUGINS", "PLUGIN_GROUP", "AgentJoined", "ConversationEnded",
+    "ConversationStarted", "EpisodeEnded", "Event", "FailedPlugin", "UnknownEvent", "Utterance",
+    "event_type", "load_event_plugins",
 ]

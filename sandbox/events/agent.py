@@ -81,7 +81,7 @@ class ReactionDecided(Event):
 
 
 class TaskPlanned(Event):
-    """Target-driven planning output for the performer (STSS section 4)."""
+    """Target-driven planning output for the performer (agents/tdp.py; the TDP paper, section 4)."""
 
     kind: Literal["task_planned"] = "task_planned"
     task: str

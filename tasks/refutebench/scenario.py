@@ -21,10 +21,10 @@ from typing import Any
 from agents.chat import ChatTurn, converse, with_turns
 from sandbox.engine import Engine, Process
 from sandbox.events import Utterance
-from sandbox.events.refutebench import RefutationWritten
 from sandbox.llm import LLMRequest, Message
 from tasks.kit import CONVERSATION, Cast, DialogueScenario
 
+from .events import RefutationWritten
 from .items import Item
 from .models import ANSWER_TAG, ASSISTANT, ASSISTANT_SYSTEM, SCENARIO, USER
 from .refuter import Refuter

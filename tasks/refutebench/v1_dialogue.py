@@ -24,9 +24,9 @@ from typing import Any
 from agents.chat import ChatTurn
 from sandbox.engine import Engine, Process
 from sandbox.events import ConversationEnded, ConversationStarted, Utterance
-from sandbox.events.refutebench import RuleFeedback
 from tasks.kit import CONVERSATION, Cast, DialogueScenario
 
+from .events import RuleFeedback
 from .scenario import ASSISTANT, USER, Assistant, RefuteBenchScenario
 from .v1 import FEEDBACK_SLOT, V1Item, draw_targets, feedback_text, slot_words
 from .v1 import SETTING as V1_SETTING

@@ -20,10 +20,10 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from sandbox.engine import Engine
-from sandbox.events.simulbench import UserRequestWritten
 from sandbox.llm import LLMRequest, Message
 from sandbox.prompts import render
 
+from .events import UserRequestWritten
 from .models import SYSTEM_PROMPT, SimTask
 
 USER_TAG = "simulbench.user"

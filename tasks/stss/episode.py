@@ -15,10 +15,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from sandbox.engine import Engine
-from sandbox.events.stss import TaskAssigned
 from sandbox.simtime import check_sim_time
 from tasks.town import TownConfig, TownScenario
 
+from .events import TaskAssigned
 from .instantiate import STSSTask
 from .schema import clock
 

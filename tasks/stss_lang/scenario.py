@@ -23,8 +23,8 @@ from agents.architecture import load_architecture
 from agents.chat import converse
 from agents.persona import Persona
 from sandbox.engine import Engine, Process
-from sandbox.events.stss import SummaryWritten
 from tasks.kit import CONVERSATION, Cast, DialogueScenario, Role, Sampling
+from tasks.stss.events import SummaryWritten
 
 from .schema import Character, Scenario
 

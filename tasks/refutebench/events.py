@@ -5,6 +5,10 @@ The cleaned refutation is the user's next Utterance; RefutationWritten keeps, be
 refuter's raw answer, the focus it was given and whether it was asked for a standing rule, so a
 reader can see what the cleaning removed and which schedule the refuter followed. RuleFeedback
 keeps what a 1.0 feedback asked for, or why a slot said nothing, or that the dialogue stopped.
+
+Its kinds reach the log reader through the entry point `refutebench` of the group
+`sandbox.events` (pyproject.toml): the reader imports this module on the first kind it does not
+know.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from .base import Event
+from sandbox.events.base import Event
 
 
 class RefutationWritten(Event):

@@ -4,13 +4,17 @@ The request itself is the user's next Utterance; this event keeps, beside it, th
 user agent chose for it (the paper's four: point out an error, build on the state, a harder new
 request, other), as it wrote it and as we read it, so a reader sees how the dialogue was steered
 (`sandbox log` counts them, the viewer lists them under the user's other events).
+
+Its kind reaches the log reader through the entry point `simulbench` of the group
+`sandbox.events` (pyproject.toml): the reader imports this module on the first kind it does not
+know.
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-from .base import Event
+from sandbox.events.base import Event
 
 
 class UserRequestWritten(Event):

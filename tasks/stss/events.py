@@ -2,13 +2,16 @@
 
 The full instantiated task lives in the run header (`config.stss_task`), which is what scorers
 read; this event puts the moment of injection on the timeline for viewers and log readers.
+
+Its kinds reach the log reader through the entry point `stss` of the group `sandbox.events`
+(pyproject.toml): the reader imports this module on the first kind it does not know.
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-from .base import Event
+from sandbox.events.base import Event
 
 
 class TaskAssigned(Event):
