@@ -28,6 +28,19 @@ log = logging.getLogger(__name__)
 log.setLevel(logging.WARNING)
 
 
+def _umask() -> int:
+    # Read once, when the process starts writing (os.umask can only be read by setting it).
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+# mkstemp makes its file 0600 whatever the umask: a renamed temporary file would leave every
+# result private to its writer, where open() gives 0644 under the usual umask. The files we
+# rewrite whole get the mode open() would have given them.
+FILE_MODE = 0o666 & ~_umask()
+
+
 @contextlib.contextmanager
 def atomic_path(path: Path | str) -> Iterator[Path]:
     """A temporary path beside `path` for whoever writes the file by name (a library converting
@@ -37,6 +50,7 @@ def atomic_path(path: Path | str) -> Iterator[Path]:
     path.parent.mkdir(parents=True, exist_ok=True)
     # A unique temporary name: two writers of one file (parallel jobs) never share it.
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:80]}.", suffix=".tmp")
+    os.fchmod(fd, FILE_MODE)
     os.close(fd)
     try:
         yield Path(tmp)
