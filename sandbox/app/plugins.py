@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import argparse
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import entry_points
@@ -138,15 +138,21 @@ class RunTarget:
     run: Callable[[argparse.Namespace], int]
 
 
+Listing = Callable[[], list[tuple[str, str]]]  # () -> (name, what it is) rows
+
+
 @dataclass(frozen=True)
 class Plugin:
-    """A benchmark as installed: its name, what it is, and what it adds to `sandbox`."""
+    """A benchmark as installed: its name, what it is, and what it adds to `sandbox`: commands
+    made from its single-room benchmarks, commands of its own, what `sandbox run` may run, and
+    what `sandbox list WHAT` shows (e.g. "templates": its task templates)."""
 
     name: str
     title: str
     benchmarks: Sequence[Benchmark] = ()
     commands: Callable[[Any], None] | None = None  # (subparsers) -> adds its own commands
     run_target: RunTarget | None = None
+    lists: Mapping[str, Listing] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -190,3 +196,12 @@ def plugins() -> list[Plugin]:
 
 def run_targets() -> list[RunTarget]:
     return [p.run_target for p in plugins() if p.run_target is not None]
+
+
+def listings() -> dict[str, list[Listing]]:
+    """What the plug-ins add to `sandbox list`: name -> their listings."""
+    found: dict[str, list[Listing]] = {}
+    for plugin in plugins():
+        for what, listing in plugin.lists.items():
+            found.setdefault(what, []).append(listing)
+    return found

