@@ -90,13 +90,46 @@ def add_plugin_commands(sub) -> dict[str, list[str]]:
     return added
 
 
+def _subcommand(parser: argparse.ArgumentParser, argv: list[str]):
+    """The subcommand's parser `argv` names, or None."""
+    choices = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return next((choices.choices[word] for word in argv if word in choices.choices), None)
+
+
+def did_you_mean(parser: argparse.ArgumentParser, argv: list[str], exc: ArgumentsError
+                 ) -> tuple[str, str]:
+    """(prog, message) for an argument error: an unknown option is said by the subcommand it
+    was given to, with the nearest options it has; an unknown choice with the nearest ones."""
+    import difflib
+    import re
+
+    message, prog = str(exc), exc.prog
+    if message.startswith("unrecognized arguments: "):
+        sub = _subcommand(parser, argv) or parser
+        prog = sub.prog
+        options = [o for a in sub._actions for o in a.option_strings if o.startswith("--")]
+        hints = []
+        for word in message.removeprefix("unrecognized arguments: ").split():
+            if word.startswith("-"):
+                close = difflib.get_close_matches(word.split("=")[0], options, n=2)
+                hints += [f"{word}: did you mean {' or '.join(close)}?"] if close else []
+        message = "; ".join([message, *hints])
+    elif found := re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message):
+        given, known = found.group(1), re.findall(r"'([^']*)'", found.group(2))
+        close = difflib.get_close_matches(given, known, n=3)
+        if close:
+            message += f"; did you mean {' or '.join(close)}?"
+    return prog, message
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
         args = parser.parse_args(argv)
     except ArgumentsError as exc:
-        print(f"{exc.prog}: error: {one_line(str(exc))} (see: {exc.prog} --help)",
-              file=sys.stderr)
+        prog, message = did_you_mean(parser, argv, exc)
+        print(f"{prog}: error: {one_line(message)} (see: {prog} --help)", file=sys.stderr)
         return 2
     # Progress of a long run must reach a log file or `| tee` as it happens, not at exit.
     if hasattr(sys.stdout, "reconfigure"):

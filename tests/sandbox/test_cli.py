@@ -137,3 +137,32 @@ def test_piped_output_is_wide_enough_for_the_summary_tables(monkeypatch):
     assert terminal.console().width == terminal.PIPED_WIDTH
     monkeypatch.setenv("COLUMNS", "90")
     assert terminal.console().width == 90
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["run", "single_room", "--sead", "1"],
+     "sandbox run: error: unrecognized arguments: --sead 1; --sead: did you mean --seed"),
+    (["lst", "benchmarks"], "did you mean list?"),
+    (["list", "modles"], "sandbox list: error: argument what: invalid choice: 'modles'"),
+    (["pingpong", "--playr", "x", "--out", "o"], "--playr: did you mean --player"),
+])
+def test_a_misspelt_flag_command_or_choice_is_one_line_with_the_nearest_names(argv, said,
+                                                                              capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert said in err and err.count("\n") == 1
+
+
+def test_log_events_of_an_unknown_kind_is_an_error_naming_the_nearest(tmp_path, capsys):
+    out = tmp_path / "r"
+    assert main(["run", "single_room", "--model", "scripted/default", "--quiet", "--out",
+                 str(out)]) == 0
+    capsys.readouterr()
+    assert main(["log", str(out), "--events", "utterence"]) == 2
+    assert "--events utterence: no such event kind; did you mean utterance?" in \
+        capsys.readouterr().err
+    # a kind that exists but not in this run: said, not a silent empty answer
+    assert main(["log", str(out), "--events", "task_assigned", "--events", "utterance"]) == 0
+    captured = capsys.readouterr()
+    assert f"no task_assigned event in {out}" in captured.err
+    assert " utterance: " in captured.out

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
 import json
+import sys
 
 from sandbox.errors import UserError
 from sandbox.log import RunFormatError, load_run
@@ -20,8 +22,7 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--events", action="append", metavar="KIND",
                    help="instead, print every event of this kind, one a line (repeat for "
-                        "several kinds; e.g. --events user_request_written for a SimulBench "
-                        "user agent's strategies); with --json, as JSON lines")
+                        "several kinds; e.g. --events utterance); with --json, as JSON lines")
     p.set_defaults(func=main)
 
 
@@ -31,10 +32,15 @@ def main(args) -> int:
     except RunFormatError as exc:
         raise UserError(str(exc)) from exc
     if args.events:
-        wanted = set(args.events)
+        wanted = _check_kinds(args.events, {event.kind for event in run.events})
+        counts = dict.fromkeys(wanted, 0)
         for event in run.events:
-            if event.kind in wanted:
+            if event.kind in counts:
+                counts[event.kind] += 1
                 print(event.model_dump_json() if args.json else _event_line(event))
+        for kind, n in counts.items():
+            if not n:  # said, so an empty answer is not mistaken for a typo or a bug
+                print(f"sandbox log: no {kind} event in {args.run_dir}", file=sys.stderr)
         return 0
     summary = summarize(run)
     if args.json:
@@ -42,6 +48,22 @@ def main(args) -> int:
     else:
         print_summary(summary)
     return 0
+
+
+def _check_kinds(kinds: list[str], in_run: set[str]) -> list[str]:
+    """The kinds asked for, each one a kind some package defines or the run holds; a UserError
+    naming the nearest ones otherwise."""
+    from sandbox.events import EVENT_TYPES, load_event_plugins
+
+    load_event_plugins()
+    known = sorted(set(EVENT_TYPES) | in_run)
+    for kind in kinds:
+        if kind not in known:
+            close = difflib.get_close_matches(kind, known, n=3)
+            hint = f"did you mean {' or '.join(close)}? " if close else ""
+            raise UserError(f"--events {kind}: no such event kind; {hint}known kinds: "
+                            f"{', '.join(known)}")
+    return list(dict.fromkeys(kinds))
 
 
 def _event_line(event) -> str:
