@@ -12,8 +12,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	# torch first and exactly: a looser request pulls a multi-GB CUDA build.
 	$(BIN)/pip install --quiet torch==2.13.0
-	# llama-cpp-python compiles from source the first time (about 8 minutes on 2 cores).
-	$(BIN)/pip install --quiet -e '.[dev]'
+	# llama-cpp-python compiles from source the first time: on every core at once (cmake reads
+	# CMAKE_BUILD_PARALLEL_LEVEL), where the default build uses one.
+	CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) $(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -21,7 +22,7 @@ demo: $(STAMP)
 		--background 2 --same-day --start 15:00 --seed 1 --out runs/demo --overwrite
 
 test: $(STAMP)
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n auto  # one worker per core (pytest-xdist)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

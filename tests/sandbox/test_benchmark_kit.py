@@ -254,7 +254,7 @@ def test_a_plugin_that_does_not_load_is_said_and_the_others_still_run(tmp_path):
     listed = _sandbox(tmp_path, "list", "benchmarks")
     assert listed.returncode == 1
     assert "| toy | **did not load**: ModuleNotFoundError: No module named " \
-        "'toybench.missing' | toybench | |" in listed.stdout
+        "'toybench.missing' | toybench |  |" in listed.stdout
     other = _sandbox(tmp_path, "pingpong-board", "--help")
     assert other.returncode == 0 and "usage: sandbox pingpong-board" in other.stdout
     assert "warning: benchmark plug-in toy (toybench) did not load" in other.stderr
