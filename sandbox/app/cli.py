@@ -28,6 +28,7 @@ COMMANDS = [
     "sandbox.app.commands.world",
     "sandbox.app.commands.replay",
     "sandbox.app.commands.listing",
+    "sandbox.app.commands.sweep",
     "sandbox.app.commands.score",
     "sandbox.app.commands.stss",
     "sandbox.app.commands.simulbench",

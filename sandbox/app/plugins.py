@@ -18,7 +18,6 @@ nothing else of sandbox/app names, or needs to know, any benchmark.
 from __future__ import annotations
 
 import argparse
-import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -31,8 +30,7 @@ from sandbox.errors import one_line
 
 GROUP = "sandbox.benchmarks"
 __all__ = ["GROUP", "Benchmark", "Board", "BoardReport", "Items", "Judging", "Option", "Plugin",
-           "RunTarget", "installed", "plugins", "run_targets"]
-log = logging.getLogger(__name__)
+           "RunTarget", "Sweep", "installed", "plugins", "run_targets"]
 
 
 @dataclass(frozen=True)
@@ -138,6 +136,28 @@ class RunTarget:
     run: Callable[[argparse.Namespace], int]
 
 
+@dataclass(frozen=True)
+class Sweep:
+    """How `sandbox sweep` runs one cell of this benchmark (a model, and an architecture when
+    the benchmark's performer has one) and boards the cells: the benchmark's own commands,
+    called with the flags the experiment file gives.
+
+    command        the run command (`sandbox COMMAND ... --out CELL`)
+    model_flag     the flag of the model under test (`--player`, `--model`)
+    board          the board command over every cell's --out (`COMMAND-board`)
+    arch_flag      the flag of the performer's architecture; None: the cells are the models
+    seeds_flag     the flag the experiment's seeds go to (`--seeds 0,1`); None: not given
+    label_flag     the flag that names a cell on the board; None: the board names it itself
+    """
+
+    command: str
+    model_flag: str
+    board: str
+    arch_flag: str | None = None
+    seeds_flag: str | None = None
+    label_flag: str | None = "--label"
+
+
 Listing = Callable[[], list[tuple[str, str]]]  # () -> (name, what it is) rows
 
 
@@ -153,6 +173,15 @@ class Plugin:
     commands: Callable[[Any], None] | None = None  # (subparsers) -> adds its own commands
     run_target: RunTarget | None = None
     lists: Mapping[str, Listing] = field(default_factory=dict)
+    sweep: Sweep | None = None  # [default: from its one single-room benchmark, if it has one]
+
+    def sweep_recipe(self) -> Sweep | None:
+        """How a sweep runs this benchmark: its own recipe, or the kit's commands of its one
+        single-room benchmark."""
+        if self.sweep is not None or len(self.benchmarks) != 1:
+            return self.sweep
+        bench = self.benchmarks[0]
+        return Sweep(bench.name, f"--{bench.under_test}", f"{bench.name}-board")
 
 
 @dataclass(frozen=True)
@@ -171,9 +200,8 @@ def _load(ep) -> Installed:
     try:
         plugin = ep.load()
     except Exception as exc:  # noqa: BLE001 - a broken plug-in is reported, the others still run
+        # Said by the command line on every command, and listed by `sandbox list benchmarks`.
         error = one_line(f"{type(exc).__name__}: {exc}")
-        log.warning("benchmark plug-in %s (%s, from %s) failed to load: %s", ep.name, ep.value,
-                    dist, error)
         return Installed(ep.name, ep.value, dist, error=error)
     if not isinstance(plugin, Plugin):
         error = f"{ep.value} is a {type(plugin).__name__}, not a sandbox.app.plugins.Plugin"

@@ -1,0 +1,148 @@
+"""`sandbox sweep EXPERIMENT.yaml`: models x architectures x benchmarks x seeds from one file
+(sandbox/app/suites/sweep.py), each benchmark's board over its cells, and OUT/summary.md."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sandbox import terminal
+from sandbox.errors import UserError
+from sandbox.files import FileFormatError
+from sandbox.lock import hold_output
+
+from .common import output_dir
+
+EXAMPLE = """example: sandbox sweep experiment.yaml, with experiment.yaml:
+  out: runs/exp
+  models: {smol: local/smollm2-135m, town: scripted/town}
+  architectures: [ga, ga_tdp]
+  seeds: [0]
+  benchmarks:
+    stss: {flags: {embedder: hashing, same-day: true, start: "15:00"}}
+    pingpong: {flags: {interrogator: local/smollm2-135m, judge: [local/smollm2-135m], every: 8}}
+(`sandbox list benchmarks` names what may be swept, `sandbox NAME --help` each one's flags)"""
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "sweep", help="run a whole experiment from one file: models x architectures x "
+                      "benchmarks, one board each",
+        description="Run every cell of an experiment file (each model, with each architecture "
+                    "where the benchmark's performer has one, on each benchmark) with the "
+                    "benchmark's own command into OUT/BENCHMARK/CELL, then each benchmark's "
+                    "board over its cells (OUT/BENCHMARK/board.md and .json), and the whole "
+                    "in OUT/summary.md. Every cell is checked before any runs; every role's "
+                    "model is printed first; a failed cell does not stop the others. Run the "
+                    "same command again to resume: each command skips what is finished.",
+        epilog=EXAMPLE, formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
+    p.add_argument("experiment", type=Path, help="the experiment file (YAML or JSON)")
+    p.add_argument("--out", type=output_dir,
+                   help="where the cells go [default: the file's `out`]")
+    p.add_argument("--dry-run", action="store_true",
+                   help="check every cell and print the commands, run nothing")
+    p.set_defaults(func=main, resumable=True)
+
+
+def _recipes() -> dict:
+    from sandbox.app.plugins import plugins
+
+    return {p.name: p.sweep_recipe() for p in plugins() if p.sweep_recipe() is not None}
+
+
+def _parse(parser, argv: list[str]):
+    """The cell's arguments as its command reads them (a UserError on a bad flag)."""
+    from sandbox.app.cli import ArgumentsError, did_you_mean
+
+    try:
+        return parser.parse_args(argv)
+    except ArgumentsError as exc:
+        prog, message = did_you_mean(parser, argv, exc)
+        raise UserError(f"{prog}: {message}") from exc
+
+
+def _roles(args) -> str:
+    """Every model a cell's command will use, defaults included, as `role model` pairs."""
+    from sandbox.app.commands.benchmark import EMBEDDED
+
+    shown = {key: value for key, value in vars(args).items() if value and (
+        key in ("model", "partner_model") or isinstance(value, str) and "/" in value
+        and value.split("/")[0] in ("local", "openai", "scripted"))}
+    if hasattr(args, "judges"):
+        shown["judge"] = ", ".join(args.judges or [EMBEDDED])
+    return "; ".join(f"{key.replace('_', '-')} {value}" for key, value in shown.items())
+
+
+def main(args) -> int:
+    from sandbox.app.suites.sweep import (
+        SWEEP_FILE,
+        check_plan,
+        load_experiment,
+        plan,
+        record,
+        summary_markdown,
+        write_json,
+    )
+    from sandbox.storage import write_atomic
+
+    console = terminal.console()
+    try:
+        experiment = load_experiment(args.experiment)
+    except FileFormatError as exc:
+        raise UserError(str(exc)) from exc
+    out = args.out or experiment.out
+    if out is None:
+        raise UserError(f"{args.experiment}: no `out` in the file; give --out")
+    try:
+        found = plan(experiment, Path(out), _recipes())
+        check_plan(found)
+    except (ValueError, FileFormatError) as exc:
+        raise UserError(f"{args.experiment}: {exc}") from exc
+    from sandbox.app.cli import build_parser
+
+    parser = build_parser()
+    parsed = [_parse(parser, cell.argv) for cell in found.cells]  # every cell checked first
+    for cell, cell_args in zip(found.cells, parsed, strict=True):
+        console.print(f"[dim]{cell.benchmark} {cell.name}: {_roles(cell_args)}[/]",
+                      highlight=False, soft_wrap=True)
+    if args.dry_run:
+        for cell in found.cells:
+            print("sandbox " + " ".join(cell.argv))
+        return 0
+    hold_output(Path(out))
+    Path(out).mkdir(parents=True, exist_ok=True)
+    for cell, cell_args in zip(found.cells, parsed, strict=True):
+        console.rule(f"{cell.benchmark} {cell.name}", style="dim")
+        try:
+            code = cell_args.func(cell_args)
+            cell.status = "ok" if code == 0 else f"failed (exit {code})"
+        except UserError as exc:
+            cell.status, cell.said = "error", str(exc)
+            console.print(f"[red]{cell.benchmark} {cell.name}:[/] {exc}", highlight=False)
+        write_json(Path(out) / SWEEP_FILE, record(Path(out), experiment, args.experiment,
+                                                  found))
+    boards = {}
+    for name, argv in found.boards.items():
+        # A cell refused before it ran (a UserError: a bad model, another configuration in
+        # its --out) has nothing to board; one that ran, even in part, is on it, accounted.
+        outs = [c.out for c in found.cells
+                if c.benchmark == name and c.status != "error" and c.out.is_dir()]
+        if not outs:
+            continue
+        board_argv = [argv[0], *map(str, outs), *argv[-4:]]
+        console.rule(f"{name} board", style="dim")
+        board_args = _parse(parser, board_argv)
+        try:
+            if board_args.func(board_args) == 0:
+                boards[name] = Path(board_argv[-3]).read_text(encoding="utf-8")
+        except UserError as exc:
+            console.print(f"[red]{name} board:[/] {exc}", highlight=False)
+    summary = Path(out) / "summary.md"
+    write_atomic(summary, summary_markdown(experiment, args.experiment, found, boards))
+    bad = [c for c in found.cells if c.status != "ok"]
+    console.print(f"{len(found.cells)} cells, {len(found.cells) - len(bad)} finished; summary: "
+                  f"{summary}", highlight=False)
+    if bad:
+        console.print(f"{len(bad)} cell(s) did not finish: "
+                      f"{', '.join(f'{c.benchmark}/{c.name}' for c in bad)}; run the same "
+                      "command again to go on", highlight=False)
+    return 1 if bad else 0

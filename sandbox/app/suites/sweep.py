@@ -1,0 +1,207 @@
+"""An experiment in one file: models x architectures x benchmarks x seeds, each cell run by the
+benchmark's own command, each benchmark boarded over its cells, one summary of the whole.
+
+    out: runs/exp                      # [default: --out]
+    models:                            # a name for the board -> a model, or a model and flags
+      smol: local/smollm2-135m
+      gpt: {model: openai/gpt-4o-mini, flags: {base-url: "http://127.0.0.1:8000/v1"}}
+    architectures: [ga, ga_tdp]        # for a benchmark whose performer has one
+    seeds: [0, 1]                      # for a benchmark that takes seeds
+    benchmarks:                        # installed benchmarks (`sandbox list benchmarks`)
+      pingpong:
+        flags: {interrogator: local/smollm2-135m, judge: [local/smollm2-135m], every: 8}
+
+A cell is `sandbox COMMAND FLAGS --MODEL_FLAG MODEL [--ARCH_FLAG ARCH] [--SEEDS_FLAG ...]
+--out OUT/BENCHMARK/CELL`; `flags` turn into options (`every: 8` -> `--every 8`, a list into
+the option repeated, `true` into the bare flag). Every cell is parsed by the real command line
+before anything runs (a misspelt flag stops the sweep at once), every role's model is said at
+the start, and a cell that fails does not stop the others. Run again, every command resumes
+its own directory: finished work is skipped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from sandbox.files import FileFormatError, load_model
+
+SWEEP_FILE = "sweep.json"
+
+
+class ModelEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    model: str
+    flags: dict[str, Any] = Field(default_factory=dict)
+
+
+class BenchmarkEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    flags: dict[str, Any] = Field(default_factory=dict)
+
+
+class Experiment(BaseModel):
+    """What an experiment file says."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    out: Path | None = None
+    models: dict[str, ModelEntry]
+    architectures: list[str] = Field(default_factory=lambda: ["ga", "ga_tdp"])
+    seeds: list[int] = Field(default_factory=lambda: [0])
+    benchmarks: dict[str, BenchmarkEntry]
+
+    @field_validator("models", mode="before")
+    @classmethod
+    def _model_strings(cls, value):
+        if isinstance(value, dict):
+            return {k: {"model": v} if isinstance(v, str) else v for k, v in value.items()}
+        return value
+
+    @field_validator("benchmarks", mode="before")
+    @classmethod
+    def _empty_entries(cls, value):
+        if isinstance(value, dict):
+            return {k: {} if v is None else v for k, v in value.items()}
+        return value
+
+    @field_validator("models", "benchmarks")
+    @classmethod
+    def _not_empty(cls, value):
+        if not value:
+            raise ValueError("name at least one")
+        return value
+
+    @field_validator("seeds")
+    @classmethod
+    def _seeds(cls, value):
+        if not value or min(value) < 0:
+            raise ValueError("one or more seeds, each 0 or more")
+        return value
+
+
+def load_experiment(path: Path) -> Experiment:
+    return load_model(path, Experiment)
+
+
+def flag_words(flags: dict[str, Any]) -> list[str]:
+    """`{every: 8, judge: [a, b], rejudge: true}` -> `--every 8 --judge a --judge b --rejudge`."""
+    words: list[str] = []
+    for key, value in flags.items():
+        flag = "--" + str(key).lstrip("-").replace("_", "-")
+        if value is True:
+            words.append(flag)
+        elif value is False or value is None:
+            continue
+        elif isinstance(value, list):
+            for one in value:
+                words += [flag, str(one)]
+        else:
+            words += [flag, str(value)]
+    return words
+
+
+@dataclass
+class Cell:
+    """One run of one benchmark: its command line and where it writes."""
+
+    benchmark: str
+    name: str  # the cell's folder and board label: the model's name, and the architecture's
+    model: str
+    architecture: str | None
+    argv: list[str]
+    out: Path
+    status: str = "planned"  # planned | ok | failed (exit code) | error (why)
+    said: str = ""
+
+
+@dataclass
+class Plan:
+    cells: list[Cell] = field(default_factory=list)
+    boards: dict[str, list[str]] = field(default_factory=dict)  # benchmark -> board argv
+
+
+def plan(experiment: Experiment, out: Path, recipes: dict[str, Any]) -> Plan:
+    """Every cell of the experiment, and each benchmark's board over its cells. `recipes`:
+    benchmark name -> its plugins.Sweep (a ValueError names a benchmark without one)."""
+    found = Plan()
+    for name, entry in experiment.benchmarks.items():
+        recipe = recipes.get(name)
+        if recipe is None:
+            raise ValueError(f"benchmark {name!r}: not installed, or it cannot be swept; "
+                             f"sweepable: {', '.join(sorted(recipes)) or 'none'}")
+        archs = experiment.architectures if recipe.arch_flag else [None]
+        outs = []
+        for alias, model in experiment.models.items():
+            for arch in archs:
+                cell = f"{alias}-{Path(arch).stem}" if arch else alias
+                cell_out = out / name / cell
+                argv = [recipe.command, *flag_words(entry.flags), *flag_words(model.flags),
+                        recipe.model_flag, model.model]
+                if arch:
+                    argv += [recipe.arch_flag, arch]
+                if recipe.seeds_flag:
+                    argv += [recipe.seeds_flag, ",".join(map(str, experiment.seeds))]
+                if recipe.label_flag:
+                    argv += [recipe.label_flag, cell]
+                argv += ["--out", str(cell_out)]
+                found.cells.append(Cell(name, cell, model.model, arch, argv, cell_out))
+                outs.append(cell_out)
+        found.boards[name] = [recipe.board, *map(str, outs), "--markdown",
+                              str(out / name / "board.md"), "--json",
+                              str(out / name / "board.json")]
+    return found
+
+
+def experiment_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+def record(out: Path, experiment: Experiment, source: Path, found: Plan) -> dict:
+    """OUT/sweep.json: the experiment as run, and each cell's command line and outcome."""
+    return {"experiment": str(source), "digest": experiment_digest(source),
+            "models": {k: v.model_dump() for k, v in experiment.models.items()},
+            "architectures": experiment.architectures, "seeds": experiment.seeds,
+            "cells": [{"benchmark": c.benchmark, "cell": c.name, "model": c.model,
+                       "architecture": c.architecture, "command": ["sandbox", *c.argv],
+                       "out": str(c.out), "status": c.status, "said": c.said}
+                      for c in found.cells]}
+
+
+def summary_markdown(experiment: Experiment, source: Path, found: Plan,
+                     boards: dict[str, str]) -> str:
+    """The whole experiment: what ran, how each cell ended, then every benchmark's board."""
+    lines = [f"# Sweep of {source.name}", "",
+             f"Models: {', '.join(f'{k} ({v.model})' for k, v in experiment.models.items())}; "
+             f"architectures: {', '.join(experiment.architectures)}; seeds: "
+             f"{', '.join(map(str, experiment.seeds))}.", "",
+             "| Benchmark | Cell | Model | Architecture | Outcome |", "|---|---|---|---|---|"]
+    for c in found.cells:
+        outcome = c.status + (f": {c.said}" if c.said else "")
+        lines.append(f"| {c.benchmark} | {c.name} | {c.model} | {c.architecture or '-'} | "
+                     f"{outcome.replace('|', '/')} |")
+    for name in found.boards:
+        lines += ["", f"## {name}", "", boards.get(name, "(no board: no cell finished)").rstrip()]
+    return "\n".join(lines) + "\n"
+
+
+def check_plan(found: Plan) -> None:
+    """Two cells writing one directory (two model names alike after the architecture's)."""
+    outs = [c.out for c in found.cells]
+    twice = sorted({str(o) for o in outs if outs.count(o) > 1})
+    if twice:
+        raise FileFormatError("models", f"two cells would share {twice[0]}; give the models "
+                                        "names that differ")
+
+
+def write_json(path: Path, data: dict) -> None:
+    from sandbox.storage import write_atomic
+
+    write_atomic(path, json.dumps(data, indent=2) + "\n")
