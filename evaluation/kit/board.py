@@ -181,6 +181,7 @@ class PlotPoint:
     label: str
     score: float | None
     ci: tuple[float, float] | None = None
+    n: int | None = None  # the items the score is over, shown beside the label
 
 
 @dataclass
@@ -193,6 +194,8 @@ class Plot:
     # The score's whole range (e.g. 1-5), so one point or close points are not drawn on an
     # axis zoomed to a few hundredths; widened if a point or interval falls outside it.
     scale: tuple[float, float] | None = None
+    # How the intervals were made, under the plot: a reader must not guess what the bars are.
+    interval: str = "bars: 95% bootstrap interval over the items (percentile)"
 
 
 def x_range(plot: Plot) -> tuple[float, float]:
@@ -222,14 +225,17 @@ def plot_png(plot: Plot, path: Path | str) -> Path:
         ax.plot([point.score], [y], "o", color="#1d3557", markersize=7)
         ax.annotate(f"{point.score:.2f}", (point.score, y), textcoords="offset points",
                     xytext=(0, 7), ha="center", fontsize=8)
-    ax.set_yticks(range(len(points)), [p.label for p in points])
+    ax.set_yticks(range(len(points)),
+                  [p.label if p.n is None else f"{p.label} (n={p.n})" for p in points])
     ax.set_ylim(-0.7, len(points) - 0.3)
     if plot.scale is not None:
         ax.set_xlim(*x_range(plot))
     ax.set_xlabel(plot.axis)
     ax.set_title(plot.title, fontsize=11)
     ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout()
+    if plot.interval and any(p.ci is not None for p in points):
+        fig.text(0.99, 0.01, plot.interval, ha="right", va="bottom", fontsize=7, color="#555")
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
     path = Path(path)
     image = io.BytesIO()
     fig.savefig(image, format=path.suffix.lstrip(".") or "png")

@@ -165,4 +165,6 @@ def board_json(board: Board) -> str:
 def board_plot(board: Board) -> Plot:
     return Plot(title="PingPong: length-normalised score with its 95% interval",
                 axis="score (1-5)",
-                points=[PlotPoint(r.label, r.score, r.ci) for r in board.rows], scale=(1, 5))
+                points=[PlotPoint(r.label, r.score, r.ci, n=r.scored) for r in board.rows],
+                scale=(1, 5), interval=f"bars: 95% bootstrap interval over conversations "
+                                       f"(seed {board.seed}, {board.resamples} resamples)")

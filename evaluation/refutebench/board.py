@@ -254,10 +254,11 @@ def board_plot(board: Board) -> Plot:
         got = cell(values, board.seed, board.resamples)
         label = row.label if axis_note == "overall transient" else f"{row.label} ({axis_note})"
         points.append(PlotPoint(label, got.mean, (got.lo, got.hi) if got.lo is not None
-                                else None))
+                                else None, n=len(values)))
     points.sort(key=lambda p: -1 if p.score is None else p.score, reverse=True)
     return Plot("RefuteBench: compliance with refutations", "mean rating (1-5)", points,
-                scale=(1, 5))
+                scale=(1, 5), interval=f"bars: 95% bootstrap interval over dialogues (seed "
+                                       f"{board.seed}, {board.resamples} resamples)")
 
 
 def curves_png(board: Board, path: Path | str, family: str = "mt") -> Path:

@@ -153,6 +153,9 @@ def table3(dirs: Sequence[Path | str], *, judges: Sequence[str] | None = None, s
     plot = Plot(title="STSS language level: conversation GCSR (micro)", axis="GCSR",
                 points=[PlotPoint(f"{r['llm']} {r['agent']}", r["conversation_gcsr_micro"],
                                   tuple(r["conversation_gcsr"]["micro_ci"])
-                                  if r["conversation_gcsr"]["micro_ci"] else None)
-                        for r in rows], scale=(0, 1))
+                                  if r["conversation_gcsr"]["micro_ci"] else None,
+                                  n=r["conversation_gcsr"]["conversations"])
+                        for r in rows], scale=(0, 1),
+                interval=f"bars: 95% bootstrap interval over conversations (seed {seed}, "
+                         f"{resamples} resamples)")
     return "\n".join(lines) + "\n", data, plot
