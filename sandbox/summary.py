@@ -103,7 +103,8 @@ def print_agent_calls(table: dict, console: Console) -> None:
         return
     grid = Table(title="LLM calls per agent per game day, by module")
     for col in ("agent", "day", *modules, "all", "tokens"):
-        grid.add_column(col, justify="left" if col in ("agent", "day") else "right")
+        grid.add_column(col, justify="left" if col in ("agent", "day") else "right",
+                        overflow="fold")  # a long name wraps, never cut to "Okonk..."
     for agent, days in table.items():
         for day, mods in days.items():
             grid.add_row(agent, day, *(str(mods.get(m, {}).get("calls", 0)) for m in modules),
@@ -135,7 +136,7 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
                       "(`sandbox log --events walk_failed` lists them)")
 
     events = Table(title="events by kind")
-    events.add_column("kind")
+    events.add_column("kind", overflow="fold")
     events.add_column("count", justify="right")
     for kind, n in sorted(summary["events_by_kind"].items()):
         events.add_row(kind, str(n))
@@ -143,7 +144,7 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
 
     calls = Table(title="LLM calls by purpose")
     for col in ("purpose", "calls", "tok in", "tok out", "cached", "retries", "faults", "ms/call"):
-        calls.add_column(col, justify="left" if col == "purpose" else "right")
+        calls.add_column(col, justify="left" if col == "purpose" else "right", overflow="fold")
     total: Counter = Counter()
     for tag, row in summary["llm_calls_by_purpose"].items():
         total.update(row)
@@ -173,7 +174,7 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
         judged = Table(title="judge calls (after the run)")
         for col in ("judge", "model", "status", "tok in", "tok out", "cached", "faults", "ms"):
             judged.add_column(col, justify="left" if col in ("judge", "model", "status")
-                              else "right")
+                              else "right", overflow="fold")
         for j in summary["judgments"]:
             judged.add_row(str(j["judge"]), str(j["model"]), str(j["status"]),
                            str(j["prompt_tokens"] or 0), str(j["completion_tokens"] or 0),

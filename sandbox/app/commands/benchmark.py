@@ -244,7 +244,7 @@ def write_board(report, args) -> None:
     for path in (args.markdown, args.json, args.plot):
         if path is not None:
             hold_output(path, file=True)
-    print(report.markdown, end="")
+    terminal.print_markdown(report.markdown)
     if args.markdown:
         write_atomic(args.markdown, report.markdown)
     if args.json:
@@ -324,7 +324,7 @@ def run_main(bench, args) -> int:
     if report is None:
         return 1
     console.print(f"{report_line(bench.noun, report)}; wall time {report.wall_time_s:.1f} s")
-    print(board_report(bench, [args.out]).markdown, end="")
+    terminal.print_markdown(board_report(bench, [args.out]).markdown)
     for item, error in report.failures:
         console.print(f"[red]failed:[/] {item}: {error}", highlight=False)
     if report.failures:
