@@ -30,7 +30,6 @@ COMMANDS = [
     "sandbox.app.commands.listing",
     "sandbox.app.commands.score",
     "sandbox.app.commands.stss",
-    "sandbox.app.commands.simulbench",
 ]
 
 
