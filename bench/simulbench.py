@@ -24,17 +24,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sandbox.app.suites.benchmark import ModelPool, board, run_benchmark  # noqa: E402
-from sandbox.app.suites.simulbench import (  # noqa: E402
-    COLLECT,
-    SIMULBENCH,
-    extract_dir,
-    pairwise_markdown,
-    run_pairwise,
+from evaluation.simulbench import extract_dir  # noqa: E402
+from evaluation.simulbench.pairwise import pairwise_markdown, run_pairwise  # noqa: E402
+from sandbox.app.suites.benchmark import (  # noqa: E402
+    Configuration,
+    ModelPool,
+    board_report,
+    run_benchmark,
 )
 from sandbox.llm import LLMSettings  # noqa: E402
 from tasks.kit import Sampling  # noqa: E402
 from tasks.simulbench import collection_items, load_scripts, load_tasks, script_items  # noqa: E402
+from tasks.simulbench.plugin import COLLECT, SIMULBENCH  # noqa: E402
 
 PUBLISHED_SCRIPTS = 500
 ENDPOINT_S, CONNECTIONS = 0.5, 64
@@ -85,10 +86,12 @@ def main() -> int:
 
     started = time.perf_counter()
     collect = run_benchmark(COLLECT, root / "collect", collection_items(load_tasks()), pool,
-                  models={"user": model, "simulator": model},
-                  sampling={"user": user, "simulator": sim}, judges=[model],
-                  judge_sampling=judge.model_copy(update={"max_tokens": min(200, 2 * 60)}),
-                  every=args.collect_every, judge_options=judged)
+                            Configuration(
+                                models={"user": model, "simulator": model},
+                                sampling={"user": user, "simulator": sim}, judges=[model],
+                                judge_sampling=judge.model_copy(
+                                    update={"max_tokens": min(200, 2 * 60)}),
+                                every=args.collect_every, judge_options=judged))
     stages["collect + challenge judge"] = (
         time.perf_counter() - started, usage((root / "collect" / "runs").glob("*/calls.jsonl")))
 
@@ -98,26 +101,24 @@ def main() -> int:
 
     started = time.perf_counter()
     items = script_items(load_scripts(root / "scripts.jsonl"), str(root / "scripts.jsonl"))
-    report = run_benchmark(SIMULBENCH, root / "answers", items, pool,
-                           models={"simulator": model}, sampling={"simulator": sim},
-                           judges=[model], judge_sampling=judge, every=args.script_every,
-                           judge_options=judged)
+    report = run_benchmark(SIMULBENCH, root / "answers", items, pool, Configuration(
+        models={"simulator": model}, sampling={"simulator": sim}, judges=[model],
+        judge_sampling=judge, every=args.script_every, judge_options=judged))
     stages["answer + 1-10 judge"] = (
         time.perf_counter() - started, usage((root / "answers" / "runs").glob("*/calls.jsonl")))
-    run_benchmark(SIMULBENCH, root / "weak", items, pool,
-                  models={"simulator": "scripted/simulbench-weak"}, sampling={"simulator": sim},
-                  judges=["scripted/simulbench"], every=args.script_every,
-                  judge_options=judged)
+    run_benchmark(SIMULBENCH, root / "weak", items, pool, Configuration(
+        models={"simulator": "scripted/simulbench-weak"}, sampling={"simulator": sim},
+        judges=["scripted/simulbench"], every=args.script_every, judge_options=judged))
 
     started = time.perf_counter()
-    pairs = run_pairwise([(root / "answers", root / "weak")], root / "pairwise", model, pool,
-                         judge, args.judge_format)
+    pairs = run_pairwise([(root / "answers", root / "weak")], root / "pairwise", model,
+                         pool.llm, judge, args.judge_format)
     stages["pairwise (2 orders)"] = (time.perf_counter() - started,
                                      usage([root / "pairwise" / "calls.jsonl"]))
 
     print(f"SimulBench on {model}, {args.judge_format} judge format: {collect.items} dialogues "
-          f"({collect.judge_fallbacks} challenge-judge fallbacks), {len(scripts)} scripts "
-          f"({report.judge_fallbacks} rating fallbacks); dirs in {root}")
+          f"({collect.judged.fallbacks} challenge-judge fallbacks), {len(scripts)} scripts "
+          f"({report.judged.fallbacks} rating fallbacks); dirs in {root}")
     for stage, failed in (("collect", collect.failures), ("answer", report.failures)):
         for item, error in failed:
             print(f"FAILED in {stage}: {item}: {error}")
@@ -159,7 +160,8 @@ def main() -> int:
           f"connections (each script's answer, then its judgment; not measured here)")
     print()
     print(pairwise_markdown(pairs, args.judge_format))
-    print(board(SIMULBENCH, [root / "answers", root / "weak"]).markdown.split("\n\n")[0])
+    print(board_report(SIMULBENCH, [root / "answers", root / "weak"]).markdown
+          .split("\n\n")[0])
     return 0
 
 

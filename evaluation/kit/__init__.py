@@ -1,6 +1,7 @@
 """The single-room benchmark kit, evaluation side: reading a finished dialogue, judges with
-stored judgments, aggregation helpers and boards (Markdown, JSON, PNG). Nothing here runs an
-episode: the runner is `sandbox.app.suites.benchmark`.
+stored judgments, the judge loop (`judge_run`, and under it `judge_asks`, one verdict at a
+time), aggregation helpers and boards (Markdown, JSON, PNG). Nothing here runs an episode: the
+runner is `sandbox.app.suites.benchmark`.
 
     from evaluation.kit import JudgeSpec, Verdict, judge_dialogue, read_dialogue
     from evaluation.kit import bootstrap_ci, micro_average, macro_average, markdown_table
@@ -40,14 +41,15 @@ from .judges import (
     judge_seed,
     judgment_problem,
 )
+from .judging import Ask, JudgeTally, Panel, judge_asks, judge_run
 from .ratings import JUDGE_FORMATS, bracketed_number
 
 __all__ = [
-    "BenchDir", "BoardError", "BoardReport", "Column", "Dialogue", "FinishedRun",
-    "JUDGE_FORMATS", "JudgeSpec",
-    "Ledger", "NotABenchmarkRun", "Plot", "PlotPoint", "RESAMPLES", "RoleUsage", "Verdict",
-    "accounting_markdown", "bootstrap_ci", "bracketed_number", "check_judges", "dialogue_digest",
-    "judge_dialogue", "judge_seed", "judgment_problem", "macro_average", "manifest_data",
+    "Ask", "BenchDir", "BoardError", "BoardReport", "Column", "Dialogue", "FinishedRun",
+    "JUDGE_FORMATS", "JudgeSpec", "JudgeTally", "Ledger", "NotABenchmarkRun", "Panel", "Plot",
+    "PlotPoint", "RESAMPLES", "RoleUsage", "Verdict", "accounting_markdown", "bootstrap_ci",
+    "bracketed_number", "check_judges", "dialogue_digest", "judge_asks", "judge_dialogue",
+    "judge_run", "judge_seed", "judgment_problem", "macro_average", "manifest_data",
     "markdown_table", "mean_or_none", "metric_means", "micro_average", "plot_png",
     "read_bench_dir", "read_dialogue", "role_usage", "usage_table",
 ]

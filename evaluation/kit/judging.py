@@ -6,16 +6,20 @@ changed, or it judges other turns), an unreadable file, or one whose call never 
 (status unavailable: no verdict at all) is asked again, and the new judgment takes its file.
 Each call goes to the run's calls.jsonl like the dialogue's own, and counts against the budgets
 given (BudgetExhausted before a call past one).
+
+The loop itself, one verdict at a time, is `judge_asks`: an `Ask` says how its verdict is read
+back (kept while saved and usable), asked and saved; a benchmark whose verdicts are not
+judgments of one run (SimulBench's pairwise comparison of two directories) asks through it too.
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from sandbox.budget import Budget
 from sandbox.judgments import load_judgments, save_judgment, settle_status
@@ -45,7 +49,91 @@ class JudgeTally:
     skipped: int = 0
     fallbacks: int = 0
     unavailable: int = 0  # judgments whose call never reached a model (asked again next time)
-    calls: int = 0  # calls recorded in the run's calls.jsonl
+    calls: int = 0  # calls recorded in the calls.jsonl the loop wrote to
+
+
+class Judged(Protocol):
+    """What the loop reads of a verdict it made: its status ("ok", "fallback" or
+    "unavailable") and the tokens it cost."""
+
+    status: str
+    prompt_tokens: int
+    completion_tokens: int
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One verdict a judge loop is to have: kept while saved and usable, else asked and saved.
+
+    llm       the judge's LLM stack; the loop wraps it to account each call in calls.jsonl
+    kept      () -> the saved verdict while it is usable, or None (missing, stale, unreadable,
+              or unavailable: asked again)
+    ask       (llm) -> the verdict (a `Judged`); never raises on a bad answer
+    save      (verdict) -> None: written atomically, as soon as it is made
+    note      what the loop's `note` hears before the call
+    recorded  the (tag, agent) its one call is recorded under: a call recorded and never saved
+              (a kill between the two) stands for this one, asked again from the cache
+    """
+
+    llm: Any
+    kept: Callable[[], Any]
+    ask: Callable[[Any], Judged]
+    save: Callable[[Any], None]
+    note: str = ""
+    recorded: tuple[str, str] | None = None
+
+
+def judge_asks(asks: Iterable[Ask], calls: CallLog | Path, *, rejudge: bool = False,
+               budgets: Sequence[Budget] = (),
+               note: Callable[[str], None] = lambda what: None,
+               tally: JudgeTally | None = None, unsaved: Counter | None = None) -> list:
+    """Each ask's verdict, in order: the saved one while usable (skipped; with `rejudge`, never),
+    else asked (each budget reserves a call first, and spends its tokens after), saved, and
+    counted made, fallback or unavailable in `tally`, which counts as it goes (a budget's stop,
+    BudgetExhausted, raised, leaves it true).
+
+    `calls` is the CallLog each call is accounted in, or the path of a calls.jsonl opened at
+    the first call and closed at the end; `tally.calls` counts the records the loop added.
+    `unsaved` ((tag, agent) -> calls recorded with no saved verdict) is used up as they are
+    asked again."""
+    tally = tally if tally is not None else JudgeTally()
+    unsaved = unsaved if unsaved is not None else Counter()
+    log = calls if isinstance(calls, CallLog) else None
+    before = len(log.records) if log is not None else 0
+    verdicts = []
+    try:
+        for ask in asks:
+            saved = None if rejudge else ask.kept()
+            if saved is not None:
+                tally.skipped += 1
+                verdicts.append(saved)
+                continue
+            for budget in budgets:  # in order, before the call: a capped run is repeatable
+                budget.reserve(1)
+            note(ask.note)
+            if log is None:
+                log = CallLog(calls)
+            if ask.recorded is not None and unsaved[ask.recorded]:
+                # A kill came after this call was recorded and before its verdict was saved:
+                # that record stands for the call asked again now (from the cache), so it is
+                # not recorded twice.
+                unsaved[ask.recorded] -= 1
+                verdict = ask.ask(ask.llm)
+            else:
+                verdict = ask.ask(AccountingLLM(ask.llm, log))
+            for budget in budgets:
+                budget.spend_tokens(verdict.prompt_tokens + verdict.completion_tokens)
+            ask.save(verdict)
+            tally.made += 1
+            tally.fallbacks += verdict.status == "fallback"
+            tally.unavailable += verdict.status == "unavailable"
+            verdicts.append(verdict)
+    finally:
+        if log is not None:
+            tally.calls += len(log.records) - before
+            if log is not calls:  # opened here
+                log.close()
+    return verdicts
 
 
 def judge_run(run_dir: Path, dialogue: Dialogue, specs: Sequence[JudgeSpec], panel: Panel, *,
@@ -56,45 +144,30 @@ def judge_run(run_dir: Path, dialogue: Dialogue, specs: Sequence[JudgeSpec], pan
     judgment is not saved (or with `rejudge`, of every one); `tally` counts as it goes, so a
     budget's stop (BudgetExhausted, raised) leaves it true."""
     tally = tally if tally is not None else JudgeTally()
-    calls: CallLog | None = None
     unsaved = Counter() if rejudge else unsaved_judge_calls(run_dir, specs)
-    try:
-        for spec in specs:
-            if spec.applies is not None and not spec.applies(dialogue):
-                continue  # nothing of this judge's kind in this dialogue
-            have = {j.model for j in load_judgments(run_dir, spec.name)
-                    if j.status != "unavailable" and judgment_problem(spec, j, dialogue) is None}
-            for model in panel.models:
-                llm = panel.llm(model)
-                if llm.model_id in have and not rejudge:
-                    tally.skipped += 1
-                    continue
-                for budget in budgets:  # in order, before the call: a capped run is repeatable
-                    budget.reserve(1)
-                note(f"judge {model}" if len(specs) == 1 else f"{spec.name} {model}")
-                calls = calls or CallLog(run_dir / CALLS)
-                asked = (spec.tag, f"judge:{llm.model_id}")
-                if unsaved[asked]:
-                    # A kill came after this call was recorded and before its judgment was
-                    # saved: that record stands for the call asked again now (from the
-                    # cache), so it is not recorded twice.
-                    unsaved[asked] -= 1
-                    judgment = judge_dialogue(spec, dialogue, llm, panel.sampling)
-                else:
-                    judgment = judge_dialogue(spec, dialogue, AccountingLLM(llm, calls),
-                                              panel.sampling)
-                judgment = settle_status(judgment)
-                for budget in budgets:
-                    budget.spend_tokens(judgment.prompt_tokens + judgment.completion_tokens)
-                save_judgment(run_dir, judgment)
-                tally.made += 1
-                tally.fallbacks += judgment.status == "fallback"
-                tally.unavailable += judgment.status == "unavailable"
-    finally:
-        if calls is not None:
-            tally.calls += len(calls.records)
-            calls.close()
+    judge_asks(_run_asks(run_dir, dialogue, specs, panel), run_dir / CALLS, rejudge=rejudge,
+               budgets=budgets, note=note, tally=tally, unsaved=unsaved)
     return tally
+
+
+def _run_asks(run_dir: Path, dialogue: Dialogue, specs: Sequence[JudgeSpec], panel: Panel
+              ) -> Iterator[Ask]:
+    """One ask per judge that applies and judge model, judge by judge (each judge's saved
+    judgments read when its turn comes)."""
+    for spec in specs:
+        if spec.applies is not None and not spec.applies(dialogue):
+            continue  # nothing of this judge's kind in this dialogue
+        have = {j.model: j for j in load_judgments(run_dir, spec.name)
+                if j.status != "unavailable" and judgment_problem(spec, j, dialogue) is None}
+        for model in panel.models:
+            llm = panel.llm(model)
+            yield Ask(
+                llm=llm, kept=lambda have=have, model_id=llm.model_id: have.get(model_id),
+                ask=lambda asked, spec=spec: settle_status(
+                    judge_dialogue(spec, dialogue, asked, panel.sampling)),
+                save=lambda judgment: save_judgment(run_dir, judgment),
+                note=f"judge {model}" if len(specs) == 1 else f"{spec.name} {model}",
+                recorded=(spec.tag, f"judge:{llm.model_id}"))
 
 
 def unsaved_judge_calls(run_dir: Path, specs: Sequence[JudgeSpec]) -> Counter:

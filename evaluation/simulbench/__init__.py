@@ -1,5 +1,8 @@
-"""SimulBench's judges, aggregation and board (the kit's evaluation side). Nothing here runs a
-dialogue: collecting and answering are sandbox.app.suites.simulbench.
+"""SimulBench's judges, aggregation and boards (the kit's evaluation side): reading collection
+directories and extracting their scripts (`collection`), the board of answer directories
+(`board`), and the pairwise comparison on the kit's judge loop (`pairwise`). Nothing here runs a
+dialogue: collecting and answering are the kit's runner, with the declarations of the plug-in
+(tasks/simulbench/plugin.py).
 
     from evaluation.simulbench import SCORE_JUDGE, CHALLENGE_JUDGE, parse_rating, swap_rule
 """
@@ -13,7 +16,24 @@ from .aggregate import (
     subset_mean,
     subset_means,
 )
-from .board import board_markdown, board_plot, build_board, read_scores
+from .board import (
+    MANIFEST,
+    answers_report,
+    board_markdown,
+    board_plot,
+    build_board,
+    read_scores,
+    request_types,
+    run_task_files,
+)
+from .collection import (
+    COLLECT_MANIFEST,
+    CollectedDir,
+    collected,
+    collection_report,
+    extract_dir,
+    strategy_counts,
+)
 from .judges import (
     CHALLENGE,
     CHALLENGE_JUDGE,
@@ -41,11 +61,13 @@ from .judges import (
 )
 
 __all__ = [
-    "CHALLENGE", "CHALLENGE_JUDGE", "CHALLENGE_TAG", "PAIRWISE_TAG", "SCORE",
-    "SCORE_JUDGE", "SCORE_TAG", "SUBSETS", "ChallengeAnswer", "ChallengeTurn", "PairAnswer",
-    "PairTally", "PairVerdict", "Rating", "RatingAnswer", "ScriptScore", "SubsetMean",
-    "answer_of", "board_markdown", "board_plot", "build_board", "challenge_judge",
-    "collected_turns", "grouped_means", "judge_dialogue_json", "parse_challenge",
-    "parse_pairwise", "parse_rating", "read_scores", "score_judge", "subset_mean",
+    "CHALLENGE", "CHALLENGE_JUDGE", "CHALLENGE_TAG", "COLLECT_MANIFEST", "MANIFEST",
+    "PAIRWISE_TAG", "SCORE", "SCORE_JUDGE", "SCORE_TAG", "SUBSETS", "ChallengeAnswer",
+    "ChallengeTurn", "CollectedDir", "PairAnswer", "PairTally", "PairVerdict", "Rating",
+    "RatingAnswer", "ScriptScore", "SubsetMean", "answer_of", "answers_report",
+    "board_markdown", "board_plot", "build_board", "challenge_judge", "collected",
+    "collected_turns", "collection_report", "extract_dir", "grouped_means",
+    "judge_dialogue_json", "parse_challenge", "parse_pairwise", "parse_rating", "read_scores",
+    "request_types", "run_task_files", "score_judge", "strategy_counts", "subset_mean",
     "subset_means", "swap_rule", "winner_of",
 ]

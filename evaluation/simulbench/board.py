@@ -12,6 +12,7 @@ from typing import Any
 
 from evaluation.kit import (
     BenchDir,
+    BoardReport,
     Column,
     Ledger,
     Plot,
@@ -22,6 +23,7 @@ from evaluation.kit import (
     read_bench_dir,
 )
 from sandbox.judgments import Judgment
+from tasks.simulbench import load_tasks
 
 from .aggregate import ScriptScore, SubsetMean, grouped_means, subset_means
 from .judges import SCORE, SCORE_JUDGE
@@ -170,6 +172,39 @@ def board_plot(board: dict[str, Any]) -> Plot:
         points.append(PlotPoint(r["label"], m["mean"], tuple(m["ci"]) if m["ci"] else None))
     return Plot("SimulBench: mean judge rating on All (95% CI)", "rating 1-10", points,
                 scale=(1, 10))
+
+
+def request_types(*tasks_files: str | None) -> dict[str, str]:
+    """source_id -> request_type, from our built-in tasks and the task files given."""
+    found = {t.id: t.request_type for t in load_tasks(None)}
+    for tasks_file in tasks_files:
+        if tasks_file:
+            found.update({t.id: t.request_type for t in load_tasks(tasks_file)})
+    return found
+
+
+def run_task_files(dirs: Sequence[Path | str]) -> list[str]:
+    """The task files the answer directories were run with (`--tasks`, in their manifests),
+    those still where they were."""
+    files = []
+    for path in dirs:
+        found = read_bench_dir(path, MANIFEST, "sandbox simulbench")
+        options = found.manifest.get("options") or {}
+        if options.get("tasks") and Path(options["tasks"]).is_file():
+            files.append(options["tasks"])
+    return list(dict.fromkeys(files))
+
+
+def answers_report(dirs: Sequence[Path | str], judges: Sequence[str] | None = None,
+                   seed: int = 0, resamples: int = 1000, tasks: str | None = None
+                   ) -> BoardReport:
+    """The board (`sandbox simulbench-board`) as a report: its Markdown, data and plot. The
+    request types come from `tasks`, else from each directory's own task file, and our
+    tasks."""
+    files = [tasks] if tasks else run_task_files(dirs)
+    board = build_board(dirs, judges=judges, seed=seed, resamples=resamples,
+                        request_types=request_types(*files))
+    return BoardReport(markdown=board_markdown(board), data=board, plot=board_plot(board))
 
 
 def collection_board(rows: list[dict[str, Any]], ledgers: Sequence[Ledger]

@@ -1,4 +1,5 @@
-"""The pairwise judge: two models' answers to one script, asked in both orders.
+"""The pairwise comparison: two models' answers to one script, asked of a judge in both orders,
+over every script two answer directories both answered (`run_pairwise`, the paper's Table 1).
 
 Order "12" shows the first model's answer as candidate A and the second's as B; order "21"
 swaps them. `swap_rule` combines the two: a model wins only when both orders pick it; every
@@ -6,26 +7,50 @@ other combination (a tie in either order, or the same position twice: A/A, B/B) 
 A/A or B/B is also counted as order-inconsistent. A verdict with no [[A]], [[B]] or [[C]]
 after the re-asks falls back and the script counts as unjudged (in no rate). In the json judge
 format the verdict is a schema-bound {"explanation", "verdict": "A"|"B"|"C"} instead.
+
+`run_pairwise` asks through the kit's judge loop (evaluation.kit.judge_asks): a saved verdict is
+kept unless it reached no model, each new one is saved atomically as soon as it is made, and
+every call is accounted in OUT/calls.jsonl:
+
+    OUT/pairwise.json                            the judge format and every pair compared
+    OUT/pairwise/<a>__vs__<b>/<item>__<judge>.json  one verdict (both orders) per script
+    OUT/calls.jsonl, OUT/cache.sqlite            the judge's calls and its answers
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import combinations
+from pathlib import Path
 from typing import Any
 
-from evaluation.kit import Column, markdown_table
-from sandbox.llm import LLMRequest, Message, timed_complete
+from evaluation.kit import (
+    Ask,
+    Column,
+    JudgeTally,
+    judge_asks,
+    markdown_table,
+    read_bench_dir,
+    read_dialogue,
+)
+from sandbox.llm import CallLog, LLMRequest, Message, timed_complete
+from sandbox.log import CACHE, CALLS
 from sandbox.prompts import render
+from sandbox.storage import write_atomic
 from tasks.kit import Sampling
+from tasks.simulbench import JUDGE_SAMPLING
 
 from .aggregate import PairTally
+from .board import BENCHMARK, MANIFEST
 from .judges import (
     PAIRWISE_TAG,
     PairAnswer,
     PairVerdict,
+    answer_of,
     judge_dialogue_json,
     parse_pairwise,
     swap_rule,
@@ -54,6 +79,12 @@ class PairResult:
     @property
     def unavailable(self) -> bool:
         return "unavailable" in (self.order12, self.order21)
+
+    @property
+    def status(self) -> str:
+        """As the judge loop counts it: unavailable (asked again), fallback (unjudged) or ok."""
+        return "unavailable" if self.unavailable else \
+            "fallback" if self.winner == "unjudged" else "ok"
 
     def to_json(self) -> str:
         return json.dumps(self.__dict__, indent=2)
@@ -164,3 +195,127 @@ def pairwise_data(reports: Sequence[PairwiseReport], judge_format: str = "text"
          "made": r.made, "kept": r.skipped, "missing": r.missing, "unavailable": r.unavailable,
          "subsets": {k: {**t.__dict__, "rates": t.rates()} for k, t in r.tallies.items()}}
         for r in reports]}
+
+
+# -- the run -------------------------------------------------------------------------------------
+PAIRWISE = "pairwise"  # OUT/pairwise/<pair key>/: the verdicts
+
+
+class PairwiseMismatch(Exception):
+    """OUT holds verdicts asked another way (another judge format): that is another --out."""
+
+
+def plan_pairs(dirs: Sequence[Path], reference: Path | None = None) -> list[tuple[Path, Path]]:
+    """The pairs to compare: each directory against `reference` (the directory's model first,
+    so the rates are its rates over the reference), or every pair of `dirs` in the order given
+    (the earlier one first), the paper's Table 1."""
+    if reference is not None:
+        return [(d, reference) for d in dirs]
+    return list(combinations(dirs, 2))
+
+
+def _answers(path: Path | str) -> tuple[str, dict[str, tuple[dict, str, str]]]:
+    """label, item -> (script, category, answer) of a finished answer directory."""
+    found = read_bench_dir(path, MANIFEST, "sandbox simulbench")
+    out = {}
+    for run_dir in found.runs:
+        dialogue = read_dialogue(run_dir, BENCHMARK)
+        if dialogue.finished:
+            out[run_dir.name] = (dialogue.config["script"], dialogue.config.get("category"),
+                                 answer_of(dialogue))
+    return found.label, out
+
+
+def _pair_keys(pairs: Sequence[tuple[Path, Path]]) -> dict[Path, str]:
+    """A folder-safe name per directory: its own name, numbered when two share one."""
+    names: dict[Path, str] = {}
+    for path in dict.fromkeys(p for pair in pairs for p in pair):
+        base = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(path).resolve().name) or "dir"
+        name, n = base, 1
+        while name in names.values():
+            n += 1
+            name = f"{base}-{n}"
+        names[path] = name
+    return names
+
+
+def _open_pairwise(out: Path, judge_format: str, pairs: list[dict]) -> None:
+    """OUT/pairwise.json: the judge format and every pair compared here. Verdicts of another
+    judge format are not mixed in: that is another --out."""
+    path = out / "pairwise.json"
+    have = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    was = have.get("judge_format", "text")
+    if have and was != judge_format and any((out / PAIRWISE).rglob("*.json")):
+        raise PairwiseMismatch(f"{out} holds pairwise verdicts of --judge-format {was}, not "
+                               f"{judge_format}; use another --out")
+    known = {p["key"]: p for p in have.get("pairs", [])}
+    known.update({p["key"]: p for p in pairs})
+    out.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, json.dumps({"judge_format": judge_format,
+                                   "pairs": list(known.values())}, indent=2))
+
+
+def run_pairwise(pairs: Sequence[tuple[Path | str, Path | str]], out: Path | str, judge: str,
+                 llm_for: Callable[[str, Path], Any], sampling: Sampling = JUDGE_SAMPLING,
+                 judge_format: str = "text", on_progress: Callable[[str], None] | None = None
+                 ) -> list[PairwiseReport]:
+    """Judge, for each pair, every script both directories answered, in both orders; a saved
+    verdict is kept. `llm_for(model, cache path)` gives the judge's LLM (the command's model
+    pool). One report per pair, in order. Raises BoardError (not an answer directory) or
+    PairwiseMismatch (OUT holds another judge format's verdicts) before any call."""
+    out = Path(out)
+    pairs = [(Path(a), Path(b)) for a, b in pairs]
+    answers = {d: _answers(d) for d in dict.fromkeys(p for pair in pairs for p in pair)}
+    names = _pair_keys(pairs)
+    keys = [f"{names[a]}__vs__{names[b]}" for a, b in pairs]
+    _open_pairwise(out, judge_format, [
+        {"key": key, "first": str(a), "second": str(b), "first_label": answers[a][0],
+         "second_label": answers[b][0]} for key, (a, b) in zip(keys, pairs, strict=True)])
+    llm = llm_for(judge, out / CACHE)
+    calls = CallLog(out / CALLS)
+    reports = []
+    try:
+        for key, (a, b) in zip(keys, pairs, strict=True):
+            reports.append(_judge_pair_dirs(answers[a], answers[b], out / PAIRWISE / key, key,
+                                            judge, llm, calls, sampling, judge_format,
+                                            on_progress))
+    finally:
+        calls.close()
+    return reports
+
+
+def _saved_verdict(path: Path) -> PairResult | None:
+    """The verdict saved at `path` while it is usable (one that reached no model is asked
+    again)."""
+    if not path.is_file():
+        return None
+    result = PairResult(**json.loads(path.read_text(encoding="utf-8")))
+    return None if result.unavailable else result
+
+
+def _judge_pair_dirs(first, second, verdicts: Path, key: str, judge: str, llm, calls: CallLog,
+                     sampling: Sampling, judge_format: str, on_progress) -> PairwiseReport:
+    (label_a, answers_a), (label_b, answers_b) = first, second
+    common = sorted(set(answers_a) & set(answers_b))
+    report = PairwiseReport(label_a, label_b, judge,
+                            missing=len(set(answers_a) ^ set(answers_b)), key=key)
+    verdicts.mkdir(parents=True, exist_ok=True)
+
+    def ask(item: str) -> Ask:
+        script, _, answer_a = answers_a[item]
+        path = verdicts / f"{item}__{judge.replace('/', '_')}.json"
+        return Ask(llm=llm, kept=lambda: _saved_verdict(path),
+                   ask=lambda asked: judge_pair(asked, item, script["act"],
+                                                script["dialogue_history"], answer_a,
+                                                answers_b[item][2], sampling, judge_format),
+                   save=lambda result: write_atomic(path, result.to_json()),
+                   note=f"{label_a} vs {label_b}: {item}")
+
+    tally = JudgeTally()
+    results = judge_asks((ask(item) for item in common), calls, tally=tally,
+                         note=on_progress or (lambda what: None))
+    report.made, report.skipped, report.unavailable = tally.made, tally.skipped, tally.unavailable
+    for item, result in zip(common, results, strict=True):
+        script, category, _ = answers_a[item]
+        report.add(result, hard=script["turn_num"] > 0, category=category)
+    return report

@@ -31,7 +31,6 @@ COMMANDS = [
     "sandbox.app.commands.sweep",
     "sandbox.app.commands.score",
     "sandbox.app.commands.stss",
-    "sandbox.app.commands.simulbench",
 ]
 
 

@@ -5,7 +5,8 @@ acts as a simulator (a terminal, a board game, a converter) for a simulated user
     tasks = load_tasks()                             # our 40 tasks
     scripts = load_scripts("simulbench_all.jsonl")   # the published 500 scripts
 
-Judges and aggregation live in evaluation.simulbench; running it in sandbox.app.suites.simulbench.
+Judges, aggregation and the boards live in evaluation.simulbench; the benchmark is declared, and
+its commands added, by the plug-in (plugin.py, entry point `sandbox.benchmarks: simulbench`).
 See README.md.
 """
 

@@ -24,6 +24,8 @@ SOURCE_FILES = ("gpt-3.5-turbo.json", "gpt-3.5-turbo-1.json", "gpt-3.5-turbo-2.j
 DEFAULT_REQUEST_TYPE = "your executable command or instruction"
 # The system message of every simulator, user-agent and judge call in the original code.
 SYSTEM_PROMPT = "You are a helpful assistant."
+# The user agent's strategies (paper section 3.2), in the paper's order (user_agent.py).
+STRATEGIES = ("improvement", "next_step", "new_request", "other")
 
 # Paper section 3.2 and the published scripts: a curious user at temperature 1.2, a greedy
 # simulator and judge.

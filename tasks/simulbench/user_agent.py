@@ -24,12 +24,11 @@ from sandbox.llm import LLMRequest, Message
 from sandbox.prompts import render
 
 from .events import UserRequestWritten
-from .models import SYSTEM_PROMPT, SimTask
+from .models import STRATEGIES, SYSTEM_PROMPT, SimTask
 
 USER_TAG = "simulbench.user"
 PROMPTS = Path(__file__).with_name("prompts")
 TEMPLATE = "simulbench_user.j2"
-STRATEGIES = ("improvement", "next_step", "new_request", "other")
 # How a strategy may be written: its name (any case, spaces or hyphens for the underscore), or
 # its number in the prompt's list at the start ("2", "2.", "(2)").
 _NAMED = re.compile(r"\b(improvement|next[ _-]?step|new[ _-]?request|other)s?\b", re.IGNORECASE)

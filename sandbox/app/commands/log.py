@@ -22,7 +22,8 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--events", action="append", metavar="KIND",
                    help="instead, print every event of this kind, one a line (repeat for "
-                        "several kinds; e.g. --events utterance); with --json, as JSON lines")
+                        "several kinds; e.g. --events utterance, or a kind a benchmark logs "
+                        "such as user_request_written); with --json, as JSON lines")
     p.set_defaults(func=main)
 
 
