@@ -42,7 +42,7 @@ from sandbox.app.commands.common import (
     positive_int,
     use_prompts,
 )
-from sandbox.app.plugins import Benchmark, Board, Items, Judging, Option, Plugin
+from sandbox.app.plugins import Benchmark, Board, Items, Judging, Option, Plugin, Sweep
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError
 from tasks.kit import Role, Sampling
@@ -282,6 +282,8 @@ def pairwise_main(args: argparse.Namespace) -> int:
 
 PLUGIN = Plugin("simulbench", "SimulBench: a model as a text simulator, its answers to "
                 "collected dialogues rated 1-10 and compared two by two",
-                benchmarks=[COLLECT, SIMULBENCH], commands=register)
+                benchmarks=[COLLECT, SIMULBENCH], commands=register,
+                # a sweep's cell answers the scripts its flags name (`scripts: FILE`)
+                sweep=Sweep("simulbench", "--simulator", "simulbench-board"))
 
 __all__ = ["COLLECT", "PLUGIN", "SIMULBENCH"]

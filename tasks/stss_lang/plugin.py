@@ -43,7 +43,7 @@ from sandbox.app.commands.common import (
     positive_int,
     use_prompts,
 )
-from sandbox.app.plugins import Benchmark, Board, Items, Judging, Option, Plugin
+from sandbox.app.plugins import Benchmark, Board, Items, Judging, Option, Plugin, Sweep
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError
 from sandbox.lock import hold_output
@@ -229,4 +229,6 @@ def board_main(args) -> int:
 
 
 PLUGIN = Plugin("stss-lang", "STSS language level: goal conditions judged on a conversation "
-                "and on the partner's summary (Table 3)", commands=register)
+                "and on the partner's summary (Table 3)", commands=register,
+                sweep=Sweep("stss-lang", "--model", "stss-lang-board", arch_flag="--arch",
+                            label_flag=None))
