@@ -11,6 +11,7 @@ Accounting of each call is done by whoever dispatches it (the engine, or Account
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -74,9 +75,12 @@ class LLMSettings(BaseModel):
 def split_model(model: str) -> tuple[str, str]:
     backend, sep, name = model.partition("/")
     if not sep or not name or backend not in BACKENDS:
+        close = difflib.get_close_matches(backend, BACKENDS, n=1) if sep and name else []
+        hint = f"did you mean {close[0]}/{name}? " if close else ""
         raise LLMConfigError(
-            f"unknown model {model!r}: write backend/model with backend one of "
-            f"{', '.join(BACKENDS)} (e.g. local/smollm2-135m, openai/gpt-4o-mini)")
+            f"unknown model {model!r}: {hint}write backend/model with backend one of "
+            f"{', '.join(BACKENDS)} (e.g. local/smollm2-135m, openai/gpt-4o-mini; `sandbox "
+            "list models` names them)")
     return backend, name
 
 
@@ -90,8 +94,11 @@ def _scripted_backend(name: str) -> ScriptedBackend:
         for ep in entry_points(group=SCRIPTS_ENTRY_POINT_GROUP, name=name):
             SCRIPTS[name] = ep.load()
     if name not in SCRIPTS:
-        raise LLMConfigError(f"unknown scripted backend {name!r}: known are "
-                             f"{', '.join(scripted_names())} (a package declares more under the "
+        known = scripted_names()
+        close = difflib.get_close_matches(name, known, n=2)
+        hint = f"did you mean {' or '.join(f'scripted/{c}' for c in close)}? " if close else ""
+        raise LLMConfigError(f"unknown scripted backend {name!r}: {hint}known are "
+                             f"{', '.join(known)} (a package declares more under the "
                              f"entry point group {SCRIPTS_ENTRY_POINT_GROUP!r})")
     return SCRIPTS[name]()
 

@@ -6,6 +6,7 @@ distribution's metadata so the package (and its plugin host) is never imported.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import os
 import threading
@@ -26,9 +27,11 @@ def embedded_model_path(name: str) -> Path:
     if name not in EMBEDDED_MODELS:
         if name.endswith(".gguf") and Path(name).is_file():
             return Path(name)
+        close = difflib.get_close_matches(name, EMBEDDED_MODELS, n=1)
+        hint = f"did you mean local/{close[0]}? " if close else ""
         raise LLMConfigError(
-            f"unknown local model {name!r}: known are {', '.join(sorted(EMBEDDED_MODELS))}, "
-            "or give a path to a .gguf file")
+            f"unknown local model {name!r}: {hint}known are "
+            f"{', '.join(sorted(EMBEDDED_MODELS))}, or give a path to a .gguf file")
     dist, rel = EMBEDDED_MODELS[name]
     try:
         path = Path(metadata.distribution(dist).locate_file(rel))
