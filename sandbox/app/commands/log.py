@@ -17,7 +17,9 @@ def register(sub) -> None:
                                    "purpose (tokens, cache hits, retries, faults), LLM calls "
                                    "per agent per game day by module (the first part of the "
                                    "purpose tag), simulated and wall time, and any unreadable "
-                                   "log lines.")
+                                   "log lines.",
+                       epilog="example: sandbox run single_room --model scripted/default --out "
+                              "runs/demo && sandbox log runs/demo --events utterance")
     p.add_argument("run_dir", help="a run directory written by `sandbox run`")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--events", action="append", metavar="KIND",

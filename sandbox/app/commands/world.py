@@ -20,7 +20,9 @@ def register(sub) -> None:
                                    "areas (the town is the one where most residents live and "
                                    "spawn) and any place no walk from the town can reach. Exit "
                                    "code 1 when some place is unreachable or some resident's "
-                                   "home is cut off from the town, 2 when the file is invalid.")
+                                   "home is cut off from the town, 2 when the file is invalid.",
+                       epilog="example: sandbox world town --render town.png  (`sandbox list "
+                              "worlds` names the worlds there are)")
     p.add_argument("world", help="world name (built-in or imported) or path to a world .yaml "
                                  "file")
     p.add_argument("--render", type=output_file, metavar="OUT.png",
