@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import argparse
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import entry_points
@@ -28,6 +28,7 @@ from typing import Any
 
 from evaluation.kit import BoardReport
 from sandbox.errors import one_line
+from sandbox.outdirs import add_marker
 
 GROUP = "sandbox.benchmarks"
 __all__ = ["GROUP", "Benchmark", "Board", "BoardReport", "Items", "Judging", "Option", "Plugin",
@@ -132,7 +133,7 @@ class RunTarget:
     """What a benchmark adds to `sandbox run SCENARIO`: the scenario names that are its items
     (`owns`), the options of such a run, and the run itself (-> exit code)."""
 
-    describe: str  # how `sandbox run --help` names them ("an STSS task template: ...")
+    describe: str  # how `sandbox run --help` names them ("a task template: a .yaml file...")
     owns: Callable[[str], bool]
     add_options: Callable[[argparse.ArgumentParser], None]
     run: Callable[[argparse.Namespace], int]
@@ -140,13 +141,18 @@ class RunTarget:
 
 @dataclass(frozen=True)
 class Plugin:
-    """A benchmark as installed: its name, what it is, and what it adds to `sandbox`."""
+    """A benchmark as installed: its name, what it is, and what it adds to `sandbox`.
+
+    `outputs` names the files that mark the output directories of its own commands (file
+    name -> what such a directory is, "a suite (sandbox NAME)"): no other command writes into
+    one (sandbox.outdirs). A single-room benchmark's manifest needs no entry."""
 
     name: str
     title: str
     benchmarks: Sequence[Benchmark] = ()
     commands: Callable[[Any], None] | None = None  # (subparsers) -> adds its own commands
     run_target: RunTarget | None = None
+    outputs: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -172,6 +178,8 @@ def _load(ep) -> Installed:
     if not isinstance(plugin, Plugin):
         error = f"{ep.value} is a {type(plugin).__name__}, not a sandbox.app.plugins.Plugin"
         return Installed(ep.name, ep.value, dist, error=error)
+    for marker, what in plugin.outputs.items():
+        add_marker(marker, what)
     return Installed(ep.name, ep.value, dist, plugin=plugin)
 
 
