@@ -96,9 +96,9 @@ def scripted_calls(background: int = 4, start: str = "08:00",
     """(request, answer text) of every call a scripted episode makes, in order: the town agents'
     real prompts, in the order an episode asks them (public_spring_tasting on its day)."""
     from agents.scripted import town_backend
-    from sandbox.app.suites.stss import run_task
     from sandbox.llm import LLMSettings, make_llm
     from tasks.stss import EpisodeWindow, template_path
+    from tasks.stss.plugin.suite import run_task
     from worlds import load_world
 
     calls = []

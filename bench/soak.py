@@ -41,7 +41,6 @@ sys.path.insert(0, str(ROOT))
 
 from sandbox.app.suites.benchmark import Configuration, ModelPool, run_benchmark  # noqa: E402
 from sandbox.app.suites.parallel import Parallel  # noqa: E402
-from sandbox.app.suites.stss import Episode, SuiteContext, run_suite  # noqa: E402
 from sandbox.llm import LLMSettings, make_backend, make_llm  # noqa: E402
 from sandbox.llm.loopback import Loopback  # noqa: E402
 from sandbox.log import CACHE, load_run  # noqa: E402
@@ -55,6 +54,7 @@ from tasks.stss import (  # noqa: E402
     instantiate,
     load_template,
 )
+from tasks.stss.plugin.suite import Episode, SuiteContext, run_suite  # noqa: E402
 from worlds import load_world  # noqa: E402
 
 WINDOW = EpisodeWindow(same_day=True, start="15:00")

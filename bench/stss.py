@@ -25,10 +25,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sandbox.app.suites.stss import run_task  # noqa: E402
 from sandbox.llm import LLMSettings, make_llm  # noqa: E402
 from sandbox.log import load_run  # noqa: E402
 from tasks.stss import EpisodeWindow, template_path  # noqa: E402
+from tasks.stss.plugin.suite import run_task  # noqa: E402
 from worlds import load_world  # noqa: E402
 
 

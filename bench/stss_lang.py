@@ -23,11 +23,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from evaluation.stss_lang.usage import usage_by_role  # noqa: E402
 from sandbox.app.suites.benchmark import Configuration, ModelPool, run_benchmark  # noqa: E402
-from sandbox.app.suites.stss import run_task  # noqa: E402
 from sandbox.llm import LLMSettings, make_llm  # noqa: E402
 from sandbox.log import load_run  # noqa: E402
 from tasks.kit import ItemSet  # noqa: E402
 from tasks.stss import EpisodeWindow, template_path  # noqa: E402
+from tasks.stss.plugin.suite import run_task  # noqa: E402
 from tasks.stss_lang import harvest  # noqa: E402
 from tasks.stss_lang.plugin import STSS_LANG  # noqa: E402
 from worlds import load_world  # noqa: E402

@@ -60,7 +60,7 @@ def endpoint_stats(url: str) -> dict:
 
 def _work(context, episode):
     """One episode, its wall time, and the peak memory of the process that ran it."""
-    from sandbox.app.suites.stss import run_suite_episode
+    from tasks.stss.plugin.suite import run_suite_episode
 
     started = time.perf_counter()
     done = run_suite_episode(context, episode)
@@ -69,8 +69,8 @@ def _work(context, episode):
 
 
 def episodes_for(kind: str, count: int, out: Path, background: int):
-    from sandbox.app.suites.stss import plan_suite
     from tasks.stss import TEMPLATES_DIR, EpisodeWindow, STSSEpisode, instantiate, load_template
+    from tasks.stss.plugin.suite import plan_suite
     from worlds import load_world
 
     if kind == "full":
@@ -99,8 +99,8 @@ def leg(args) -> None:
     from functools import partial
 
     from sandbox.app.suites.parallel import Monitor, Parallel, run_parallel
-    from sandbox.app.suites.stss import SuiteRecipe, episode_key, suite_context
     from sandbox.llm import LLMSettings, calls_recorded
+    from tasks.stss.plugin.suite import SuiteRecipe, episode_key, suite_context
 
     out = Path(args.out)
     background = 11 if args.kind == "full" else args.background

@@ -36,7 +36,7 @@ CACHE = "llm_cache.jsonl"
 RESULT = "result.json"
 # Written after the run by evaluations (a score, a benchmark's judgments/<judge>.json).
 SCORE = "score.json"
-REFERENCE_SCORE = "score.reference.json"  # the same, by the STSS authors' rules
+SCORES = "score*.json"  # a score and those of other rules beside it (score.<rules>.json)
 JUDGMENTS = "judgments"
 
 
@@ -105,8 +105,10 @@ class EpisodeLog:
         if overwrite:
             # The score and judgments judged the old events: left in place, a viewer or
             # `sandbox log` would show them for the new run.
-            for name in (EVENTS, CALLS, RESULT, SCORE, REFERENCE_SCORE):
+            for name in (EVENTS, CALLS, RESULT):
                 (self.dir / name).unlink(missing_ok=True)
+            for path in self.dir.glob(SCORES):
+                path.unlink(missing_ok=True)
             shutil.rmtree(self.dir / JUDGMENTS, ignore_errors=True)
         self.header = header
         write_atomic(self.dir / HEADER, header.model_dump_json(indent=2))

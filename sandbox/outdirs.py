@@ -1,8 +1,9 @@
 """What an output directory already holds: one --out belongs to one kind of output.
 
-Each kind of output marks its directory with a file of its own: a run its `header.json`, an
-STSS suite its `suite.json`, a single-room benchmark its manifest (`<benchmark>.json`, whose
-`benchmark` field names it). A command that writes into a directory marked by another kind is
+Each kind of output marks its directory with a file of its own: a run its `header.json`, a
+single-room benchmark its manifest (`<benchmark>.json`, whose `benchmark` field names it), and
+the outputs of a benchmark's own commands the files it declares (`add_marker`: its plug-in's
+`outputs`, a suite's file). A command that writes into a directory marked by another kind is
 refused before it writes anything: the two would mix (a board would read the other's files).
 """
 
@@ -11,8 +12,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-MARKERS = {"header.json": "a run directory (sandbox run)",
-           "suite.json": "an STSS suite (sandbox stss)"}
+MARKERS = {"header.json": "a run directory (sandbox run)"}  # and those added
+
+
+def add_marker(name: str, what: str) -> None:
+    """Another kind of output: the directories holding the file `name`, `what` they are."""
+    MARKERS.setdefault(name, what)
 
 
 class OutputTaken(Exception):

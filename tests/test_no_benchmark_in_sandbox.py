@@ -52,7 +52,8 @@ def named_in(package: Path, names: dict[str, str]) -> list[str]:
 
 
 def test_the_project_installs_its_benchmarks_as_plugins():
-    assert {"pingpong", "refutebench", "simulbench", "stss-lang"} <= set(benchmark_names())
+    assert {"pingpong", "refutebench", "simulbench", "stss", "stss-lang"} <= \
+        set(benchmark_names())
 
 
 def test_no_file_under_sandbox_names_a_benchmark():

@@ -1,5 +1,5 @@
 """STSS action-level scoring: rule-based scorers that read only a run's log, and the
-Table-4-style table of a suite's scores (running a suite is sandbox.app.suites.stss).
+Table-4-style table of a suite's scores (running a suite is tasks.stss.plugin.suite).
 
     from evaluation.stss import write_score, score_run
     score = write_score("runs/x")          # score.json with the evidence
@@ -9,6 +9,7 @@ See evaluation/README.md.
 """
 
 from .scoring import (
+    REFERENCE_SCORE,
     RULES,
     SCORE_FILE,
     Evidence,
@@ -32,8 +33,8 @@ from .table import (
 from .timeline import Activity, activities, conversation_partners, episode_end
 
 __all__ = [
-    "RULES", "SCORE_FILE", "Activity", "Evidence", "STSSScore", "ScoreError", "ScoringOptions",
-    "SuiteTable", "TableRow", "activities", "conversation_partners", "differences_markdown",
-    "episode_end", "read_score", "rule_differences", "score_run", "suite_table",
-    "table_markdown", "tables_by_rules", "task_of", "write_score",
+    "REFERENCE_SCORE", "RULES", "SCORE_FILE", "Activity", "Evidence", "STSSScore", "ScoreError",
+    "ScoringOptions", "SuiteTable", "TableRow", "activities", "conversation_partners",
+    "differences_markdown", "episode_end", "read_score", "rule_differences", "score_run",
+    "suite_table", "table_markdown", "tables_by_rules", "task_of", "write_score",
 ]

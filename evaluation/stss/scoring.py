@@ -41,7 +41,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from sandbox.events import AgentJoined
-from sandbox.log import REFERENCE_SCORE, SCORE, Run, load_run
+from sandbox.log import SCORE, Run, load_run
 from sandbox.storage import write_atomic
 from tasks.stss.instantiate import STSSTask, TaskStep
 from tasks.stss.schema import TaskType
@@ -51,6 +51,8 @@ from . import reference
 from .timeline import Activity, activities, conversation_partners, episode_end
 
 SCORE_FILE = SCORE  # the kernel names it: `--overwrite` removes a stale one
+REFERENCE_SCORE = "score.reference.json"  # the same, by the STSS authors' rules (sandbox.log
+#                                           SCORES: `--overwrite` removes a stale one too)
 DEGRADED = "degraded run"  # a warning's opening words (sandbox.runner: SANDBOX_DEGRADED_ABOVE)
 KEEP_REJECTED = 3  # per agent and rule; the rest are counted in one note
 

@@ -29,8 +29,6 @@ COMMANDS = [
     "sandbox.app.commands.replay",
     "sandbox.app.commands.listing",
     "sandbox.app.commands.sweep",
-    "sandbox.app.commands.score",
-    "sandbox.app.commands.stss",
 ]
 
 
@@ -155,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "run":  # the run's cache holds every answer given so far
             hint = ("; run the same command with --overwrite to continue: answers already "
                     "given come from the run's cache, so it fast-forwards to where it stopped")
-        elif args.command == "stss" or getattr(args, "resumable", False):  # the benchmarks
+        elif getattr(args, "resumable", False):  # suites and benchmarks
             hint = "; run the same command again to resume: finished episodes are skipped"
         print(f"sandbox {args.command}: interrupted; what was written is kept{hint}",
               file=sys.stderr)

@@ -27,6 +27,7 @@ from typing import Any
 
 from evaluation.kit import BoardReport
 from sandbox.errors import one_line
+from sandbox.outdirs import add_marker
 
 GROUP = "sandbox.benchmarks"
 __all__ = ["GROUP", "Benchmark", "Board", "BoardReport", "Items", "Judging", "Option", "Plugin",
@@ -130,7 +131,7 @@ class RunTarget:
     """What a benchmark adds to `sandbox run SCENARIO`: the scenario names that are its items
     (`owns`), the options of such a run, and the run itself (-> exit code)."""
 
-    describe: str  # how `sandbox run --help` names them ("an STSS task template: ...")
+    describe: str  # how `sandbox run --help` names them ("a task template: a .yaml file...")
     owns: Callable[[str], bool]
     add_options: Callable[[argparse.ArgumentParser], None]
     run: Callable[[argparse.Namespace], int]
@@ -164,8 +165,13 @@ Listing = Callable[[], list[tuple[str, str]]]  # () -> (name, what it is) rows
 @dataclass(frozen=True)
 class Plugin:
     """A benchmark as installed: its name, what it is, and what it adds to `sandbox`: commands
-    made from its single-room benchmarks, commands of its own, what `sandbox run` may run, and
-    what `sandbox list WHAT` shows (e.g. "templates": its task templates)."""
+    made from its single-room benchmarks, commands of its own, what `sandbox run` may run,
+    what `sandbox list WHAT` shows (e.g. "templates": its task templates), and how `sandbox
+    sweep` runs it.
+
+    `outputs` names the files that mark the output directories of its own commands (file
+    name -> what such a directory is, "a suite (sandbox NAME)"): no other command writes into
+    one (sandbox.outdirs). A single-room benchmark's manifest needs no entry."""
 
     name: str
     title: str
@@ -174,6 +180,7 @@ class Plugin:
     run_target: RunTarget | None = None
     lists: Mapping[str, Listing] = field(default_factory=dict)
     sweep: Sweep | None = None  # [default: from its one single-room benchmark, if it has one]
+    outputs: Mapping[str, str] = field(default_factory=dict)
 
     def sweep_recipe(self) -> Sweep | None:
         """How a sweep runs this benchmark: its own recipe, or the kit's commands of its one
@@ -206,6 +213,8 @@ def _load(ep) -> Installed:
     if not isinstance(plugin, Plugin):
         error = f"{ep.value} is a {type(plugin).__name__}, not a sandbox.app.plugins.Plugin"
         return Installed(ep.name, ep.value, dist, error=error)
+    for marker, what in plugin.outputs.items():
+        add_marker(marker, what)
     return Installed(ep.name, ep.value, dist, plugin=plugin)
 
 

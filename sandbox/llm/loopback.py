@@ -339,8 +339,8 @@ def main(argv: list[str] | None = None) -> int:
                     "after a fixed latency, with optional injected faults; for load tests. "
                     "Point a run at it with --model openai/<any name> --base-url <its URL>.",
         epilog="example: python -m sandbox.llm.loopback --script town --latency 0.5 --port 8000"
-               "  (then: sandbox stss --model openai/town --base-url http://127.0.0.1:8000/v1 "
-               "--embedder hashing --out runs/load --jobs 16)")
+               "  (then: a suite with --model openai/town --base-url http://127.0.0.1:8000/v1 "
+               "--embedder hashing --jobs 16, or sandbox run town_day with the same model)")
     p.add_argument("--script", default="default",
                    help="the scripted backend that answers (scripted/<name>) [default: default]")
     p.add_argument("--latency", type=float, default=0.5, help="seconds per answer [default: 0.5]")

@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from sandbox.app.suites.stss import run_task
 from sandbox.events.agent import TaskPlanned
 from sandbox.llm import LLMSettings, make_llm
 from sandbox.log import load_run
 from tasks.stss import TEMPLATES_DIR, EpisodeWindow
+from tasks.stss.plugin.suite import run_task
 from tests.agents.ga_helpers import ISABELLA, KLAUS, MARIA, PARTY, Recorder, town_day
 from worlds import load_world
 

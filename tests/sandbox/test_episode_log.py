@@ -187,12 +187,14 @@ def test_a_cut_result_file_is_reported_and_the_log_still_reads(tmp_path, capsys)
 def test_overwrite_removes_the_previous_runs_score_and_judgments(tmp_path):
     out, _ = run(tmp_path, "r")
     (out / "score.json").write_text('{"value": 1.0}')
+    (out / "score.other-rules.json").write_text('{"value": 0.5}')  # a score by other rules
     (out / "judgments").mkdir()
     (out / "judgments" / "judge.json").write_text("{}")
     llm = make_llm(LLMSettings(model="scripted/default"), backend=ScriptedBackend())
     run_episode(SingleRoomScenario.from_file(max_turns=2), llm, seed=0, out_dir=out,
                 overwrite=True)
     assert not (out / "score.json").exists() and not (out / "judgments").exists()
+    assert not (out / "score.other-rules.json").exists()
     assert load_run(out).result.status == "completed"
 
 

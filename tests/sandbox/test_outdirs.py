@@ -47,6 +47,15 @@ def test_a_run_never_overwrites_a_benchmark(pingpong_out, capsys):
     assert files(pingpong_out) == before
 
 
+def test_a_run_never_writes_into_a_suite_a_plugin_marks(tmp_path, capsys):
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "suite.json").write_text("{}")  # the file the STSS plug-in declares as its mark
+    assert main(["run", "single_room", "--model", "scripted/default", "--out", str(suite)]) == 2
+    assert "holds an STSS suite (sandbox stss), not a run directory" in capsys.readouterr().err
+    assert sorted(p.name for p in suite.iterdir()) == ["suite.json"]
+
+
 def test_a_benchmark_in_a_run_directory_is_refused(tmp_path, capsys):
     run = tmp_path / "run"
     assert main(["run", "single_room", "--model", "scripted/default", "--out", str(run),

@@ -13,11 +13,11 @@ import pytest
 from PIL import Image
 
 from sandbox.app.cli import main
-from sandbox.app.suites.stss import run_task
 from sandbox.llm import LLMRequest, LLMSettings, Message, make_llm
 from sandbox.llm.loopback import Loopback
 from sandbox.log import CACHE
 from tasks.stss import TEMPLATES_DIR, EpisodeWindow
+from tasks.stss.plugin.suite import run_task
 from worlds import load_world
 
 

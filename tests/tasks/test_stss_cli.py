@@ -34,6 +34,22 @@ def test_run_a_builtin_template_ends_with_its_score(tmp_path, capsys):
     assert json.loads((out / "score.json").read_text())["score"] == 1.0
 
 
+def test_the_plugin_gives_sandbox_run_its_templates_and_their_options(capsys):
+    from sandbox.app.cli import build_parser
+    from tasks.stss.plugin import PLUGIN
+
+    target = PLUGIN.run_target
+    assert target.owns("public_spring_tasting") and target.owns("my_task.yaml")
+    assert not target.owns("single_room") and not target.owns("nowhere_room")
+    run = next(a for a in build_parser()._actions if a.dest == "command").choices["run"]
+    scenario = next(a for a in run._actions if a.dest == "scenario")
+    assert scenario.help.endswith(f", or {target.describe}")
+    assert {"--background", "--same-day", "--start", "--until"} <= set(run._option_string_actions)
+    main(["list", "benchmarks"])
+    assert "| stss | STSS action level: social tasks in the town, scored from the log (Table 4) " \
+        "| social-sandbox | sandbox score, sandbox stss |" in capsys.readouterr().out
+
+
 def test_run_a_template_file_with_an_unknown_place_fails_in_one_line(tmp_path, capsys):
     bad = yaml.safe_load((TEMPLATES_DIR / "public_quiz_night.yaml").read_text())
     bad["location_choices"] = ["town:The Moon"]

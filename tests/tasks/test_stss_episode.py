@@ -15,10 +15,10 @@ import pytest
 import yaml
 
 from evaluation.stss import score_run
-from sandbox.app.suites.stss import run_task
 from sandbox.llm import LLMSettings, make_llm
 from sandbox.log import load_run
 from tasks.stss import EpisodeWindow, instantiate, load_template, template_path
+from tasks.stss.plugin.suite import run_task
 from worlds import load_world
 
 

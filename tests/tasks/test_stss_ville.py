@@ -116,7 +116,7 @@ def test_a_model_that_cannot_be_reached_leaves_no_output_directory(tmp_path, vil
 
 
 def test_a_suite_refuses_to_resume_in_another_world(tmp_path):
-    from sandbox.app.suites.stss import SuiteError, SuiteOptions, check_options, record_options
+    from tasks.stss.plugin.suite import SuiteError, SuiteOptions, check_options, record_options
 
     record_options(tmp_path, SuiteOptions(model="scripted/town", world="town"))
     with pytest.raises(SuiteError, match="--world: asked for /x/ville.yaml, but the suite"):

@@ -11,10 +11,10 @@ import pytest
 from agents.scripted import town_backend
 from sandbox.app.cli import main
 from sandbox.app.suites.parallel import Monitor, Outcome, Parallel, run_parallel
-from sandbox.app.suites.stss import SuiteContext, plan_suite, run_suite
 from sandbox.llm import LLMSettings, make_llm
 from sandbox.llm.loopback import Loopback
 from tasks.stss import TEMPLATES_DIR, EpisodeWindow
+from tasks.stss.plugin.suite import SuiteContext, plan_suite, run_suite
 from worlds import load_world
 
 EPISODE = ["--embedder", "hashing", "--background", "2", "--same-day", "--start", "16:30",
@@ -115,7 +115,7 @@ def test_a_failed_episode_is_listed_and_the_others_finish(tmp_path, capsys):
 
 
 def test_the_command_lists_failures_at_the_end_and_exits_1(tmp_path, capsys, monkeypatch):
-    import sandbox.app.suites.stss as suite
+    import tasks.stss.plugin.suite as suite
 
     real = suite.run_task
 

@@ -1,5 +1,6 @@
 """What several `sandbox` subcommands share: the model options and the model stack they build,
-the seed type, the run directory rule, the live event printer and the STSS score printout.
+the seed type, the run directory rule, the performer's and the memory's options of a town
+episode, the live event printer and the end of a run a budget stopped.
 
 They live here, not in one command's module, so a command imports another command's helpers
 from one place and no package outside the command line needs a command module.
@@ -19,6 +20,7 @@ from rich.console import Console
 
 from sandbox.errors import UserError, one_line
 from sandbox.events import Event, Utterance
+from sandbox.files import FileFormatError
 from sandbox.llm import CacheMiss, LLMConfigError, LLMSettings, make_llm
 from sandbox.outdirs import OutputTaken, claim
 from sandbox.prompts import set_prompt_dir
@@ -162,6 +164,24 @@ def add_sim_time_option(g) -> None:
                         "before anything runs [default: $SANDBOX_MAX_SIM_HOURS, else 72]")
 
 
+def architecture_ref(text: str) -> str:
+    """--arch: a built-in architecture name or the path of an architecture YAML file."""
+    from agents.architecture import load_architecture
+
+    try:
+        load_architecture(text)
+    except FileFormatError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+    return text
+
+
+def add_embedder_option(g) -> None:
+    """--embedder: the memory embedder of every agent of a town episode."""
+    g.add_argument("--embedder", choices=["minilm", "hashing"],
+                   help="memory embedder for every agent [default: the architecture's, minilm]; "
+                        "hashing is a fast stand-in for scripted runs")
+
+
 def budgets(args):
     """(the budget of --max-calls/--max-tokens, the per-episode one or None)."""
     from sandbox.budget import Budget
@@ -254,6 +274,21 @@ def run_directory(args, stem: str) -> Path:
     return out
 
 
+def run_stopped(result, console) -> int:
+    """0, or 1 with one line saying what to do when a budget stopped the run or none of its
+    calls reached a model (status unavailable: not finished)."""
+    if result.status == "budget":
+        console.print(f"[yellow]stopped:[/] {result.error}; run the same command with "
+                      "--overwrite and a higher cap to go on (the answers so far come from the "
+                      "cache)", highlight=False, soft_wrap=True)
+        return 1
+    if result.status == "unavailable":
+        console.print(f"[red]unavailable:[/] {result.error}; then run the same command with "
+                      "--overwrite", highlight=False, soft_wrap=True)
+        return 1
+    return 0
+
+
 def print_event(console: Console):
     """Print utterances as they are said, and a progress line each simulated hour (a town day
     on the embedded model runs for minutes with long quiet stretches)."""
@@ -271,31 +306,6 @@ def print_event(console: Console):
             console.print(f"[bold cyan]{event.agent}[/]: {event.text}{end}", highlight=False)
 
     return show
-
-
-def print_score(score, console: Console, *, evidence: int = 8) -> None:
-    """An STSS score, its rule and the evidence that counted (`sandbox run <template>`,
-    `sandbox score`)."""
-    rules = "" if score.rules == "ours" else f", {score.rules} rules"
-    if score.score is None:
-        console.print(f"[bold]unscored[/] ({score.type.value}{rules}): {score.unscored}")
-    else:
-        console.print(f"[bold]score {score.score:g}[/]  ({score.type.value}{rules}: "
-                      f"{score.rule})")
-    for warning in score.warnings:
-        console.print(f"  [yellow]warning:[/] {warning}: this score does not measure the agents")
-    if score.participants:
-        console.print(f"  counted: {', '.join(score.participants)}")
-    if score.conversation_ratio is not None:
-        console.print(f"  conversation ratio {score.conversation_ratio:g} "
-                      f"(talked with {len(score.talked_with)} before the activity)")
-    shown = [e for e in score.evidence if e.verdict == "counted"][:evidence]
-    for verdict in ("rejected", "note"):  # then why others did not count
-        shown += [e for e in score.evidence if e.verdict == verdict][:evidence - len(shown)]
-    for e in shown:
-        where = f" @ {e.location}" if e.location else ""
-        what = f" '{e.action}'{where} {e.start}" if e.action else ""
-        console.print(f"  [dim]{e.verdict:8}[/] {e.agent}:{what} -- {e.reason}", highlight=False)
 
 
 def add_parallel_options(p: argparse.ArgumentParser) -> None:
@@ -376,29 +386,3 @@ def suite_progress(console: Console, total: int, description: str, transient: bo
 
         monitor.on_change = changed
         yield monitor
-
-
-def add_scoring_options(p: argparse.ArgumentParser) -> None:
-    """How STSS runs are scored: which rule set, and the options of each."""
-    g = p.add_argument_group("scoring (evaluation/README.md: the two rule sets, rule by rule)")
-    g.add_argument("--rules", choices=["ours", "reference", "both"], default="ours",
-                   help="ours: the paper's definitions as we read them (the place reached, "
-                        "dates kept); reference: as the STSS authors' public scorer decides "
-                        "(score.reference.json); both: each, in its own file and table "
-                        "[default: %(default)s]")
-    g.add_argument("--window-rule", choices=["overlap", "start"], default="overlap",
-                   help="our rules: overlap: an activity going on at any moment of the time "
-                        "window counts; start: it must start inside the window "
-                        "[default: %(default)s]")
-    g.add_argument("--sec-per-step", type=positive_int, default=60, metavar="S",
-                   help="the reference rules: read the run every S seconds, as the reference "
-                        "reads its runs' steps [default: %(default)s]")
-
-
-def scoring_options(args) -> list:
-    """The ScoringOptions the scoring arguments ask for, ours first."""
-    from evaluation.stss import ScoringOptions
-
-    rules = ["ours", "reference"] if args.rules == "both" else [args.rules]
-    return [ScoringOptions(rules=r, window=args.window_rule, sec_per_step=args.sec_per_step)
-            for r in rules]

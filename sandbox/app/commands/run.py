@@ -16,7 +16,10 @@ from sandbox.summary import print_summary, summarize
 
 from .common import (
     add_budget_options,
+    add_embedder_option,
     add_llm_options,
+    add_sim_time_option,
+    architecture_ref,
     budgets,
     build_llm,
     non_negative_int,
@@ -24,23 +27,25 @@ from .common import (
     positive_int,
     print_event,
     run_directory,
+    run_stopped,
 )
 
 
 def register(sub) -> None:
-    from sandbox.app.commands.stss import add_template_options
     from tasks.scenarios import SCENARIOS
 
+    from ..plugins import plugins
+
+    targets = [(found.name, found.run_target) for found in plugins()
+               if found.run_target is not None]
     p = sub.add_parser(
-        "run", help="run one episode (a scenario, or an STSS task template)",
+        "run", help="run one episode (a scenario, or a benchmark's task template)",
         description="Run one episode of a scenario and write its run directory "
                     "(header.json, events.jsonl, calls.jsonl, llm_cache.jsonl, result.json).",
         epilog="example: sandbox run single_room --model local/smollm2-135m --seed 0 "
                "--out runs/demo")
-    p.add_argument("scenario", help=f"scenario name ({', '.join(sorted(SCENARIOS))}), or an "
-                                    "STSS task template: a .yaml file or a built-in template "
-                                    "name (tasks/stss/templates); a template run ends with "
-                                    "its score")
+    p.add_argument("scenario", help=f"scenario name ({', '.join(sorted(SCENARIOS))})"
+                                    + "".join(f", or {t.describe}" for _, t in targets))
     p.add_argument("--seed", type=non_negative_int, default=0,
                    help="episode seed, 0 or more [default: %(default)s]")
     p.add_argument("--out", type=output_dir, help="run directory [default: runs/<scenario>-s<seed>-"
@@ -51,7 +56,13 @@ def register(sub) -> None:
     p.add_argument("--turns", type=positive_int, help="maximum conversation turns (single-room)")
     p.add_argument("--quiet", action="store_true", help="do not print events as they happen")
     _add_town_options(p)
-    add_template_options(p)
+    _add_episode_options(p)
+    for name, target in targets:
+        try:
+            target.add_options(p)
+        except argparse.ArgumentError as exc:
+            raise SystemExit(f"sandbox: benchmark plug-in {name}: its options of `sandbox run`: "
+                             f"{exc}; uninstall one of the two packages") from exc
     add_llm_options(p)
     add_budget_options(p)
     p.set_defaults(func=main)
@@ -73,8 +84,6 @@ def _positive(kind):
 def _add_town_options(p: argparse.ArgumentParser) -> None:
     """Options of town_day that change its file (the built-in one or --config); they mirror
     tasks.scenarios.town_day.TownChanges."""
-    from sandbox.app.commands.stss import architecture_ref
-
     g = p.add_argument_group(
         "town day (town_day only; each changes the file's value)",
         "Switching the performer between GA and GA+TDP is one flag: --performer NAME --arch ga "
@@ -96,6 +105,20 @@ def _add_town_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--task", help="the social task injected into the performer (its "
                                   "`currently` and task planner)")
     g.add_argument("--hours", type=_positive(float), help="simulated hours the day lasts")
+
+
+def _add_episode_options(p: argparse.ArgumentParser) -> None:
+    """The performer's architecture and the memory of a town episode: town_day's, and those of
+    a task template a benchmark runs (`sandbox run` asks each installed benchmark for the
+    rest of a template's options)."""
+    g = p.add_argument_group("town episode (town_day, or a task template)")
+    g.add_argument("--arch", type=architecture_ref, metavar="ARCH",
+                   help="the performer's architecture (a template's performer, or "
+                   "town_day's --performer): a built-in name (ga, ga_tdp, ga_recency, "
+                   "ga_no_reflection) or an architecture YAML file; background residents "
+                   "are ga [default: ga_tdp]")
+    add_embedder_option(g)
+    add_sim_time_option(g)
 
 
 TOWN_OPTIONS = ("world", "residents", "resident", "architecture", "performer", "task", "hours")
@@ -127,11 +150,11 @@ def main(args) -> int:
 
     console = terminal.console()
     if args.scenario not in SCENARIOS:
-        from sandbox.app.commands.stss import run_template
-        from tasks.stss import is_template_ref
+        from ..plugins import run_targets
 
-        if is_template_ref(args.scenario):
-            return run_template(args)
+        for target in run_targets():
+            if target.owns(args.scenario):
+                return target.run(args)
         raise UserError(f"unknown scenario {args.scenario!r}; known: "
                         f"{', '.join(sorted(SCENARIOS))}")
     changes = _town_changes(args)
@@ -157,18 +180,3 @@ def main(args) -> int:
     print_summary(summarize(load_run(out)), console)
     console.print(f"run directory: {out}  ({result.wall_time_s:.1f} s)")
     return run_stopped(result, console)
-
-
-def run_stopped(result, console) -> int:
-    """0, or 1 with one line saying what to do when a budget stopped the run or none of its
-    calls reached a model (status unavailable: not finished)."""
-    if result.status == "budget":
-        console.print(f"[yellow]stopped:[/] {result.error}; run the same command with "
-                      "--overwrite and a higher cap to go on (the answers so far come from the "
-                      "cache)", highlight=False, soft_wrap=True)
-        return 1
-    if result.status == "unavailable":
-        console.print(f"[red]unavailable:[/] {result.error}; then run the same command with "
-                      "--overwrite", highlight=False, soft_wrap=True)
-        return 1
-    return 0

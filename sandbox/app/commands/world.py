@@ -43,9 +43,9 @@ def register(sub) -> None:
                     "otherwise. Exit code 2, with the file, field and reason, when anything is "
                     "malformed or missing; nothing is written then.",
         epilog="example: sandbox import-ville ~/src/generative_agents; then sandbox world "
-               "ville --render ville.png (exit 1 when some place is unreachable), and sandbox "
-               "stss --templates tasks.json --world ville --model scripted/town --embedder "
-               "hashing --out runs/ville")
+               "ville --render ville.png (exit 1 when some place is unreachable), and --world "
+               "ville in any command that takes a world: sandbox run town_day --world ville "
+               "--residents 8 --model scripted/town --embedder hashing --out runs/ville")
     p.add_argument("source", type=Path, help="the checkout's root, or its matrix folder "
                                              "(environment/frontend_server/static_dirs/assets/"
                                              "the_ville/matrix)")

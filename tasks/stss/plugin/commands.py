@@ -1,5 +1,9 @@
-"""`sandbox stss`: run a suite of STSS social-task episodes and write the Table-4-style table.
-Also the STSS half of `sandbox run <template.yaml>` (`add_template_options`, `run_template`).
+"""The STSS action level's commands, built on the app's shared command helpers:
+
+`sandbox stss`: run a suite of STSS social-task episodes and write the Table-4-style table.
+`sandbox score RUN_DIR...`: score finished STSS runs again, offline, from their logs.
+`sandbox run <template.yaml|name>`: one STSS episode, then its score (the plug-in's run target:
+`add_run_options`, `run_template`).
 """
 
 from __future__ import annotations
@@ -12,6 +16,26 @@ from pathlib import Path
 from rich.console import Console
 
 from sandbox import terminal
+from sandbox.app.commands.common import (
+    add_budget_options,
+    add_embedder_option,
+    add_llm_options,
+    add_parallel_options,
+    add_sim_time_option,
+    architecture_ref,
+    budgets,
+    build_llm,
+    llm_settings,
+    non_negative_int,
+    output_dir,
+    parallel_options,
+    positive_int,
+    print_event,
+    run_directory,
+    run_stopped,
+    suite_progress,
+    use_prompts,
+)
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError
 from sandbox.llm import CacheMiss, LLMConfigError
@@ -19,57 +43,13 @@ from sandbox.lock import hold_output
 from sandbox.log import CACHE, RunDirectoryExists, load_run
 from sandbox.summary import print_summary, summarize
 
-from .common import (
-    add_budget_options,
-    add_llm_options,
-    add_parallel_options,
-    add_scoring_options,
-    add_sim_time_option,
-    budgets,
-    build_llm,
-    llm_settings,
-    non_negative_int,
-    output_dir,
-    parallel_options,
-    print_event,
-    print_score,
-    run_directory,
-    scoring_options,
-    suite_progress,
-    use_prompts,
-)
-
 ARCHITECTURES = ("ga", "ga_tdp")  # the paper's comparison, the default of a suite
 PERFORMER_ARCH = "ga_tdp"  # the performer's architecture of one episode (`sandbox run`)
 
 
-def architecture_ref(text: str) -> str:
-    """--arch: a built-in architecture name or the path of an architecture YAML file."""
-    from agents.architecture import load_architecture
-
-    try:
-        load_architecture(text)
-    except FileFormatError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from exc
-    return text
-
-
-def add_template_options(p: argparse.ArgumentParser, *, many_archs: bool = False) -> None:
-    """Options of an STSS episode (they mirror tasks.stss.EpisodeWindow and the instantiation)."""
-    g = p.add_argument_group("STSS episode" if many_archs else
-                             "STSS episode (when running a task template; --arch and "
-                             "--embedder also serve town_day)")
-    if many_archs:
-        g.add_argument("--arch", action="append", type=architecture_ref, dest="archs",
-                       metavar="ARCH", help="the performer's architecture: a built-in name "
-                       "(ga, ga_tdp, ga_recency, ga_no_reflection) or an architecture YAML "
-                       "file; repeat for several [default: ga and ga_tdp]")
-    else:
-        g.add_argument("--arch", type=architecture_ref, metavar="ARCH",
-                       help="the performer's architecture (a template's performer, or "
-                       "town_day's --performer): a built-in name (ga, ga_tdp, ga_recency, "
-                       "ga_no_reflection) or an architecture YAML file; background residents "
-                       f"are ga [default: {PERFORMER_ARCH}]")
+def add_episode_options(g) -> None:
+    """What shapes an STSS episode besides the performer (they mirror tasks.stss.EpisodeWindow
+    and the instantiation): `sandbox stss`'s and, for a task template, `sandbox run`'s."""
     g.add_argument("--background", type=non_negative_int, metavar="N",
                    help="background residents [default: 10-12, drawn per seed]")
     g.add_argument("--same-day", action="store_true",
@@ -79,10 +59,24 @@ def add_template_options(p: argparse.ArgumentParser, *, many_archs: bool = False
     g.add_argument("--until", metavar="HH:MM",
                    help="clock time on the event day it stops [default: the end of the task's "
                         "window, or 21:00 for tasks without a fixed time]")
-    g.add_argument("--embedder", choices=["minilm", "hashing"],
-                   help="memory embedder for every agent [default: the architecture's, minilm]; "
-                        "hashing is a fast stand-in for scripted runs")
+
+
+def add_template_options(p: argparse.ArgumentParser) -> None:
+    """Options of a suite's STSS episodes: the architectures compared, and the episode."""
+    g = p.add_argument_group("STSS episode")
+    g.add_argument("--arch", action="append", type=architecture_ref, dest="archs",
+                   metavar="ARCH", help="the performer's architecture: a built-in name "
+                   "(ga, ga_tdp, ga_recency, ga_no_reflection) or an architecture YAML "
+                   "file; repeat for several [default: ga and ga_tdp]")
+    add_episode_options(g)
+    add_embedder_option(g)
     add_sim_time_option(g)
+
+
+def add_run_options(p: argparse.ArgumentParser) -> None:
+    """What `sandbox run` adds for a task template (its --arch, --embedder, --world and
+    --max-sim-hours are the town's, which `sandbox run` has of its own)."""
+    add_episode_options(p.add_argument_group("STSS episode (a task template only)"))
 
 
 def _window(args):
@@ -110,8 +104,9 @@ def _world(args):
 
 def run_template(args) -> int:
     """`sandbox run <template.yaml|name>`: one STSS episode, then its score."""
-    from sandbox.app.suites.stss import run_task
     from tasks.stss import STSSEpisode, instantiate, load_template, template_path
+
+    from .suite import run_task
 
     console = terminal.console()
     args.arch = args.arch or PERFORMER_ARCH
@@ -151,8 +146,6 @@ def run_template(args) -> int:
         return 1
     print_summary(summarize(load_run(out)), console)
     if score is None:  # a budget stopped it, or no call reached a model
-        from .run import run_stopped
-
         return run_stopped(result, console)
     print_score(score, console)
     console.print(f"score.json: {out / 'score.json'}\nrun directory: {out}  "
@@ -178,6 +171,8 @@ def parse_seeds(text: str) -> list[int]:
 
 
 def register(sub) -> None:
+    """`sandbox score` and `sandbox stss`."""
+    register_score(sub)
     p = sub.add_parser(
         "stss", help="run a suite of STSS social-task episodes and tabulate the scores",
         description="Run every template x architecture x seed as one episode (a run directory "
@@ -207,20 +202,21 @@ def register(sub) -> None:
                    help="suite directory; rerun the same command to resume it (other episode "
                         "options need a new one)")
     add_scoring_options(p)
-    add_template_options(p, many_archs=True)
+    add_template_options(p)
     add_llm_options(p)
     add_budget_options(p, suite=True)
     add_parallel_options(p)
-    p.set_defaults(func=main)
+    p.set_defaults(func=main, resumable=True)
 
 
 def _templates(args, console: Console):
     """The template files of the suite, and the public import (None unless --templates is a
     public task file): written to OUT/templates, its failures and warnings printed."""
-    from sandbox.app.suites.stss import template_files
     from sandbox.files import read_data
     from tasks.stss import TEMPLATES_DIR
     from tasks.stss.importer import import_public_tasks, write_templates
+
+    from .suite import template_files
 
     spec = args.templates or str(TEMPLATES_DIR)
     if str(spec).endswith(".json"):
@@ -288,7 +284,7 @@ def _check_templates(templates, archs, args, window, world, console) -> list:
 
 def _recipe(args, window, scorings):
     """What each process builds once for the suite (a Ray worker builds its own)."""
-    from sandbox.app.suites.stss import SuiteRecipe
+    from .suite import SuiteRecipe
 
     return SuiteRecipe(settings=llm_settings(args, None),
                        world=getattr(args, "world", None) or "town", prompts=args.prompts,
@@ -315,7 +311,7 @@ def _setup(args, recipe, parallel):
     recipe each Ray worker builds from."""
     from functools import partial
 
-    from sandbox.app.suites.stss import suite_context
+    from .suite import suite_context
 
     if parallel.executor == "ray":
         if args.prompts is not None and not args.prompts.is_dir():
@@ -336,7 +332,10 @@ def main(args) -> int:
     from rich.markup import escape
 
     from sandbox.app.suites.parallel import ExecutorError
-    from sandbox.app.suites.stss import (
+    from tasks.stss.importer import import_report
+    from worlds import world_ref
+
+    from .suite import (
         SuiteOptions,
         arch_dir,
         check_options,
@@ -347,8 +346,6 @@ def main(args) -> int:
         table_file,
         write_table,
     )
-    from tasks.stss.importer import import_report
-    from worlds import world_ref
 
     console = terminal.console()
     parallel = parallel_options(args)
@@ -415,3 +412,95 @@ def main(args) -> int:
                       f"imported[/] and did not run: {escape(failed)} (the reasons are above "
                       "and in table.md)", highlight=False)
     return 1 if run.failures or (imported is not None and imported.failed) else 0
+
+
+def register_score(sub) -> None:
+    p = sub.add_parser(
+        "score", help="re-score finished STSS runs from their logs (no model needed)",
+        description="Read each run directory's header and events, apply the STSS rules of its "
+                    "task type, print the score and write score.json (ours) or "
+                    "score.reference.json (the STSS authors' scorer's rules) with the evidence: "
+                    "which agent, which event, which rule counted or rejected it.",
+        epilog="example: sandbox score runs/demo")
+    p.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR")
+    p.add_argument("--json", action="store_true", help="print score.json instead")
+    p.add_argument("--evidence", type=non_negative_int, default=8, metavar="N",
+                   help="evidence lines to print per run [default: %(default)s]")
+    add_scoring_options(p)
+    p.set_defaults(func=score_main)
+
+
+def score_main(args) -> int:
+    """`sandbox score RUN_DIR...`: score finished STSS runs again, offline, from their logs."""
+    from evaluation.stss import ScoreError, write_score
+    from sandbox.log import RunFormatError
+
+    console = terminal.console()
+    scorings = scoring_options(args)
+    for run_dir in args.runs:
+        if Path(run_dir).is_dir():  # (a missing one is said by write_score)
+            hold_output(run_dir)  # score.json is written beside the run: not while it runs
+        for options in scorings:
+            try:
+                score = write_score(run_dir, options)
+            except (RunFormatError, ScoreError) as exc:
+                raise UserError(str(exc)) from exc
+            if args.json:
+                print(score.model_dump_json(indent=2))
+                continue
+            console.print(f"[bold]{run_dir}[/]: {score.template}, performer {score.performer} "
+                          f"({score.architecture}), seed {score.seed}; written to "
+                          f"{Path(run_dir) / options.file}", highlight=False)
+            print_score(score, console, evidence=args.evidence)
+    return 0
+
+
+def add_scoring_options(p: argparse.ArgumentParser) -> None:
+    """How STSS runs are scored: which rule set, and the options of each."""
+    g = p.add_argument_group("scoring (evaluation/README.md: the two rule sets, rule by rule)")
+    g.add_argument("--rules", choices=["ours", "reference", "both"], default="ours",
+                   help="ours: the paper's definitions as we read them (the place reached, "
+                        "dates kept); reference: as the STSS authors' public scorer decides "
+                        "(score.reference.json); both: each, in its own file and table "
+                        "[default: %(default)s]")
+    g.add_argument("--window-rule", choices=["overlap", "start"], default="overlap",
+                   help="our rules: overlap: an activity going on at any moment of the time "
+                        "window counts; start: it must start inside the window "
+                        "[default: %(default)s]")
+    g.add_argument("--sec-per-step", type=positive_int, default=60, metavar="S",
+                   help="the reference rules: read the run every S seconds, as the reference "
+                        "reads its runs' steps [default: %(default)s]")
+
+
+def scoring_options(args) -> list:
+    """The ScoringOptions the scoring arguments ask for, ours first."""
+    from evaluation.stss import ScoringOptions
+
+    rules = ["ours", "reference"] if args.rules == "both" else [args.rules]
+    return [ScoringOptions(rules=r, window=args.window_rule, sec_per_step=args.sec_per_step)
+            for r in rules]
+
+
+def print_score(score, console: Console, *, evidence: int = 8) -> None:
+    """An STSS score, its rule and the evidence that counted (`sandbox run <template>`,
+    `sandbox score`)."""
+    rules = "" if score.rules == "ours" else f", {score.rules} rules"
+    if score.score is None:
+        console.print(f"[bold]unscored[/] ({score.type.value}{rules}): {score.unscored}")
+    else:
+        console.print(f"[bold]score {score.score:g}[/]  ({score.type.value}{rules}: "
+                      f"{score.rule})")
+    for warning in score.warnings:
+        console.print(f"  [yellow]warning:[/] {warning}: this score does not measure the agents")
+    if score.participants:
+        console.print(f"  counted: {', '.join(score.participants)}")
+    if score.conversation_ratio is not None:
+        console.print(f"  conversation ratio {score.conversation_ratio:g} "
+                      f"(talked with {len(score.talked_with)} before the activity)")
+    shown = [e for e in score.evidence if e.verdict == "counted"][:evidence]
+    for verdict in ("rejected", "note"):  # then why others did not count
+        shown += [e for e in score.evidence if e.verdict == verdict][:evidence - len(shown)]
+    for e in shown:
+        where = f" @ {e.location}" if e.location else ""
+        what = f" '{e.action}'{where} {e.start}" if e.action else ""
+        console.print(f"  [dim]{e.verdict:8}[/] {e.agent}:{what} -- {e.reason}", highlight=False)

@@ -1,6 +1,7 @@
 """Running STSS episodes: one template (`run_task`), or a suite that resumes (`run_suite`).
 
-Orchestration (the composition root; evaluation.stss only scores logs and tabulates scores).
+Orchestration (the benchmark's composition root; evaluation.stss only scores logs and
+tabulates scores).
 A suite directory holds one run directory per episode, `<out>/<template>/<arch>/s<seed>`; an
 episode whose result.json says completed and whose score.json exists is skipped, a completed
 one without a score (or scored by another window rule) is only scored, anything else is run
@@ -30,6 +31,8 @@ from evaluation.stss import (
     tables_by_rules,
     write_score,
 )
+from sandbox.app.suites.parallel import Monitor, Outcome, Parallel, run_parallel
+from sandbox.app.suites.resume import finished
 from sandbox.budget import Budget
 from sandbox.events import Event
 from sandbox.llm import CacheMiss, LLMSettings, make_llm
@@ -41,11 +44,9 @@ from tasks.stss import EpisodeWindow, STSSEpisode, instantiate, load_template
 from tasks.stss.importer import ImportReport
 from worlds import World
 
-from .parallel import Monitor, Outcome, Parallel, run_parallel
-from .resume import finished
+from . import SUITE_FILE
 
 MakeLLM = Callable[[Path], object]  # run directory -> the model stack for that run
-SUITE_FILE = "suite.json"
 
 
 class SuiteError(ValueError):

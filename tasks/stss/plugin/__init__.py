@@ -1,0 +1,60 @@
+"""The STSS action level declared as a benchmark plug-in (entry point `sandbox.benchmarks:
+stss`): social tasks in the town, one episode per template x architecture x seed, scored from
+the log by the rules of evaluation/stss (Table 4 of the paper).
+
+What it adds to `sandbox`:
+`sandbox stss`: run a suite of episodes and write the Table-4-style table (commands.py, whose
+    runner is suite.py).
+`sandbox score`: score finished runs again, offline, from their logs.
+`sandbox run TEMPLATE`: one episode of a task template (a .yaml file or a built-in template
+    name), then its score: the plug-in's run target.
+A suite directory is marked by its `suite.json`, which other commands' outputs may not share.
+
+Like every benchmark's plugin package, this is the benchmark's composition root: the one place
+of tasks/stss that may name its scorers (evaluation/stss), run episodes and use the app's
+command helpers. Importing it loads nothing but this declaration: the commands' modules load
+when `sandbox` registers them or runs a template.
+"""
+
+from __future__ import annotations
+
+from sandbox.app.plugins import Plugin, RunTarget
+
+SUITE_FILE = "suite.json"  # what marks a suite directory (suite.py writes it)
+
+
+def register(sub) -> None:
+    """`sandbox score`, `sandbox stss`."""
+    from .commands import register as register_commands
+
+    register_commands(sub)
+
+
+def owns(scenario: str) -> bool:
+    """Whether `sandbox run SCENARIO` names a task template: a .yaml file or a built-in
+    template's name."""
+    from tasks.stss import is_template_ref
+
+    return is_template_ref(scenario)
+
+
+def add_run_options(p) -> None:
+    from .commands import add_run_options as add
+
+    add(p)
+
+
+def run_template(args) -> int:
+    from .commands import run_template as run
+
+    return run(args)
+
+
+PLUGIN = Plugin(
+    "stss", "STSS action level: social tasks in the town, scored from the log (Table 4)",
+    commands=register,
+    run_target=RunTarget(
+        describe="an STSS task template: a .yaml file or a built-in template name "
+                 "(tasks/stss/templates); a template run ends with its score",
+        owns=owns, add_options=add_run_options, run=run_template),
+    outputs={SUITE_FILE: "an STSS suite (sandbox stss)"})
