@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from sandbox import terminal
@@ -14,13 +15,12 @@ from .common import output_dir
 
 EXAMPLE = """example: sandbox sweep experiment.yaml, with experiment.yaml:
   out: runs/exp
-  models: {smol: local/smollm2-135m, town: scripted/town}
+  models: {smol: local/smollm2-135m, other: openai/gpt-4o-mini}
   architectures: [ga, ga_tdp]
   seeds: [0]
   benchmarks:
-    stss: {flags: {embedder: hashing, same-day: true, start: "15:00"}}
-    pingpong: {flags: {interrogator: local/smollm2-135m, judge: [local/smollm2-135m], every: 8}}
-(`sandbox list benchmarks` names what may be swept, `sandbox NAME --help` each one's flags)"""
+    NAME: {flags: {judge: [local/smollm2-135m], every: 8}}
+benchmarks that can be swept here: %s (`sandbox NAME --help` gives each one's flags)"""
 
 
 def register(sub) -> None:
@@ -34,7 +34,8 @@ def register(sub) -> None:
                     "in OUT/summary.md. Every cell is checked before any runs; every role's "
                     "model is printed first; a failed cell does not stop the others. Run the "
                     "same command again to resume: each command skips what is finished.",
-        epilog=EXAMPLE, formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
+        epilog=EXAMPLE % (", ".join(sorted(_recipes())) or "none installed"),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("experiment", type=Path, help="the experiment file (YAML or JSON)")
     p.add_argument("--out", type=output_dir,
                    help="where the cells go [default: the file's `out`]")

@@ -8,8 +8,8 @@ benchmark's own command, each benchmark boarded over its cells, one summary of t
     architectures: [ga, ga_tdp]        # for a benchmark whose performer has one
     seeds: [0, 1]                      # for a benchmark that takes seeds
     benchmarks:                        # installed benchmarks (`sandbox list benchmarks`)
-      pingpong:
-        flags: {interrogator: local/smollm2-135m, judge: [local/smollm2-135m], every: 8}
+      NAME:
+        flags: {judge: [local/smollm2-135m], every: 8}
 
 A cell is `sandbox COMMAND FLAGS --MODEL_FLAG MODEL [--ARCH_FLAG ARCH] [--SEEDS_FLAG ...]
 --out OUT/BENCHMARK/CELL`; `flags` turn into options (`every: 8` -> `--every 8`, a list into
