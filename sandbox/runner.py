@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable
+from contextvars import ContextVar
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
@@ -57,6 +58,12 @@ class Scenario(Protocol):
     def setup(self, engine: Engine) -> None: ...
 
 
+# The command line of a one-episode command (`sandbox run ...`), set by it while it runs:
+# recorded in the run's header (config.command) so `sandbox rerun RUN` can repeat it. Runs of
+# a suite or a benchmark are not made by one command line of their own and record none.
+COMMAND: ContextVar[list[str] | None] = ContextVar("command", default=None)
+
+
 def run_episode(scenario: Scenario, llm, *, seed: int, out_dir: Path | str,
                 overwrite: bool = False, on_event: Callable[[Event], None] | None = None,
                 max_concurrency: int | None = None,
@@ -82,7 +89,8 @@ def _run(scenario: Scenario, llm, *, seed: int, out_dir: Path, overwrite: bool, 
     header = RunHeader(scenario=scenario.name, seed=seed, start_time=scenario.start_time,
                        models=scenario.models(llm.model_id), backend=backend_settings(llm),
                        world=scenario.world,
-                       config={**scenario.config(), **(extra_header or {})})
+                       config={**scenario.config(), **(extra_header or {}),
+                               **({"command": COMMAND.get()} if COMMAND.get() else {})})
     log = EpisodeLog(out_dir, header, overwrite=overwrite)
     calls = CallLog(out_dir / CALLS)
     engine = Engine(llm=llm, seed=seed, start_time=scenario.start_time, log=log, calls=calls,

@@ -29,6 +29,7 @@ COMMANDS = [
     "sandbox.app.commands.replay",
     "sandbox.app.commands.listing",
     "sandbox.app.commands.sweep",
+    "sandbox.app.commands.rerun",
 ]
 
 
@@ -129,6 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         prog, message = did_you_mean(parser, argv, exc)
         print(f"{prog}: error: {one_line(message)} (see: {prog} --help)", file=sys.stderr)
         return 2
+    args.argv = argv  # a one-episode command records it (sandbox rerun repeats it)
     # Progress of a long run must reach a log file or `| tee` as it happens, not at exit.
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(line_buffering=True)

@@ -146,6 +146,19 @@ def _town_changes(args):
 
 
 def main(args) -> int:
+    """The episode, its command line recorded in its header (`sandbox rerun` repeats it)."""
+    from sandbox.redact import redact
+    from sandbox.runner import COMMAND
+
+    token = COMMAND.set(["sandbox", *(redact(word) for word in getattr(args, "argv", None)
+                                      or ["run", args.scenario])])
+    try:
+        return _run(args)
+    finally:
+        COMMAND.reset(token)
+
+
+def _run(args) -> int:
     from tasks.scenarios import SCENARIOS
 
     console = terminal.console()
