@@ -289,23 +289,50 @@ def run_stopped(result, console) -> int:
     return 0
 
 
-def print_event(console: Console):
-    """Print utterances as they are said, and a progress line each simulated hour (a town day
-    on the embedded model runs for minutes with long quiet stretches)."""
+def print_event(console: Console, *, until: float | None = None, run_dir: Path | None = None,
+                every_s: float = 15.0):
+    """Print utterances as they are said, and a progress line each simulated hour and at
+    least every `every_s` seconds of wall time (a town day on the embedded model runs for
+    minutes with long quiet stretches): the simulated time done (of `until`, the episode's
+    end), the LLM calls so far (the lines of `run_dir`'s calls.jsonl), the wall time and, once
+    some simulated time has passed, the time left at the pace so far."""
     started = time.perf_counter()
-    hours_done = 0
+    shown = {"hour": 0, "at": started}
+
+    def calls() -> str:
+        path = (run_dir / "calls.jsonl") if run_dir is not None else None
+        if path is None or not path.is_file():
+            return ""
+        with path.open("rb") as fh:
+            return f", {sum(1 for _ in fh)} calls"
+
+    def progress(t: float, now: float) -> str:
+        wall = now - started
+        done = f"{t / 3600:.1f}" + (f" of {until / 3600:.1f}" if until else "")
+        left = ""
+        if until and t > 0 and until > t:
+            left = f", about {_duration(wall / t * (until - t))} left"
+        return f"[dim]... {done} simulated h{calls()}, {wall:.0f} s wall{left}[/]"
 
     def show(event: Event) -> None:
-        nonlocal hours_done
-        if event.t >= (hours_done + 1) * 3600:
-            hours_done = int(event.t // 3600)
-            console.print(f"[dim]... {hours_done} simulated h, {time.perf_counter() - started:.0f}"
-                          f" s wall[/]", highlight=False)
+        now = time.perf_counter()
+        hour = int(event.t // 3600)
+        if hour > shown["hour"] or now - shown["at"] >= every_s:
+            shown["hour"], shown["at"] = max(hour, shown["hour"]), now
+            console.print(progress(event.t, now), highlight=False)
         if isinstance(event, Utterance):
             end = "  [dim](ends)[/]" if event.ends else ""
             console.print(f"[bold cyan]{event.agent}[/]: {event.text}{end}", highlight=False)
 
     return show
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 def add_parallel_options(p: argparse.ArgumentParser) -> None:

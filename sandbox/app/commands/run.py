@@ -183,7 +183,8 @@ def _run(args) -> int:
     try:
         result = run_episode(scenario, llm, seed=args.seed, out_dir=out,
                              overwrite=args.overwrite, max_concurrency=args.max_concurrency,
-                             on_event=None if args.quiet else print_event(console),
+                             on_event=None if args.quiet else print_event(
+                                 console, until=scenario.until, run_dir=out),
                              budgets=[budgets(args)[0]])
     except RunDirectoryExists as exc:
         raise UserError(str(exc)) from exc
