@@ -263,7 +263,8 @@ def board_plot(board: Board) -> Plot:
 
 def curves_png(board: Board, path: Path | str, family: str = "mt") -> Path:
     """Fig. 6: (a) R(a_k, r_1) for k = 1..3 and (b) R(q, a_k) for k = 0..3, one line per
-    configuration, for one task family ('all' pools the families)."""
+    configuration, for one task family ('all' pools the families), each point with its 95%
+    bootstrap interval as a band and the legend naming n (dialogues)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -276,12 +277,19 @@ def curves_png(board: Board, path: Path | str, family: str = "mt") -> Path:
         for row in board.rows:
             rows = row.scored if family == "all" else [s for s in row.scored
                                                         if s.family == family]
-            ys = [cell([v for v in (s.metric(n) for s in rows) if v is not None]).mean
-                  for n in names]
-            xs = [start + i for i, y in enumerate(ys) if y is not None]
-            ys = [y for y in ys if y is not None]
-            if ys:
-                ax.plot(xs, ys, marker="o", label=row.label)
+            cells = [cell([v for v in (s.metric(n) for s in rows) if v is not None],
+                          board.seed, board.resamples) for n in names]
+            shown = [(start + i, c) for i, c in enumerate(cells) if c.mean is not None]
+            if not shown:
+                continue
+            xs = [x for x, _ in shown]
+            line, = ax.plot(xs, [c.mean for _, c in shown], marker="o",
+                            label=f"{row.label} (n={max(c.n for _, c in shown)})")
+            banded = [(x, c) for x, c in shown if c.lo is not None]
+            if banded:
+                ax.fill_between([x for x, _ in banded], [c.lo for _, c in banded],
+                                [c.hi for _, c in banded], color=line.get_color(), alpha=0.15,
+                                linewidth=0)
         ax.set_title(title, fontsize=10)
         ax.set_xlabel("turn k")
         ax.set_xticks(range(start, start + len(names)))
@@ -292,7 +300,9 @@ def curves_png(board: Board, path: Path | str, family: str = "mt") -> Path:
             ax.legend(fontsize=8)
     shown = "all tasks" if family == "all" else FAMILY_NAMES.get(family, family)
     fig.suptitle(f"RefuteBench curves ({shown})", fontsize=11)
-    fig.tight_layout()
+    fig.text(0.99, 0.01, f"bands: 95% bootstrap interval over dialogues (seed {board.seed}, "
+             f"{board.resamples} resamples)", ha="right", va="bottom", fontsize=7, color="#555")
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
     path = Path(path)
     image = io.BytesIO()
     fig.savefig(image, format=path.suffix.lstrip(".") or "png")

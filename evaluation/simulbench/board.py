@@ -165,13 +165,23 @@ def board_markdown(board: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+PLOTTED = ["all", "hard", "lastonly", "firstchan", "subseqchan"]  # the README's subsets
+
+
 def board_plot(board: dict[str, Any]) -> Plot:
+    """Every configuration's mean on All, Hard and each category, with its interval and n
+    (a subset a configuration has no script of is left out)."""
     points = []
     for r in board["rows"]:
-        m = r["subsets"]["all"]
-        points.append(PlotPoint(r["label"], m["mean"], tuple(m["ci"]) if m["ci"] else None))
-    return Plot("SimulBench: mean judge rating on All (95% CI)", "rating 1-10", points,
-                scale=(1, 10))
+        for key in PLOTTED:
+            m = r["subsets"].get(key)
+            if m is None or (m["mean"] is None and key != "all"):
+                continue
+            points.append(PlotPoint(f"{r['label']}: {HEADERS[key]}", m["mean"],
+                                    tuple(m["ci"]) if m["ci"] else None, n=m["n"]))
+    return Plot("SimulBench: mean judge rating by subset", "rating 1-10", points,
+                scale=(1, 10), interval=f"bars: 95% bootstrap interval over scripts (seed "
+                                        f"{board.get('seed', 0)})")
 
 
 def request_types(*tasks_files: str | None) -> dict[str, str]:

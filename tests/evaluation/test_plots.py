@@ -24,3 +24,16 @@ def test_a_plot_draws_with_n_and_without_any_interval(tmp_path):
     assert plot_png(plot, tmp_path / "a.png").read_bytes()[:4] == b"\x89PNG"
     bare = Plot("t", "x", [PlotPoint("a", 1.0)])
     assert plot_png(bare, tmp_path / "b.png").is_file()
+
+
+def test_the_simulbench_plot_shows_every_subset_the_readme_names_with_its_n():
+    from evaluation.simulbench import board_plot as simulbench_plot
+
+    row = {"label": "m", "subsets": {
+        "all": {"mean": 5.0, "n": 4, "ci": [4.0, 6.0]}, "hard": {"mean": 4.0, "n": 2, "ci": None},
+        "lastonly": {"mean": 6.0, "n": 2, "ci": [5.0, 7.0]},
+        "firstchan": {"mean": None, "n": 0, "ci": None}}}
+    plot = simulbench_plot({"rows": [row], "seed": 2})
+    assert [(p.label, p.n) for p in plot.points] == [("m: All", 4), ("m: Hard", 2),
+                                                      ("m: LastOnly", 2)]
+    assert "seed 2" in plot.interval
