@@ -79,3 +79,12 @@ def test_a_dry_run_prints_the_commands_and_runs_nothing(tmp_path, capsys):
     assert "sandbox pingpong --interrogator scripted/pingpong --judge scripted/pingpong " \
         "--every 16 --player scripted/pingpong --label plain --out" in printed
     assert not (tmp_path / "exp").exists()
+
+
+def test_a_sweep_is_refused_in_another_command_s_directory(tmp_path, capsys):
+    run = tmp_path / "exp"
+    assert main(["run", "single_room", "--model", "scripted/default", "--quiet", "--out",
+                 str(run)]) == 0
+    capsys.readouterr()
+    assert main(["sweep", experiment(tmp_path)]) == 2
+    assert "holds a run directory (sandbox run), not an experiment" in capsys.readouterr().err

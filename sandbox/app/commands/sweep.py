@@ -109,6 +109,13 @@ def main(args) -> int:
         for cell in found.cells:
             print("sandbox " + " ".join(cell.argv))
         return 0
+    from sandbox.outdirs import OutputTaken, add_marker, claim
+
+    add_marker(SWEEP_FILE, "an experiment (sandbox sweep)")
+    try:
+        claim(Path(out), SWEEP_FILE, "an experiment (sandbox sweep)")
+    except OutputTaken as exc:
+        raise UserError(str(exc)) from exc
     hold_output(Path(out))
     Path(out).mkdir(parents=True, exist_ok=True)
     for cell, cell_args in zip(found.cells, parsed, strict=True):
