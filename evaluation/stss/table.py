@@ -83,30 +83,39 @@ def suite_table(scores: list[STSSScore], imports: ImportReport | None = None) ->
     groups: dict[tuple[str, str], list[STSSScore]] = {}
     for s in scores:
         groups.setdefault((s.model, s.architecture), []).append(s)
-    rows = []
-    for (model, arch), group in sorted(groups.items()):
-        scored = [s for s in group if s.score is not None]
-        by_type, counts = {}, {}
-        for kind in TaskType:
-            values = [s.score for s in scored if s.type is kind]
-            by_type[kind.value] = round(mean(values), 3) if values else None
-            counts[kind.value] = len(values)
-        ratios = [s.conversation_ratio for s in scored
-                  if s.conversation_ratio is not None and s.type is not TaskType.asking_for_help]
-        rows.append(TableRow(
-            model=model, architecture=arch, by_type=by_type, episodes=counts,
-            overall=round(mean(s.score for s in scored), 3) if scored else None,
-            conversation_ratio=round(mean(ratios), 3) if ratios else None,
-            warned_episodes=sum(any(_nothing(w) for w in s.warnings) for s in group),
-            warned=dict(sorted(Counter(_what(w) for s in group for w in s.warnings
-                                       if _nothing(w)).items())),
-            incomplete=sum(any(w.startswith(INCOMPLETE) for w in s.warnings) for s in group),
-            degraded=sum(any(w.startswith(DEGRADED) for w in s.warnings) for s in group),
-            unscored=dict(sorted(Counter(s.unscored for s in group if s.unscored).items()))))
+    rows = [table_row(model, arch, group) for (model, arch), group in sorted(groups.items())]
     # Read from the scores themselves, so the table cannot claim a rule they were not scored by.
     windows = sorted({s.options.window for s in scores}) or ["overlap"]
     return SuiteTable(rows=rows, rules=rule_sets[0], window_rule=" and ".join(windows),
                       imports=imports)
+
+
+def table_row(model: str, architecture: str, group: list[STSSScore]) -> TableRow:
+    """One row of the table: the means, counts and warnings of one configuration's scores."""
+    scored = [s for s in group if s.score is not None]
+    by_type, counts = {}, {}
+    for kind in TaskType:
+        values = [s.score for s in scored if s.type is kind]
+        by_type[kind.value] = round(mean(values), 3) if values else None
+        counts[kind.value] = len(values)
+    ratios = conversation_ratios(scored)
+    return TableRow(
+        model=model, architecture=architecture, by_type=by_type, episodes=counts,
+        overall=round(mean(s.score for s in scored), 3) if scored else None,
+        conversation_ratio=round(mean(ratios), 3) if ratios else None,
+        warned_episodes=sum(any(_nothing(w) for w in s.warnings) for s in group),
+        warned=dict(sorted(Counter(_what(w) for s in group for w in s.warnings
+                                   if _nothing(w)).items())),
+        incomplete=sum(any(w.startswith(INCOMPLETE) for w in s.warnings) for s in group),
+        degraded=sum(any(w.startswith(DEGRADED) for w in s.warnings) for s in group),
+        unscored=dict(sorted(Counter(s.unscored for s in group if s.unscored).items())))
+
+
+def conversation_ratios(scored: list[STSSScore]) -> list[float]:
+    """The ratios the table's conversation ratio is the mean of: every scored episode's but
+    asking for help's (the paper leaves help tasks out of it)."""
+    return [s.conversation_ratio for s in scored
+            if s.conversation_ratio is not None and s.type is not TaskType.asking_for_help]
 
 
 def tables_by_rules(scores: list[STSSScore], imports: ImportReport | None = None, *,
@@ -195,30 +204,36 @@ def table_markdown(table: SuiteTable) -> str:
                         if table.missing else "."))
         lines += [f"- {m.run}: {m.why}" for m in table.missing]
     for row in table.rows:
-        if row.warned:
-            total = sum(row.episodes.values())
-            trouble = "; ".join(f"{what}: {n}" for what, n in row.warned.items())
-            lines.append(f"\n**Warning** ({row.model}, {row.architecture}): in "
-                         f"{row.warned_episodes} of {total} episodes nothing happened "
-                         f"({trouble}). Their scores are in the row but measure nothing; see "
-                         "each run's result.json.")
-        if row.degraded:
-            lines.append(f"\n**Degraded** ({row.model}, {row.architecture}): in "
-                         f"{row.degraded} episode(s) most calls fell back to a default answer "
-                         "(above SANDBOX_DEGRADED_ABOVE); their scores rest on canned answers.")
-        if row.incomplete:
-            lines.append(f"\n**Incomplete** ({row.model}, {row.architecture}): "
-                         f"{row.incomplete} episode(s) did not complete (a budget or an error "
-                         "stopped them) and are scored as the reference scores them.")
-        for reason, n in row.unscored.items():
-            lines.append(f"\n**Unscored** ({row.model}, {row.architecture}): {n} episode(s), "
-                         f"not in the means: {reason}.")
+        lines += row_notes(row, f"{row.model}, {row.architecture}")
     if table.rules == "ours":
         why = WINDOW_RULES.get(table.window_rule, "mixed: re-score the runs with one rule")
         lines.append(f"\nWindow rule: {table.window_rule} ({why}).")
     if table.imports is not None:
         lines += ["", *imports_markdown(table.imports)]
     return "\n".join(lines) + "\n"
+
+
+def row_notes(row: TableRow, who: str) -> list[str]:
+    """What a row's scores carry beside their values, a paragraph each: episodes in which
+    nothing happened, degraded and incomplete runs, episodes the rules could not score."""
+    lines = []
+    if row.warned:
+        total = sum(row.episodes.values())
+        trouble = "; ".join(f"{what}: {n}" for what, n in row.warned.items())
+        lines.append(f"\n**Warning** ({who}): in {row.warned_episodes} of {total} episodes "
+                     f"nothing happened ({trouble}). Their scores are in the row but measure "
+                     "nothing; see each run's result.json.")
+    if row.degraded:
+        lines.append(f"\n**Degraded** ({who}): in {row.degraded} episode(s) most calls fell "
+                     "back to a default answer (above SANDBOX_DEGRADED_ABOVE); their scores "
+                     "rest on canned answers.")
+    if row.incomplete:
+        lines.append(f"\n**Incomplete** ({who}): {row.incomplete} episode(s) did not complete "
+                     "(a budget or an error stopped them) and are scored as the reference "
+                     "scores them.")
+    for reason, n in row.unscored.items():
+        lines.append(f"\n**Unscored** ({who}): {n} episode(s), not in the means: {reason}.")
+    return lines
 
 
 def imports_markdown(report: ImportReport) -> list[str]:

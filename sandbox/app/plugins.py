@@ -129,12 +129,16 @@ class Benchmark:
 @dataclass(frozen=True)
 class RunTarget:
     """What a benchmark adds to `sandbox run SCENARIO`: the scenario names that are its items
-    (`owns`), the options of such a run, and the run itself (-> exit code)."""
+    (`owns`), the options of such a run, and the run itself (-> exit code). For a name nobody
+    owns, `near` gives its items' names closest to it and `listing` the `sandbox list WHAT`
+    that lists them all: `sandbox run`'s error names both."""
 
     describe: str  # how `sandbox run --help` names them ("a task template: a .yaml file...")
     owns: Callable[[str], bool]
     add_options: Callable[[argparse.ArgumentParser], None]
     run: Callable[[argparse.Namespace], int]
+    near: Callable[[str], Sequence[str]] | None = None
+    listing: str | None = None  # a key of the plug-in's `lists`
 
 
 @dataclass(frozen=True)

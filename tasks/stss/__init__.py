@@ -24,7 +24,9 @@ from .schema import (
     builtin_templates,
     is_template_ref,
     load_template,
+    nearest_templates,
     parse_template,
+    template_names,
     template_path,
 )
 
@@ -41,6 +43,6 @@ __all__ = [
     "DAY_END", "DEFAULT_DATE", "PERFORMER_HOME", "PUBLIC_TYPES", "TEMPLATES_DIR",
     "EpisodeWindow", "ImportProblem", "STSSEpisode", "STSSTask", "Step", "TaskStep",
     "TaskTemplate", "TaskType", "builtin_templates", "expected_count", "import_public_tasks",
-    "instantiate", "is_template_ref", "load_template", "parse_template", "read_public_tasks",
-    "template_path",
+    "instantiate", "is_template_ref", "load_template", "nearest_templates", "parse_template",
+    "read_public_tasks", "template_names", "template_path",
 ]

@@ -269,6 +269,24 @@ def builtin_templates() -> list[Path]:
     return sorted(TEMPLATES_DIR.glob("*.yaml"))
 
 
+def template_names() -> list[str]:
+    """The built-in templates' names (their files' stems), sorted."""
+    return [path.stem for path in builtin_templates()]
+
+
+def nearest_templates(name: str, n: int = 3) -> list[str]:
+    """The built-in template names closest to a misspelt one, nearest first: those about as
+    close as the nearest (every name shares a type's prefix with five others), none when
+    nothing is close."""
+    import difflib
+
+    def closeness(other: str) -> float:
+        return difflib.SequenceMatcher(None, name, other).ratio()
+
+    close = difflib.get_close_matches(name, template_names(), n=n)
+    return [c for c in close if closeness(c) >= closeness(close[0]) - 0.1]
+
+
 def template_path(name_or_path: str | Path) -> Path:
     """A path to a template file, or the built-in template of that name."""
     path = Path(name_or_path)

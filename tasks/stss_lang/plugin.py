@@ -81,8 +81,9 @@ def register(sub) -> None:
                     "as of its start, the task, TDP plans. At most two per task and pair of "
                     "characters; appointment tasks keep only performer-target talks. Reads "
                     "the logs only.",
-        epilog="example: sandbox stss --model local/smollm2-135m --out runs/suite && "
-               "sandbox stss-harvest runs/suite --out runs/suite-scenarios.json")
+        epilog="example: sandbox stss --templates public_spring_tasting --model scripted/town "
+               "--embedder hashing --out runs/suite && sandbox stss-harvest runs/suite --out "
+               "runs/scenarios.json")
     h.add_argument("sources", nargs="+", type=Path, metavar="RUN_OR_SUITE")
     h.add_argument("--out", type=output_file, required=True, help="the scenario set file to write")
     h.add_argument("--per-pair", type=positive_int, default=2,

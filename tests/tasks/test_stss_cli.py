@@ -47,7 +47,8 @@ def test_the_plugin_gives_sandbox_run_its_templates_and_their_options(capsys):
     assert {"--background", "--same-day", "--start", "--until"} <= set(run._option_string_actions)
     main(["list", "benchmarks"])
     assert "| stss | STSS action level: social tasks in the town, scored from the log (Table 4) " \
-        "| social-sandbox | sandbox score, sandbox stss |" in capsys.readouterr().out
+        "| social-sandbox | sandbox score, sandbox stss, sandbox stss-board |" in \
+        capsys.readouterr().out
 
 
 def test_run_a_template_file_with_an_unknown_place_fails_in_one_line(tmp_path, capsys):

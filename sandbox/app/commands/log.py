@@ -1,13 +1,15 @@
-"""`sandbox log RUN_DIR`: summarise a run from its directory alone."""
+"""`sandbox log RUN_DIR`: summarise a run from its directory alone; given a directory of run
+directories (a suite, a benchmark directory), one line per run found below it."""
 
 from __future__ import annotations
 
 import difflib
 import json
 import sys
+from pathlib import Path
 
 from sandbox.errors import UserError
-from sandbox.log import RunFormatError, load_run
+from sandbox.log import CALLS, EVENTS, HEADER, RESULT, RunFormatError, RunResult, load_run
 from sandbox.summary import print_summary, summarize
 
 
@@ -20,7 +22,9 @@ def register(sub) -> None:
                                    "log lines.",
                        epilog="example: sandbox run single_room --model scripted/default --out "
                               "runs/demo && sandbox log runs/demo --events utterance")
-    p.add_argument("run_dir", help="a run directory written by `sandbox run`")
+    p.add_argument("run_dir", help="a run directory written by `sandbox run`; or a directory "
+                                   "of run directories (a suite's, a benchmark's): one line "
+                                   "per run (status, events, calls, warnings)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--events", action="append", metavar="KIND",
                    help="instead, print every event of this kind, one a line (repeat for "
@@ -30,6 +34,9 @@ def register(sub) -> None:
 
 
 def main(args) -> int:
+    path = Path(args.run_dir)
+    if path.is_dir() and not (path / HEADER).exists() and (runs := run_dirs_below(path)):
+        return summarise_runs(path, runs, args)
     try:
         run = load_run(args.run_dir)
     except RunFormatError as exc:
@@ -75,3 +82,62 @@ def _event_line(event) -> str:
     fields = ", ".join(f"{key}={value!r}" if isinstance(value, str) else f"{key}={value}"
                        for key, value in data.items())
     return f"t={event.t:g} {event.agent or '-'} {event.kind}: {fields}"
+
+
+def run_dirs_below(path: Path) -> list[Path]:
+    """The run directories under `path` (those holding a header.json), in path order."""
+    return sorted(header.parent for header in path.rglob(HEADER) if header.parent != path)
+
+
+def _lines(path: Path) -> int:
+    """Whole lines of a JSONL file (a line cut by a kill does not count)."""
+    if not path.is_file():
+        return 0
+    with path.open("rb") as fh:
+        return sum(1 for line in fh if line.endswith(b"\n") and line.strip())
+
+
+def run_line(run_dir: Path) -> dict:
+    """What one run's result.json says (status, events, calls, warnings, error); without one,
+    its logs' lines counted."""
+    result = None
+    status = "unfinished (no result.json)"
+    if (run_dir / RESULT).is_file():
+        try:
+            result = RunResult.model_validate_json((run_dir / RESULT).read_text(encoding="utf-8"))
+            status = result.status
+        except ValueError:
+            status = "unknown (result.json unreadable)"
+    warnings = list(result.warnings) if result else []
+    if result and result.degraded:
+        warnings.append(f"degraded: {result.fallback_fraction:.0%} of its calls fell back")
+    return {"run": str(run_dir), "status": status,
+            "events": result.events if result else _lines(run_dir / EVENTS),
+            "calls": result.llm_calls if result else _lines(run_dir / CALLS),
+            "warnings": warnings, "error": result.error if result else None}
+
+
+def summarise_runs(path: Path, runs: list[Path], args) -> int:
+    """`sandbox log DIR` of a directory of runs: one line per run, then the count by status."""
+    if args.events:
+        raise UserError(f"--events reads one run: {path} holds {len(runs)} run directories "
+                        f"(e.g. {runs[0]})")
+    lines = [run_line(run) for run in runs]
+    if args.json:
+        print(json.dumps(lines, indent=2))
+        return 0
+    for line in lines:
+        said = f"{Path(line['run']).relative_to(path)}: {line['status']}, {line['events']} " \
+               f"events, {line['calls']} calls"
+        if line["error"]:
+            said += f"; error: {line['error']}"
+        if line["warnings"]:
+            said += f"; warnings: {'; '.join(line['warnings'])}"
+        print(said)
+    statuses: dict[str, int] = {}
+    for line in lines:
+        statuses[line["status"]] = statuses.get(line["status"], 0) + 1
+    print(f"{len(lines)} runs in {path}: "
+          + ", ".join(f"{n} {status}" for status, n in statuses.items())
+          + f"; one run in full: sandbox log {runs[0]}")
+    return 0

@@ -168,8 +168,7 @@ def _run(args) -> int:
         for target in run_targets():
             if target.owns(args.scenario):
                 return target.run(args)
-        raise UserError(f"unknown scenario {args.scenario!r}; known: "
-                        f"{', '.join(sorted(SCENARIOS))}")
+        raise UserError(unknown_scenario(args.scenario, sorted(SCENARIOS), run_targets()))
     changes = _town_changes(args)
     try:
         scenario = SCENARIOS[args.scenario](args.config, max_turns=args.turns,
@@ -194,3 +193,19 @@ def _run(args) -> int:
     print_summary(summarize(load_run(out)), console)
     console.print(f"run directory: {out}  ({result.wall_time_s:.1f} s)")
     return run_stopped(result, console)
+
+
+def unknown_scenario(name: str, scenarios: list[str], targets) -> str:
+    """A scenario no one knows: the nearest scenario names and the benchmarks' item names
+    closest to it (their `near`), the scenarios known, and where the benchmarks' items are
+    listed."""
+    import difflib
+
+    close = difflib.get_close_matches(name, scenarios, n=3)
+    for target in targets:
+        if target.near is not None:
+            close += [n for n in target.near(name) if n not in close]
+    hint = f"did you mean {' or '.join(close)}? " if close else ""
+    lists = dict.fromkeys(f"`sandbox list {t.listing}`" for t in targets if t.listing)
+    more = f", and the names {' and '.join(lists)} lists" if lists else ""
+    return f"unknown scenario {name!r}; {hint}known: {', '.join(scenarios)}{more}"

@@ -5,9 +5,11 @@ the log by the rules of evaluation/stss (Table 4 of the paper).
 What it adds to `sandbox`:
 `sandbox stss`: run a suite of episodes and write the Table-4-style table (commands.py, whose
     runner is suite.py).
-`sandbox score`: score finished runs again, offline, from their logs.
+`sandbox stss-board`: the board of one or more suites (intervals, n, every episode accounted).
+`sandbox score`: score finished runs (or a suite's) again, offline, from their logs.
 `sandbox run TEMPLATE`: one episode of a task template (a .yaml file or a built-in template
     name), then its score: the plug-in's run target.
+`sandbox list templates`: the built-in templates. `sandbox sweep`: suites as cells, boarded.
 A suite directory is marked by its `suite.json`, which other commands' outputs may not share.
 
 Like every benchmark's plugin package, this is the benchmark's composition root: the one place
@@ -18,13 +20,13 @@ when `sandbox` registers them or runs a template.
 
 from __future__ import annotations
 
-from sandbox.app.plugins import Plugin, RunTarget
+from sandbox.app.plugins import Plugin, RunTarget, Sweep
 
 SUITE_FILE = "suite.json"  # what marks a suite directory (suite.py writes it)
 
 
 def register(sub) -> None:
-    """`sandbox score`, `sandbox stss`."""
+    """`sandbox score`, `sandbox stss`, `sandbox stss-board`."""
     from .commands import register as register_commands
 
     register_commands(sub)
@@ -36,6 +38,26 @@ def owns(scenario: str) -> bool:
     from tasks.stss import is_template_ref
 
     return is_template_ref(scenario)
+
+
+def near(name: str) -> list[str]:
+    """The built-in template names closest to a misspelt one (`sandbox run`'s error)."""
+    from pathlib import Path
+
+    from tasks.stss import nearest_templates
+
+    return nearest_templates(Path(name).stem)
+
+
+def templates() -> list[tuple[str, str]]:
+    """`sandbox list templates`: every built-in template, its task type and title."""
+    from tasks.stss import builtin_templates, load_template
+
+    rows = []
+    for path in builtin_templates():
+        template = load_template(path)
+        rows.append((path.stem, f"{template.type.value}: {template.title}"))
+    return rows
 
 
 def add_run_options(p) -> None:
@@ -56,5 +78,11 @@ PLUGIN = Plugin(
     run_target=RunTarget(
         describe="an STSS task template: a .yaml file or a built-in template name "
                  "(tasks/stss/templates); a template run ends with its score",
-        owns=owns, add_options=add_run_options, run=run_template),
+        owns=owns, add_options=add_run_options, run=run_template, near=near,
+        listing="templates"),
+    lists={"templates": templates},
+    # A cell: `sandbox stss ... --model M --arch A --seeds 0,1 --out CELL`; the board names
+    # each row by its model and architecture itself.
+    sweep=Sweep("stss", "--model", "stss-board", arch_flag="--arch", seeds_flag="--seeds",
+                label_flag=None),
     outputs={SUITE_FILE: "an STSS suite (sandbox stss)"})

@@ -1,7 +1,9 @@
 """The STSS action level's commands, built on the app's shared command helpers:
 
 `sandbox stss`: run a suite of STSS social-task episodes and write the Table-4-style table.
-`sandbox score RUN_DIR...`: score finished STSS runs again, offline, from their logs.
+`sandbox stss-board DIR...`: the board of one or more suites (evaluation.stss.suite_board).
+`sandbox score RUN_DIR...`: score finished STSS runs again, offline, from their logs (a suite
+directory: its missing scores, then its board).
 `sandbox run <template.yaml|name>`: one STSS episode, then its score (the plug-in's run target:
 `add_run_options`, `run_template`).
 """
@@ -28,6 +30,7 @@ from sandbox.app.commands.common import (
     llm_settings,
     non_negative_int,
     output_dir,
+    output_file,
     parallel_options,
     positive_int,
     print_event,
@@ -42,6 +45,8 @@ from sandbox.llm import CacheMiss, LLMConfigError
 from sandbox.lock import hold_output
 from sandbox.log import CACHE, RunDirectoryExists, load_run
 from sandbox.summary import print_summary, summarize
+
+from . import SUITE_FILE
 
 ARCHITECTURES = ("ga", "ga_tdp")  # the paper's comparison, the default of a suite
 PERFORMER_ARCH = "ga_tdp"  # the performer's architecture of one episode (`sandbox run`)
@@ -104,7 +109,13 @@ def _world(args):
 
 def run_template(args) -> int:
     """`sandbox run <template.yaml|name>`: one STSS episode, then its score."""
-    from tasks.stss import STSSEpisode, instantiate, load_template, template_path
+    from tasks.stss import (
+        STSSEpisode,
+        instantiate,
+        load_template,
+        nearest_templates,
+        template_path,
+    )
 
     from .suite import run_task
 
@@ -118,7 +129,9 @@ def run_template(args) -> int:
                            background=args.background)
         STSSEpisode(task, args.arch, window=window)  # check the window before any model loads
     except FileFormatError as exc:
-        raise UserError(str(exc)) from exc
+        close = [] if Path(args.scenario).exists() else nearest_templates(Path(args.scenario).stem)
+        hint = f"; did you mean the built-in template {' or '.join(close)}?" if close else ""
+        raise UserError(f"{exc}{hint}") from exc
     except ValueError as exc:
         raise UserError(f"{path}: {exc}") from exc
     warning = window.cut_short(task)
@@ -171,7 +184,7 @@ def parse_seeds(text: str) -> list[int]:
 
 
 def register(sub) -> None:
-    """`sandbox score` and `sandbox stss`."""
+    """`sandbox score`, `sandbox stss` and `sandbox stss-board`."""
     register_score(sub)
     p = sub.add_parser(
         "stss", help="run a suite of STSS social-task episodes and tabulate the scores",
@@ -180,11 +193,15 @@ def register(sub) -> None:
                     "write OUT/table.json and OUT/table.md: mean score per task type, overall "
                     "and the conversation ratio, as in Table 4 of the STSS paper. Finished "
                     "episodes are skipped, so an interrupted suite resumes.",
-        epilog="example: sandbox stss --templates tasks/stss/templates --arch ga --arch ga_tdp "
-               "--seeds 0..2 --model scripted/town --embedder hashing --jobs 4 --out runs/stss")
-    p.add_argument("--templates", default=None,
-                   help="a directory of template YAML files, a glob, one file, or a public STSS "
-                        "task file (.json, see --name-map) [default: the 30 built-in templates]")
+        epilog="example: sandbox stss --templates public_spring_tasting,help_light_bulbs "
+               "--arch ga --arch ga_tdp --seeds 0..2 --model scripted/town --embedder hashing "
+               "--jobs 4 --out runs/stss")
+    p.add_argument("--templates", action="append", metavar="TEMPLATES",
+                   help="built-in template names (`sandbox list templates`) or globs of them "
+                        "('public_*'), template YAML files, directories of them, or globs of "
+                        "files; several comma-separated or the option repeated; or one public "
+                        "STSS task file (.json, see --name-map) [default: the 30 built-in "
+                        "templates]")
     p.add_argument("--name-map", type=Path,
                    help="YAML/JSON mapping of a public file's characters and places to ours "
                         "(not needed on the reference town: --world ville)")
@@ -207,6 +224,54 @@ def register(sub) -> None:
     add_budget_options(p, suite=True)
     add_parallel_options(p)
     p.set_defaults(func=main, resumable=True)
+    register_board(sub)
+
+
+def register_board(sub) -> None:
+    """`sandbox stss-board DIR...`: the board of one or more suites."""
+    b = sub.add_parser(
+        "stss-board", help="board of STSS suites: Table 4 with intervals, n and the accounting",
+        description="Merge suite directories (written by `sandbox stss --out`) into one board, "
+                    "from their score files (no model is called, nothing is scored again): a "
+                    "row per configuration (model x architecture; one found in several suites "
+                    "is one row, its episodes pooled), the mean per task type, overall and per "
+                    "template, each with a seeded 95% bootstrap interval and n (episodes), the "
+                    "conversation ratio, and what became of every episode the suites planned "
+                    "(scored, unscored by the rules, or without a score and why). --json writes "
+                    "the numbers, --plot a PNG of each configuration's overall score with its "
+                    "interval.",
+        epilog="example: sandbox stss-board runs/stss-smol runs/stss-gpt --plot board.png")
+    b.add_argument("dirs", nargs="+", type=Path, metavar="DIR",
+                   help="suite directories written by `sandbox stss --out`")
+    b.add_argument("--rules", choices=["ours", "reference"], default="ours",
+                   help="which score files: ours (score.json) or the STSS authors' scorer's "
+                        "(score.reference.json: `sandbox stss --rules reference` or `both`, or "
+                        "`sandbox score DIR --rules reference`) [default: %(default)s]")
+    b.add_argument("--episodes", action="store_true", help="also list every episode's score")
+    b.add_argument("--seed", type=non_negative_int, default=0,
+                   help="bootstrap seed [default: %(default)s]")
+    b.add_argument("--resamples", type=positive_int, default=1000,
+                   help="bootstrap resamples [default: %(default)s]")
+    b.add_argument("--markdown", type=output_file, help="also write the board to this file")
+    b.add_argument("--json", type=output_file, help="write the board as JSON to this file")
+    b.add_argument("--plot", type=output_file, metavar="PNG",
+                   help="draw each configuration's overall score and interval into this PNG")
+    b.set_defaults(func=board_main)
+
+
+def board_main(args) -> int:
+    """`sandbox stss-board DIR...`."""
+    from evaluation.kit import BoardError
+    from evaluation.stss import suite_board
+    from sandbox.app.commands.benchmark import write_board
+
+    try:
+        report = suite_board(args.dirs, rules=args.rules, seed=args.seed,
+                             resamples=args.resamples, episodes=args.episodes)
+    except BoardError as exc:
+        raise UserError(str(exc)) from exc
+    write_board(report, args)
+    return 0
 
 
 def _templates(args, console: Console):
@@ -216,10 +281,15 @@ def _templates(args, console: Console):
     from tasks.stss import TEMPLATES_DIR
     from tasks.stss.importer import import_public_tasks, write_templates
 
-    from .suite import template_files
+    from .suite import find_templates, template_specs
 
-    spec = args.templates or str(TEMPLATES_DIR)
-    if str(spec).endswith(".json"):
+    specs = template_specs(args.templates) or [str(TEMPLATES_DIR)]
+    public = [spec for spec in specs if spec.endswith(".json")]
+    if public and len(specs) > 1:
+        raise UserError(f"--templates {public[0]}: a public task file is imported alone; give "
+                        "it as the only --templates")
+    spec = specs[0]
+    if public:
         names = read_data(args.name_map) if args.name_map else {}
         if not isinstance(names, dict | None):
             raise UserError(f"--name-map {args.name_map}: expected a mapping of their names to "
@@ -235,10 +305,10 @@ def _templates(args, console: Console):
                       f"{args.out / 'templates'}", highlight=False)
         _print_import(imported, console)
         return paths, imported
-    paths = template_files(spec)
-    if not paths:
-        raise UserError(f"--templates {spec}: no template files")
-    return paths, None
+    try:
+        return find_templates(specs), None
+    except ValueError as exc:
+        raise UserError(str(exc)) from exc
 
 
 def _print_import(imported, console: Console) -> None:
@@ -339,6 +409,7 @@ def main(args) -> int:
         SuiteOptions,
         arch_dir,
         check_options,
+        episode_key,
         plan_suite,
         planned_episodes,
         record_options,
@@ -367,7 +438,8 @@ def main(args) -> int:
             options = check_options(args.out, SuiteOptions(
                 model=args.model, world=world_ref(world), background=args.background, window=window,
                 embedder=args.embedder, prompts=str(args.prompts) if args.prompts else None,
-                architectures={arch_dir(a): a for a in archs}))
+                architectures={arch_dir(a): a for a in archs},
+                episodes=[episode_key(e) for e in episodes]))
         except ValueError as exc:
             raise UserError(str(exc)) from exc
         setup = _setup(args, _recipe(args, window, scoring_options(args)), parallel)
@@ -420,9 +492,13 @@ def register_score(sub) -> None:
         description="Read each run directory's header and events, apply the STSS rules of its "
                     "task type, print the score and write score.json (ours) or "
                     "score.reference.json (the STSS authors' scorer's rules) with the evidence: "
-                    "which agent, which event, which rule counted or rejected it.",
-        epilog="example: sandbox score runs/demo")
-    p.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR")
+                    "which agent, which event, which rule counted or rejected it. Given a suite "
+                    "directory (sandbox stss --out), score its finished episodes whose score is "
+                    "missing or was made with other options, then print every episode's score "
+                    "and the suite's board (as `sandbox stss-board DIR --episodes`).",
+        epilog="example: sandbox score runs/demo; sandbox score runs/stss --rules reference")
+    p.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR",
+                   help="a run directory, or a suite directory (sandbox stss --out)")
     p.add_argument("--json", action="store_true", help="print score.json instead")
     p.add_argument("--evidence", type=non_negative_int, default=8, metavar="N",
                    help="evidence lines to print per run [default: %(default)s]")
@@ -437,7 +513,11 @@ def score_main(args) -> int:
 
     console = terminal.console()
     scorings = scoring_options(args)
+    failed = 0
     for run_dir in args.runs:
+        if (Path(run_dir) / SUITE_FILE).is_file():
+            failed += _score_suite(Path(run_dir), args, scorings, console)
+            continue
         if Path(run_dir).is_dir():  # (a missing one is said by write_score)
             hold_output(run_dir)  # score.json is written beside the run: not while it runs
         for options in scorings:
@@ -452,7 +532,68 @@ def score_main(args) -> int:
                           f"({score.architecture}), seed {score.seed}; written to "
                           f"{Path(run_dir) / options.file}", highlight=False)
             print_score(score, console, evidence=args.evidence)
-    return 0
+    return 1 if failed else 0
+
+
+def score_suite(run_dirs: list[Path], scorings: list) -> tuple[int, list[tuple[Path, str]]]:
+    """Score every finished episode whose score under each rule set is missing, does not read
+    or was made with other options, as a resumed suite does (offline, from the logs; the others
+    keep theirs), and, by the reference's rules, one a budget stopped, as a suite does when it
+    stops. Returns how many score files were written, and the episodes that failed to."""
+    from evaluation.stss import ScoreError, read_score, write_score
+    from sandbox.log import RunFormatError, run_outcome
+
+    written, failures = 0, []
+    for run_dir in run_dirs:
+        outcome = run_outcome(run_dir)
+        stopped = outcome.state == "failed" and outcome.reason.startswith("budget: ")
+        for scoring in scorings:
+            if not (outcome.finished or stopped and scoring.rules == "reference"):
+                continue
+            try:
+                score = read_score(run_dir, scoring.rules)
+            except ValueError:
+                score = None  # a score file that does not read is written again
+            if score is not None and score.options == scoring:
+                continue
+            try:
+                write_score(run_dir, scoring)
+            except (ScoreError, RunFormatError) as exc:  # said; the other episodes go on
+                failures.append((run_dir, str(exc)))
+                continue
+            written += 1
+    return written, failures
+
+
+def _score_suite(suite_dir: Path, args, scorings: list, console: Console) -> int:
+    """`sandbox score SUITE`: its missing scores written, then its board with every episode's
+    score, per rule set. Returns how many episodes failed to score."""
+    import json
+
+    from evaluation.kit import BoardError
+    from evaluation.stss import read_suite, suite_board
+
+    hold_output(suite_dir)  # score files are written beside the runs: not while the suite runs
+    try:
+        suite = read_suite(suite_dir)
+    except BoardError as exc:
+        raise UserError(str(exc)) from exc
+    written, failures = score_suite([e.run_dir for e in suite.episodes], scorings)
+    for options in scorings:
+        report = suite_board([suite_dir], rules=options.rules, episodes=True)
+        if args.json:
+            print(json.dumps(report.data, indent=2))
+        else:
+            terminal.print_markdown(report.markdown)
+    if not args.json:
+        console.print(f"{suite_dir}: a suite of {len(suite.episodes)} planned episode(s); "
+                      f"{written} score file(s) written (episodes without a score of these rules "
+                      "and options; the others keep theirs; its table.md is not written "
+                      "again)", highlight=False, soft_wrap=True)
+    for run_dir, error in failures:
+        console.print(f"[red]not scored:[/] {run_dir}: {error}", highlight=False,
+                      soft_wrap=True)
+    return len(failures)
 
 
 def add_scoring_options(p: argparse.ArgumentParser) -> None:

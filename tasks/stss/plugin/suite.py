@@ -7,7 +7,8 @@ episode whose result.json says completed and whose score.json exists is skipped,
 one without a score (or scored by another window rule) is only scored, anything else is run
 again from the start. `<out>/suite.json` records the options that shape an episode (model,
 background, window, embedder, prompts, which file each architecture directory stands for): a
-resumed suite must ask for the same, or its old episodes would be reused under new labels.
+resumed suite must ask for the same, or its old episodes would be reused under new labels; it
+also lists every episode each run planned, which `sandbox stss-board` accounts for.
 The table goes to `<out>/table.json` and `<out>/table.md`.
 """
 
@@ -68,6 +69,9 @@ class SuiteOptions(BaseModel):
     # Directory name -> the --arch it stands for. New architectures may join a suite later;
     # a directory may not change what it holds.
     architectures: dict[str, str] = Field(default_factory=dict)
+    # Every episode a run of the suite planned (<template>/<arch>/s<seed>, `episode_key`),
+    # over all its runs: what a board accounts for, an episode never started included.
+    episodes: list[str] = Field(default_factory=list)
 
 
 OPTION_NAMES = {"model": "--model", "world": "--world", "background": "--background",
@@ -116,7 +120,8 @@ def check_options(out: Path, options: SuiteOptions) -> SuiteOptions:
         raise SuiteError(f"{OPTION_NAMES[key]}: asked for {_show(now)}, but the suite in {out} "
                          f"was run with {_show(was)}{more}; use a new --out for these options")
     return options.model_copy(update={
-        "architectures": {**recorded.architectures, **options.architectures}})
+        "architectures": {**recorded.architectures, **options.architectures},
+        "episodes": list(dict.fromkeys([*recorded.episodes, *options.episodes]))})
 
 
 def record_options(out: Path, options: SuiteOptions) -> None:
@@ -155,13 +160,62 @@ def run_task(template: Path, world: World, make_llm: MakeLLM, *, architecture: s
     return result, write_score(out, scoring)
 
 
-def template_files(spec: str | Path) -> list[Path]:
-    """A directory (its *.yaml), a glob, or one file."""
-    path = Path(spec)
-    if path.is_dir():
-        return sorted(path.glob("*.yaml"))
-    return sorted(Path(p) for p in glob.glob(str(spec))) if any(c in str(spec) for c in "*?[") \
-        else [path]
+LIST_TEMPLATES = "`sandbox list templates` lists them"
+_GLOB = "*?["
+
+
+def template_specs(values: list[str] | None) -> list[str]:
+    """--templates as given (repeated, each maybe comma-separated) -> one spec each; a value
+    that is an existing path is kept whole, commas and all."""
+    specs: list[str] = []
+    for value in values or []:
+        parts = [value] if Path(value).exists() else value.split(",")
+        specs += [part.strip() for part in parts if part.strip()]
+    return specs
+
+
+def _builtin(name: str) -> Path | None:
+    from tasks.stss import TEMPLATES_DIR
+
+    path = TEMPLATES_DIR / f"{name}.yaml"
+    return path if "/" not in name and path.is_file() else None
+
+
+def find_templates(specs: list[str]) -> list[Path]:
+    """The template files of several specs, in order, each file once: a built-in template's
+    name, a glob of such names (`public_*`), a template file, a directory (its *.yaml), or a
+    glob of files. SuiteError on a spec that finds nothing, naming the nearest built-in
+    names when it looks like a misspelt one."""
+    from fnmatch import fnmatch
+
+    from tasks.stss import builtin_templates, nearest_templates
+
+    found: dict[Path, Path] = {}
+    for spec in specs:
+        path = Path(spec)
+        a_name = "/" not in spec and path.suffix not in (".yaml", ".yml")
+        if path.is_dir():
+            files = sorted(path.glob("*.yaml"))
+            if not files:
+                raise SuiteError(f"--templates {spec}: no template files (*.yaml) in it")
+        elif any(c in spec for c in _GLOB):
+            files = [t for t in builtin_templates() if fnmatch(t.stem, spec)] if a_name else []
+            files = files or sorted(Path(p) for p in glob.glob(spec))
+            if not files:
+                raise SuiteError(f"--templates {spec}: matches no built-in template name and no "
+                                 f"file; {LIST_TEMPLATES}")
+        elif path.is_file():
+            files = [path]
+        elif (builtin := _builtin(spec)) is not None:
+            files = [builtin]
+        else:
+            close = nearest_templates(path.stem if not a_name else spec)
+            hint = f"did you mean {' or '.join(close)}? " if close else ""
+            raise SuiteError(f"--templates {spec}: no such template file, and no built-in "
+                             f"template of that name; {hint}{LIST_TEMPLATES}")
+        for file in files:
+            found.setdefault(file.resolve(), file)
+    return list(found.values())
 
 
 def arch_dir(architecture: str) -> str:

@@ -1,0 +1,420 @@
+"""The STSS action level's board: one or more suite directories (`sandbox stss --out`) merged,
+one row per configuration (model x performer architecture; a configuration found in several
+suites is one row, its episodes pooled), with the means of the suite table (Table 4: per task
+type, overall, the conversation ratio), each with a seeded 95% bootstrap interval and n, the
+same per template, and the accounting of every episode the suites planned: scored, unscored
+by the rules, or without a score and why.
+
+Reads a suite's `suite.json` (what it was run with, the episodes it planned) and its episodes'
+score files (score.json, score.reference.json); of an episode without a score, only whether
+its run ended (sandbox.log.run_outcome), to say why. Scores nothing again and calls no model.
+
+    report = suite_board(["runs/a", "runs/b"], rules="ours", seed=0, resamples=1000)
+    print(report.markdown)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from statistics import mean
+from typing import Any
+
+from evaluation.kit import (
+    RESAMPLES,
+    BoardError,
+    BoardReport,
+    Column,
+    Plot,
+    PlotPoint,
+    bootstrap_ci,
+    markdown_table,
+)
+from sandbox.log import run_outcome
+from tasks.stss.schema import TaskType
+
+from .scoring import ScoringOptions, STSSScore, read_score
+from .table import RULE_SETS, WINDOW_RULES, TableRow, conversation_ratios, row_notes, table_row
+
+SUITE_FILE = "suite.json"  # what `sandbox stss` writes into a suite directory, and marks it by
+# Options of suite.json that shape every episode: suites pooled into one row should agree.
+EPISODE_OPTIONS = {"world": "--world", "background": "--background", "window": "--same-day, "
+                   "--start, --until", "embedder": "--embedder", "prompts": "--prompts"}
+_SEED_DIR = re.compile(r"s(\d+)")
+
+
+@dataclass(frozen=True)
+class PlannedEpisode:
+    """One episode a suite planned: OUT/<template>/<arch>/s<seed>, and the configuration it
+    belongs to (the suite's model, and the architecture its directory stands for)."""
+
+    suite: Path
+    template: str
+    arch_dir: str
+    seed: int
+    model: str
+    architecture: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.template}/{self.arch_dir}/s{self.seed}"
+
+    @property
+    def run_dir(self) -> Path:
+        return self.suite / self.template / self.arch_dir / f"s{self.seed}"
+
+
+@dataclass
+class SuiteDir:
+    """A suite directory as the board reads it: its suite.json and the episodes it planned."""
+
+    path: Path
+    options: dict[str, Any]
+    episodes: list[PlannedEpisode]
+
+
+def _episode_key(text: str) -> tuple[str, str, int] | None:
+    parts = str(text).split("/")
+    if len(parts) != 3 or not (found := _SEED_DIR.fullmatch(parts[2])):
+        return None
+    return parts[0], parts[1], int(found.group(1))
+
+
+def read_suite(path: Path | str) -> SuiteDir:
+    """A suite directory: BoardError when it has no readable suite.json. Its planned episodes
+    are those suite.json records (every run of `sandbox stss` into it adds its own) and every
+    episode directory found in it (a suite begun before suite.json recorded them)."""
+    path = Path(path)
+    options_path = path / SUITE_FILE
+    if not options_path.is_file():
+        what = "a run directory, not a suite" if (path / "header.json").is_file() else \
+            "not an STSS suite directory"
+        raise BoardError(f"{path} is {what} (no {SUITE_FILE}; write one with `sandbox stss "
+                         "--out DIR`)")
+    try:
+        options = json.loads(options_path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise BoardError(f"{options_path}: not JSON ({exc})") from exc
+    if not isinstance(options, dict) or not isinstance(options.get("model"), str):
+        raise BoardError(f"{options_path}: not a suite's options (expected a JSON object with "
+                         "its model)")
+    archs = options.get("architectures") or {}
+    keys = {k for k in map(_episode_key, options.get("episodes") or []) if k is not None}
+    for run_dir in path.glob("*/*/s*"):
+        found = _episode_key(run_dir.relative_to(path).as_posix())
+        if found is not None and run_dir.is_dir():
+            keys.add(found)
+    episodes = [PlannedEpisode(path, template, arch, seed, options["model"],
+                               str(archs.get(arch, arch)))
+                for template, arch, seed in sorted(keys)]
+    return SuiteDir(path, options, episodes)
+
+
+@dataclass
+class EpisodeScore:
+    """A planned episode and what the board found of it under one rule set: its score (None:
+    no score file), and why it is not in the means (empty when it is)."""
+
+    episode: PlannedEpisode
+    score: STSSScore | None
+    why: str = ""
+
+    @property
+    def scored(self) -> bool:
+        return self.score is not None and self.score.score is not None
+
+
+def _why_no_score(episode: PlannedEpisode, rules: str) -> str:
+    """Why an episode has no score file, in the words of the suite table's lines."""
+    outcome = run_outcome(episode.run_dir)
+    if outcome.state == "missing":
+        return "not run: " + ("no run directory (never started)"
+                              if outcome.reason == "no run directory" else outcome.reason)
+    if outcome.state == "failed":
+        kind, _, reason = outcome.reason.partition(": ")
+        if kind == "budget":
+            return f"stopped by a budget: {reason}"
+        if kind == "unavailable":
+            return f"unavailable: {reason}"
+        return f"failed: {reason or kind}"
+    if outcome.state == "unfinished":
+        return f"unfinished: {outcome.reason}"
+    file = ScoringOptions(rules=rules).file
+    return (f"finished, but no {file} (score it: sandbox score {episode.suite} --rules "
+            f"{rules})")
+
+
+def episode_score(episode: PlannedEpisode, rules: str) -> EpisodeScore:
+    try:
+        score = read_score(episode.run_dir, rules)
+    except (ValueError, OSError) as exc:  # a pydantic ValidationError is a ValueError
+        file = ScoringOptions(rules=rules).file
+        problem = exc.errors()[0]["msg"] if hasattr(exc, "errors") else str(exc)
+        return EpisodeScore(episode, None, f"{file} does not read ({problem}); score it again: "
+                                           f"sandbox score {episode.run_dir} --rules {rules}")
+    if score is None:
+        return EpisodeScore(episode, None, _why_no_score(episode, rules))
+    if score.score is None:
+        return EpisodeScore(episode, score, f"unscored by the rules: {score.unscored}")
+    return EpisodeScore(episode, score)
+
+
+def estimate(values: Sequence[float], seed: int, resamples: int) -> dict[str, Any]:
+    """A mean, its 95% percentile bootstrap interval and n (None and n 0 when empty)."""
+    if not values:
+        return {"mean": None, "ci": None, "n": 0}
+    return {"mean": mean(values), "ci": list(bootstrap_ci(values, seed, resamples)),
+            "n": len(values)}
+
+
+@dataclass
+class Configuration:
+    """One board row: a model and a performer architecture, over every suite that ran it."""
+
+    model: str
+    architecture: str
+    episodes: list[EpisodeScore] = field(default_factory=list)
+    label: str = ""
+    agent: str = ""
+
+    @property
+    def suites(self) -> list[Path]:
+        return list(dict.fromkeys(e.episode.suite for e in self.episodes))
+
+    def scores(self) -> list[STSSScore]:
+        return [e.score for e in self.episodes if e.score is not None]
+
+    def table_row(self) -> TableRow:
+        return table_row(self.model, self.architecture, self.scores())
+
+
+def _suite_names(suites: Sequence[Path]) -> dict[Path, str]:
+    """Each suite's name on the board: its folder's name, or its path when two share one."""
+    names = [s.name for s in suites]
+    return {s: s.name if names.count(s.name) == 1 else str(s) for s in suites}
+
+
+def _label(configs: list[Configuration], names: dict[Path, str]) -> None:
+    """`model agent`, the agent the architecture's name (a file's stem); the suites named when
+    two rows would otherwise share a label."""
+    for config in configs:
+        config.agent = Path(config.architecture).stem or config.architecture
+    shown = [(c.model, c.agent) for c in configs]
+    for config in configs:
+        if shown.count((config.model, config.agent)) > 1:
+            config.agent += f" ({', '.join(names[s] for s in config.suites)})"
+        config.label = f"{config.model} {config.agent}"
+
+
+def _interval(ci) -> str | None:
+    return None if ci is None else f"[{ci[0]:.3f}, {ci[1]:.3f}]"
+
+
+def _row_data(config: Configuration, names: dict[Path, str], seed: int,
+              resamples: int) -> dict[str, Any]:
+    scored = [e.score for e in config.episodes if e.scored]
+    by_type = {kind.value: estimate([s.score for s in scored if s.type is kind], seed, resamples)
+               for kind in TaskType}
+    templates: dict[str, dict[str, Any]] = {}
+    for template in sorted({e.episode.template for e in config.episodes}):
+        mine = [e for e in config.episodes if e.episode.template == template]
+        kinds = {e.score.type.value for e in mine if e.score is not None}
+        templates[template] = {
+            "type": kinds.pop() if len(kinds) == 1 else None,
+            **estimate([e.score.score for e in mine if e.scored], seed, resamples),
+            "planned": len(mine)}
+    ratios = conversation_ratios(scored)
+    row = config.table_row()
+    missing = [{"run": str(e.episode.run_dir), "why": e.why} for e in config.episodes
+               if e.score is None]
+    return {
+        "label": config.label, "model": config.model, "architecture": config.architecture,
+        "agent": config.agent, "suites": [names[s] for s in config.suites],
+        "overall": estimate([s.score for s in scored], seed, resamples),
+        "by_type": by_type, "by_template": templates,
+        "conversation_ratio": {"mean": mean(ratios) if ratios else None, "n": len(ratios)},
+        "planned": len(config.episodes), "scored": len(scored),
+        "unscored": row.unscored, "missing": missing,
+        "warned_episodes": row.warned_episodes, "warned": row.warned,
+        "incomplete": row.incomplete, "degraded": row.degraded}
+
+
+def _option_warnings(config: Configuration, suites: dict[Path, SuiteDir],
+                     names: dict[Path, str]) -> list[str]:
+    """A row pooling suites whose episodes were shaped by different options."""
+    out = []
+    if len(config.suites) < 2:
+        return out
+    for key, flag in EPISODE_OPTIONS.items():
+        values = {names[s]: suites[s].options.get(key) for s in config.suites}
+        if len({json.dumps(v, sort_keys=True) for v in values.values()}) > 1:
+            shown = "; ".join(f"{_option(v)} in {name}" for name, v in values.items())
+            out.append(f"{config.label} pools suites run with different {flag} ({shown}): "
+                       "their episodes differ by more than the model and the architecture")
+    return out
+
+
+def _option(value: Any) -> str:
+    if value is None:
+        return "the default"
+    if isinstance(value, dict):  # the window: same_day, start, until
+        return ", ".join(f"{k} {_option(v)}" for k, v in value.items())
+    return str(value)
+
+
+TYPE_COLUMNS = [Column(f"type_{k.value}", k.label, 3) for k in TaskType]
+
+
+def _main_table(rows: list[dict[str, Any]]) -> list[str]:
+    columns = [Column("model", "LLM", None, "---"), Column("agent", "Agent", None, "---"),
+               *TYPE_COLUMNS, Column("overall", "Overall", 3),
+               Column("overall_ci", "95% CI", None), Column("overall_n", "n", None),
+               Column("ratio", "Conv. Ratio", 3)]
+    cells = [{"model": r["model"], "agent": r["agent"],
+              **{f"type_{k}": v["mean"] for k, v in r["by_type"].items()},
+              "overall": r["overall"]["mean"], "overall_ci": _interval(r["overall"]["ci"]),
+              "overall_n": r["overall"]["n"], "ratio": r["conversation_ratio"]["mean"]}
+             for r in rows]
+    return markdown_table(columns, cells)
+
+
+def _estimates_table(rows: list[dict[str, Any]], per: str) -> list[str]:
+    """Long form: one line per configuration and task type (`per` "type") or template."""
+    lead = [Column("model", "LLM", None, "---"), Column("agent", "Agent", None, "---")]
+    tail = [Column("mean", "Mean", 3), Column("ci", "95% CI", None), Column("n", "n", None)]
+    cells = []
+    for r in rows:
+        if per == "type":
+            planned = {t["type"] for t in r["by_template"].values()}
+            for kind in TaskType:
+                value = r["by_type"][kind.value]
+                if value["n"] or kind.value in planned:
+                    cells.append({"model": r["model"], "agent": r["agent"], "what": kind.label,
+                                  **value, "ci": _interval(value["ci"])})
+        else:
+            for template, value in r["by_template"].items():
+                kind = TaskType(value["type"]).label if value["type"] else None
+                cells.append({"model": r["model"], "agent": r["agent"], "what": template,
+                              "kind": kind, **value, "ci": _interval(value["ci"]),
+                              "n": f"{value['n']}/{value['planned']}"})
+    middle = [Column("what", "Task type", None, "---")] if per == "type" else \
+        [Column("what", "Template", None, "---"), Column("kind", "Task type", None, "---")]
+    return markdown_table([*lead, *middle, *tail], cells)
+
+
+def _episodes_table(configs: list[Configuration], names: dict[Path, str]) -> list[str]:
+    """Every planned episode, its score (or why none) and its rule; the suite named when
+    there are several."""
+    suite = [Column("suite", "Suite", None, "---")] if len(names) > 1 else []
+    columns = [*suite, Column("model", "LLM", None, "---"), Column("agent", "Agent", None, "---"),
+               Column("template", "Template", None, "---"), Column("seed", "Seed", None),
+               Column("score", "Score", 3), Column("ratio", "Conv. Ratio", 3),
+               Column("rule", "Rule (or why no score)", None, "---")]
+    cells = []
+    for config in configs:
+        for e in config.episodes:
+            s = e.score
+            cells.append({"suite": names[e.episode.suite], "model": config.model,
+                          "agent": config.agent,
+                          "template": e.episode.template, "seed": e.episode.seed,
+                          "score": s.score if s else None,
+                          "ratio": s.conversation_ratio if s else None,
+                          "rule": e.why or (s.rule if s else "")})
+    return markdown_table(columns, cells)
+
+
+def _accounting(rows: list[dict[str, Any]], configs: list[Configuration]) -> list[str]:
+    """Every planned episode: scored, unscored by the rules, or without a score and why (the
+    suite table's lines), then what the scores carry (nothing happened, degraded, ...)."""
+    lines = ["Accounting (every episode each suite planned; those not in the means, and why):",
+             ""]
+    for row in rows:
+        unscored = sum(row["unscored"].values())
+        missing = row["missing"]
+        lines.append(f"- {row['label']}: scored {row['scored']} of {row['planned']} planned "
+                     f"episode(s)" + (f"; {unscored} unscored by the rules" if unscored else "")
+                     + (f"; {len(missing)} without a score, not in the means:" if missing
+                        else "."))
+        lines += [f"  - {m['run']}: {m['why']}" for m in missing]
+    for config in configs:
+        lines += row_notes(config.table_row(), config.label)
+    return lines
+
+
+def _best(row: dict[str, Any]) -> tuple[bool, float]:
+    """Best first, rows without a score last."""
+    value = row["overall"]["mean"]
+    return value is None, -(value or 0.0)
+
+
+def suite_board(dirs: Sequence[Path | str], *, rules: str = "ours", seed: int = 0,
+                resamples: int = RESAMPLES, episodes: bool = False) -> BoardReport:
+    """The board of suite directories under one rule set (`rules`: which score files are
+    read). `episodes`: list every episode's score too (`sandbox score SUITE`)."""
+    if rules not in RULE_SETS:
+        raise BoardError(f"rules {rules!r}: expected one of {', '.join(RULE_SETS)}")
+    warnings = []
+    suites: dict[Path, SuiteDir] = {}
+    for path in map(Path, dirs):
+        suite = read_suite(path)
+        if any(path.resolve() == s.resolve() for s in suites):
+            warnings.append(f"{path} is given twice: its episodes count once")
+            continue
+        suites[path] = suite
+        if not suite.episodes:
+            warnings.append(f"{path}: no episode planned or found")
+    names = _suite_names(list(suites))
+    configs: dict[tuple[str, str], Configuration] = {}
+    for suite in suites.values():
+        for episode in suite.episodes:
+            key = (episode.model, episode.architecture)
+            config = configs.setdefault(key, Configuration(*key))
+            config.episodes.append(episode_score(episode, rules))
+    ordered = [configs[k] for k in sorted(configs)]
+    _label(ordered, names)
+    for config in ordered:
+        warnings += _option_warnings(config, suites, names)
+    rows = [_row_data(c, names, seed, resamples) for c in ordered]
+    all_scores = [s for c in ordered for s in c.scores()]
+    window = " and ".join(sorted({s.options.window for s in all_scores})) or "overlap"
+
+    lines = [f"STSS action level ({len(suites)} suite(s): {', '.join(names.values())}; "
+             f"rules: {rules})", "", f"Rules: {RULE_SETS[rules]}.", "", *_main_table(rows), "",
+             f"Means over the scored episodes, each with its 95% bootstrap interval (percentile, "
+             f"{resamples} resamples, seed {seed}) and n episodes; Overall is the mean over every "
+             "scored episode, the conversation ratio the mean over those of every type but "
+             "asking for help (as the suite table has them). Per task type:", "",
+             *_estimates_table(rows, "type"), "", "Per template (n: scored of planned):", "",
+             *_estimates_table(rows, "template")]
+    if episodes:
+        lines += ["", "Every episode:", "", *_episodes_table(ordered, names)]
+    if rules == "ours":
+        why = WINDOW_RULES.get(window, "mixed: re-score the runs with one rule")
+        lines += ["", f"Window rule: {window} ({why})."]
+    lines += [f"\nWarning: {w}" for w in warnings]
+    lines += ["", *_accounting(rows, ordered)]
+    data: dict[str, Any] = {
+        "rules": rules, "seed": seed, "resamples": resamples, "window_rule": window,
+        "suites": [{"dir": str(path), "name": names[path], "planned": len(suite.episodes),
+                    "options": {k: v for k, v in suite.options.items() if k != "episodes"}}
+                   for path, suite in suites.items()],
+        "rows": rows, "warnings": warnings}
+    if episodes:
+        data["episodes"] = [{"run": str(e.episode.run_dir), "label": c.label,
+                             "template": e.episode.template, "seed": e.episode.seed,
+                             "score": e.score.score if e.score else None,
+                             "conversation_ratio": e.score.conversation_ratio if e.score
+                             else None, "rule": e.score.rule if e.score else None,
+                             "why": e.why}
+                            for c in ordered for e in c.episodes]
+    plot = Plot(title=f"STSS action level: overall score (rules: {rules})", axis="score (0-1)",
+                points=[PlotPoint(r["label"], r["overall"]["mean"],
+                                  tuple(r["overall"]["ci"]) if r["overall"]["ci"] else None,
+                                  n=r["overall"]["n"]) for r in sorted(rows, key=_best)],
+                scale=(0, 1),
+                interval=f"bars: 95% bootstrap interval of the mean over scored episodes "
+                         f"(percentile; seed {seed}, {resamples} resamples)")
+    return BoardReport(markdown="\n".join(lines) + "\n", data=data, plot=plot)
