@@ -125,7 +125,7 @@ def register(sub) -> None:
     b = sub.add_parser(
         "stss-lang-board", help="the Table 3 board of STSS language-level directories",
         description="Table 3 from saved judgments (no model is called): SR and GCSR, micro "
-                    "and macro, conversation and summary, n and 95%% bootstrap intervals, the "
+                    "and macro, conversation and summary, n and 95% bootstrap intervals, the "
                     "per-type comparison with the action level, calls and tokens per role.",
         epilog="example: sandbox stss-lang-board runs/lang-smol --plot table3.png")
     b.add_argument("dirs", nargs="+", type=Path, metavar="DIR")

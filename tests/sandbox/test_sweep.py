@@ -88,3 +88,42 @@ def test_a_sweep_is_refused_in_another_command_s_directory(tmp_path, capsys):
     capsys.readouterr()
     assert main(["sweep", experiment(tmp_path)]) == 2
     assert "holds a run directory (sandbox run), not an experiment" in capsys.readouterr().err
+
+
+def test_two_models_two_architectures_and_the_five_benchmarks_from_one_file(tmp_path, capsys):
+    s = "scripted/simulbench"
+    assert main(["simulbench-collect", "--user", s, "--simulator", s, "--judge", s, "--every",
+                 "40", "--out", str(tmp_path / "collect")]) == 0
+    scripts = tmp_path / "scripts.jsonl"
+    assert main(["simulbench-extract", str(tmp_path / "collect"), "--out", str(scripts)]) == 0
+    benchmarks = {
+        "stss": {"flags": {"templates": "public_spring_tasting", "embedder": "hashing",
+                           "background": 2, "same-day": True, "start": "15:00"}},
+        "stss-lang": {"flags": {"judge": ["scripted/stss-lang"], "every": 67,
+                                "partner-model": "scripted/stss-lang", "embedder": "hashing"}},
+        "pingpong": PINGPONG, "refutebench": REFUTEBENCH,
+        "simulbench": {"flags": {"scripts": str(scripts), "judge": [s]}}}
+    path = experiment(tmp_path, models={"plain": "scripted/default", "town": "scripted/town"},
+                      architectures=["ga", "ga_tdp"], benchmarks=benchmarks)
+    capsys.readouterr()
+    assert main(["sweep", path]) == 0
+    out = tmp_path / "exp"
+    cells = json.loads((out / "sweep.json").read_text())["cells"]
+    assert len(cells) == 2 * 2 * 2 + 3 * 2  # architectures only where the performer has one
+    assert {c["status"] for c in cells} == {"ok"}
+    stss = (out / "stss" / "board.md").read_text()
+    for model in ("scripted/default", "scripted/town"):
+        for arch in ("ga", "ga_tdp"):
+            assert f"| {model} | {arch} |" in stss
+    lang = (out / "stss-lang" / "board.md").read_text()
+    assert lang.count("scripted/town") >= 2 and "GCSR" in lang
+    for bench in ("pingpong", "simulbench", "refutebench"):
+        board = (out / bench / "board.md").read_text()
+        assert "| plain |" in board and "| town |" in board
+    summary = (out / "summary.md").read_text()
+    assert all(f"## {bench}" in summary for bench in benchmarks)
+
+    capsys.readouterr()
+    assert main(["sweep", path]) == 0  # resumed: every cell skips what it finished
+    printed = capsys.readouterr().out
+    assert printed.count("(1 already done)") == 4 and printed.count("run 0, skipped") == 10

@@ -127,7 +127,7 @@ def run_template(args) -> int:
         path = template_path(args.scenario)
         task = instantiate(load_template(path, world), args.seed, world,
                            background=args.background)
-        STSSEpisode(task, args.arch, window=window)  # check the window before any model loads
+        episode = STSSEpisode(task, args.arch, window=window)  # the window checked first
     except FileFormatError as exc:
         close = [] if Path(args.scenario).exists() else nearest_templates(Path(args.scenario).stem)
         hint = f"; did you mean the built-in template {' or '.join(close)}?" if close else ""
@@ -145,7 +145,7 @@ def run_template(args) -> int:
                   f"seed {args.seed})\n  performer: {task.performer} ({args.arch}); "
                   f"{len(task.background)} background residents: {', '.join(task.background)}"
                   f"\n  goal: {task.goal}\n  target: {task.criteria}", highlight=False)
-    show = None if args.quiet else print_event(console)
+    show = None if args.quiet else print_event(console, until=episode.until, run_dir=out)
     try:
         result, score = run_task(
             path, world, lambda _run_dir: llm, architecture=args.arch, seed=args.seed, out=out,
