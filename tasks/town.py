@@ -16,6 +16,7 @@ others, the task injected into the performer's `currently` and task planner.
 
 from __future__ import annotations
 
+import difflib
 from datetime import datetime
 from typing import Any
 
@@ -74,7 +75,11 @@ class TownScenario:
             by_name = {p.name: p for p in people}
             missing = [n for n in self.cfg.residents if n not in by_name]
             if missing:
-                raise KeyError(f"no resident(s) {', '.join(missing)} in world {world.name}")
+                near = {c for name in missing
+                        for c in difflib.get_close_matches(name, list(by_name), n=2, cutoff=0.5)}
+                hint = f"; did you mean {', '.join(sorted(near))}?" if near else ""
+                raise KeyError(f"no resident(s) {', '.join(missing)} in world {world.name}"
+                               f"{hint} (residents: {', '.join(sorted(by_name))})")
             people = [by_name[n] for n in self.cfg.residents]
         return world, people
 

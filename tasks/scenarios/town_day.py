@@ -3,6 +3,7 @@ the command line's changes to it (`TownChanges`)."""
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -47,8 +48,11 @@ class TownChanges(BaseModel):
             for option, name in [*(("--resident", n) for n in names or []),
                                  ("--performer", self.performer)]:
                 if name is not None and name not in everyone:
+                    near = difflib.get_close_matches(name, everyone, n=2, cutoff=0.5)
+                    hint = f"; did you mean {' or '.join(near)}?" if near else ""
                     raise ValueError(f"{option} {name!r}: no such resident in world "
-                                     f"{world.name}")
+                                     f"{world.name}{hint} (`sandbox world {world.name}` lists "
+                                     "them)")
         if names is None and self.first is not None:
             names = everyone[: self.first]
             if self.performer and self.performer not in names:  # the performer takes a seat

@@ -22,6 +22,7 @@ the performer lives; a step's location may be `{performer_home}`). Load with
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 import re
 import string
 from enum import StrEnum
@@ -222,7 +223,8 @@ def check_in_world(template: TaskTemplate, world: World) -> list[tuple[str, str]
     names += [(f"target_choices.{i}", n) for i, n in enumerate(template.target_choices)]
     for field, name in names:
         if name not in residents:
-            close = [n for n in residents if n.split()[0] == name.split()[0]]
+            close = [n for n in residents if n.split()[0] == name.split()[0]] or \
+                difflib.get_close_matches(name, list(residents), n=2, cutoff=0.5)
             hint = f"; did you mean {', '.join(close)}?" if close else ""
             problems.append((field, f"no resident {name!r} in world '{world.name}'{hint}"))
     if template.performer_role:

@@ -83,6 +83,8 @@ def test_a_performer_joins_the_file_s_residents_beside_its_own_performer(tmp_pat
     (["--task", "sell books"], "--task needs --performer"),
     (["--performer", "Nobody Atall"], "--performer 'Nobody Atall': no such resident"),
     (["--resident", "Nobody Atall"], "--resident 'Nobody Atall': no such resident"),
+    (["--resident", "Agnes Whitfeld"], "no such resident in world town; did you mean Agnes "
+                                       "Whitfield"),
 ])
 def test_bad_town_day_options_are_one_line_before_anything_runs(tmp_path, capsys, options,
                                                                message):
