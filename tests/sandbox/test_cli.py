@@ -169,3 +169,13 @@ def test_log_events_of_an_unknown_kind_is_an_error_naming_the_nearest(tmp_path, 
     captured = capsys.readouterr()
     assert f"no task_assigned event in {out}" in captured.err
     assert " utterance: " in captured.out
+
+
+def test_a_role_left_to_its_default_model_is_said_to_be(tmp_path, capsys, monkeypatch):
+    # the default model is the embedded one; a scripted double stands in for it here
+    monkeypatch.setattr("sandbox.app.commands.benchmark.EMBEDDED", "scripted/pingpong")
+    assert main(["pingpong", "--player", "scripted/pingpong", "--judge", "scripted/pingpong",
+                 "--every", "64", "--out", str(tmp_path / "pp")]) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "player scripted/pingpong, interrogator scripted/pingpong (default), judges " \
+        "scripted/pingpong, into" in printed

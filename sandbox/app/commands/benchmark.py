@@ -310,9 +310,12 @@ def run_main(bench, args) -> int:
     sampling = {role.name: _sampling(args, role.name) for role in bench.roles}
     pool = model_pool(args, [*models.values(), *judges])
     selected = items.select(args.every)
-    cast = ", ".join(f"{role} {model}" for role, model in models.items())
+    # A role the command line did not name plays on the default model: said, never silent.
+    given = {word.split("=")[0] for word in getattr(args, "argv", None) or []}
+    default = (lambda flag: " (default)" if given and flag not in given else "")  # noqa: E731
+    cast = ", ".join(f"{role} {model}{default('--' + role)}" for role, model in models.items())
     console.print(f"[dim]{bench.name}: {len(selected)} of {len(items)} {bench.items.noun}, "
-                  f"{cast}, judges {', '.join(judges)}, into {args.out}[/]")
+                  f"{cast}, judges {', '.join(judges)}{default('--judge')}, into {args.out}[/]")
     config = Configuration(
         models, sampling, judges, judge_sampling=_sampling(args, "judge"), label=args.label,
         every=args.every, seed=args.seed, options=options,

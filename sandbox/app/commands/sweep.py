@@ -119,6 +119,7 @@ def main(args) -> int:
     hold_output(Path(out))
     Path(out).mkdir(parents=True, exist_ok=True)
     for cell, cell_args in zip(found.cells, parsed, strict=True):
+        cell_args.argv = cell.argv  # what the cell's command was given (its defaults said)
         console.rule(f"{cell.benchmark} {cell.name}", style="dim")
         try:
             code = cell_args.func(cell_args)
