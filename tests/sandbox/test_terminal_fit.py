@@ -31,3 +31,18 @@ def test_into_a_file_the_markdown_is_printed_as_it_is():
     out = io.StringIO()
     print_markdown(BOARD, Console(file=out, width=60))
     assert out.getvalue() == BOARD
+
+
+def test_a_run_summary_on_a_narrow_terminal_wraps_names_instead_of_cutting_them(tmp_path):
+    from sandbox.app.cli import main
+    from sandbox.log import load_run
+    from sandbox.summary import print_summary, summarize
+
+    out = tmp_path / "run"
+    assert main(["run", "single_room", "--model", "scripted/default", "--quiet", "--out",
+                 str(out)]) == 0
+    shown = io.StringIO()
+    print_summary(summarize(load_run(out)), Console(file=shown, width=50, color_system=None))
+    text = shown.getvalue()
+    assert "…" not in text
+    assert max(len(line) for line in text.splitlines()) <= 50
