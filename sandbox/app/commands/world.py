@@ -8,8 +8,9 @@ from pathlib import Path
 
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError
+from sandbox.lock import hold_output
 
-from .common import output_dir, output_file, positive_float, positive_int
+from .common import non_negative_int, output_dir, output_file, positive_float, positive_int
 
 
 def register(sub) -> None:
@@ -22,9 +23,22 @@ def register(sub) -> None:
                                    "code 1 when some place is unreachable or some resident's "
                                    "home is cut off from the town, 2 when the file is invalid.",
                        epilog="example: sandbox world town --render town.png  (`sandbox list "
-                              "worlds` names the worlds there are)")
+                              "worlds` names the worlds there are); sandbox world generate "
+                              "--residents 400 --out runs/town400 (a generated town of 400, "
+                              "then --world runs/town400)")
     p.add_argument("world", help="world name (built-in or imported) or path to a world .yaml "
-                                 "file")
+                                 "file; `generate` writes a generated town (--residents, --out) "
+                                 "and checks it")
+    g = p.add_argument_group("generate (sandbox world generate)")
+    g.add_argument("--residents", type=positive_int, metavar="N",
+                   help="the people of the generated town: houses of four, a workplace for "
+                        "every 24, a park")
+    g.add_argument("--out", type=output_dir, metavar="DIR",
+                   help="where the generated town goes: DIR/NAME.yaml and DIR/residents/")
+    g.add_argument("--name", default="gentown", help="the generated world's name "
+                                                      "[default: %(default)s]")
+    g.add_argument("--seed", type=non_negative_int, default=0,
+                   help="the generator's seed (names, ages) [default: %(default)s]")
     p.add_argument("--render", type=output_file, metavar="OUT.png",
                    help="draw the map to a PNG file")
     p.add_argument("--tile", type=positive_int, default=12, help="pixels per tile in the PNG "
@@ -103,10 +117,30 @@ def import_main(args) -> int:
     return 0
 
 
+def generate(args) -> Path:
+    """Write the generated town; its world file's path."""
+    from worlds.generate import generate_town
+
+    if args.residents is None or args.out is None:
+        raise UserError("sandbox world generate needs --residents N and --out DIR")
+    if any(args.out.glob("*.yaml")):
+        raise UserError(f"--out {args.out}: holds a world already; give a new directory")
+    hold_output(args.out)
+    try:
+        path = generate_town(args.residents, name=args.name, seed=args.seed).write(args.out)
+    except ValueError as exc:
+        raise UserError(str(exc)) from exc
+    print(f"generated {path} ({args.residents} residents in {args.out / 'residents'}); use it "
+          f"with --world {path}")
+    return path
+
+
 def main(args) -> int:
     from worlds.catalog import load_world
     from worlds.residents import world_residents
 
+    if args.world == "generate":
+        args.world = str(generate(args))
     try:
         world = load_world(args.world, check_reachable=False)
         residents = world_residents(world)
