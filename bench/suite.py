@@ -22,6 +22,12 @@ CPU time per memory, the same whatever the executor (`bench/stss.py` measures it
 
     .venv/bin/python bench/suite.py                      # everything (about half an hour)
     .venv/bin/python bench/suite.py --skip-full --episodes 12 --latency 0.1   # a quick look
+
+(d) --benchmarks pingpong,simulbench,refutebench: each single-room benchmark's whole built-in
+    set against its own loopback endpoint (its scripted double answering every role after
+    --latency), through the real command line in a child process with --jobs 64: PingPong's 64
+    pairs, SimulBench's collection of our 120 task dialogues then every script extracted from
+    them, RefuteBench's 80 transient dialogues; wall time, calls, calls per second.
 """
 
 from __future__ import annotations
@@ -43,8 +49,8 @@ FULL_SUITE = 180  # 30 templates x 2 architectures x 3 seeds
 CONNECTIONS = 64
 
 
-def start_endpoint(latency: float) -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen([sys.executable, "-m", "sandbox.llm.loopback", "--script", "town",
+def start_endpoint(latency: float, script: str = "town") -> tuple[subprocess.Popen, str]:
+    proc = subprocess.Popen([sys.executable, "-m", "sandbox.llm.loopback", "--script", script,
                              "--latency", str(latency), "--port", "0"],
                             stdout=subprocess.PIPE, text=True)
     url = proc.stdout.readline().split()[-1]
@@ -54,6 +60,61 @@ def start_endpoint(latency: float) -> tuple[subprocess.Popen, str]:
 def endpoint_stats(url: str) -> dict:
     with urllib.request.urlopen(f"{url}/loopback/stats", timeout=10) as answer:
         return json.load(answer)
+
+
+# -- (d) the single-room benchmarks at --jobs 64 -----------------------------------------------
+
+def sandbox(argv: list[str]) -> float:
+    """The command line in a child process (bench/ never imports a command module); its wall
+    time. Raises when it fails."""
+    env = {**__import__("os").environ, "OPENAI_API_KEY": "loopback"}
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "sandbox.app.cli", *argv], check=True, env=env,
+                   stdout=subprocess.DEVNULL)
+    return time.perf_counter() - started
+
+
+def benchmark_legs(names: list[str], latency: float, jobs: int) -> None:
+    """Each benchmark's built-in set against an endpoint of its own, --jobs `jobs`."""
+    print(f"(d) single-room benchmarks, every item of the built-in set, --jobs {jobs}, each "
+          f"against a loopback endpoint answering after {latency} s ({CONNECTIONS} connections)")
+    for name in names:
+        server, url = start_endpoint(latency, name)
+        m = f"openai/{name}"
+        access = ["--base-url", url, "--jobs", str(jobs), "--max-concurrency", str(CONNECTIONS)]
+        try:
+            with tempfile.TemporaryDirectory() as tmp:
+                out = Path(tmp)
+                if name == "pingpong":
+                    legs = {"64 pairs": ["pingpong", "--player", m, "--interrogator", m,
+                                         "--judge", m, "--out", str(out / "pp"), *access]}
+                elif name == "refutebench":
+                    legs = {"80 transient dialogues": [
+                        "refutebench", "--model", m, "--refuter", m, "--judge", m,
+                        "--out", str(out / "rb"), *access]}
+                else:
+                    legs = {"collection, 120 dialogues": [
+                        "simulbench-collect", "--user", m, "--simulator", m, "--judge", m,
+                        "--out", str(out / "collect"), *access]}
+                for what, argv in legs.items():
+                    before = endpoint_stats(url)["requests"]
+                    wall = sandbox(argv)
+                    calls = endpoint_stats(url)["requests"] - before
+                    print(f"  {name}, {what}: {wall:.1f} s wall, {calls} calls, "
+                          f"{calls / wall:.1f} calls/s")
+                if name == "simulbench":
+                    scripts = out / "scripts.jsonl"
+                    sandbox(["simulbench-extract", str(out / "collect"), "--out", str(scripts)])
+                    count = len(scripts.read_text().splitlines())
+                    before = endpoint_stats(url)["requests"]
+                    wall = sandbox(["simulbench", "--scripts", str(scripts), "--simulator", m,
+                                    "--judge", m, "--out", str(out / "answers"), *access])
+                    calls = endpoint_stats(url)["requests"] - before
+                    print(f"  {name}, {count} scripts answered and rated: {wall:.1f} s wall, "
+                          f"{calls} calls, {calls / wall:.1f} calls/s")
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
 
 
 # -- one leg, in a child process ----------------------------------------------------------------
@@ -203,6 +264,9 @@ def main() -> int:
     p.add_argument("--skip-full", action="store_true", help="skip (a); no projection")
     p.add_argument("--skip-serial", action="store_true",
                    help="skip (b)'s --jobs 1 leg (the slowest); no ratios")
+    p.add_argument("--benchmarks", metavar="NAMES",
+                   help="instead, (d): these single-room benchmarks' whole sets at --jobs 64 "
+                        "(pingpong,simulbench,refutebench)")
     # a leg, run by the benchmark in a child process
     p.add_argument("--leg", choices=["full", "short"], help=argparse.SUPPRESS)
     p.add_argument("--url", help=argparse.SUPPRESS)
@@ -213,6 +277,9 @@ def main() -> int:
     if args.leg:
         args.kind = args.leg
         leg(args)
+        return 0
+    if args.benchmarks:
+        benchmark_legs(args.benchmarks.split(","), args.latency, 64)
         return 0
 
     server, url = start_endpoint(args.latency)

@@ -142,8 +142,21 @@ def load_residents(directory: Path | str, world: World | None = None) -> list[Re
     return [found[name][0] for name in sorted(found)]
 
 
+# Residents read for a world, by (world, directory) and the files as they were then: a run reads
+# them several times (the scenario, the society, the tasks), and a town of 1,000 residents takes
+# seconds to parse. A file changed, added or removed since is read again.
+_read: dict[tuple[int, Path], tuple[tuple, list[Resident]]] = {}
+
+
 def world_residents(world: World) -> list[Resident]:
     """The residents a world file points to (its `residents:` directory), or none."""
     if not world.spec.residents:
         return []
-    return load_residents((world.source.parent / world.spec.residents).resolve(), world)
+    directory = (world.source.parent / world.spec.residents).resolve()
+    files = tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size)
+                  for p in sorted(directory.glob("*.yaml"))) if directory.is_dir() else ()
+    key = (id(world), directory)
+    cached = _read.get(key)
+    if cached is None or cached[0] != files:
+        cached = _read[key] = (files, load_residents(directory, world))
+    return list(cached[1])

@@ -58,6 +58,9 @@ class WorldState:
         self._standing: dict[str, Tile] = {}  # agents not walking
         self._walking: dict[str, _Walk] = {}
         self._arena: dict[str, Address] = {}
+        # arena -> agents whose last entered arena it is (the index `sharing_arena` reads, so
+        # perceiving costs the arena's people, not the whole town's)
+        self._occupants: dict[Address, set[str]] = {}
         self._objects: dict[Address, str] = {}
         self._on_enter: list[EnterCallback] = []
 
@@ -108,7 +111,12 @@ class WorldState:
         arena = self.arena_of(agent)
         if arena is None:
             return []
-        return sorted(a for a in self._arena if a != agent and self.arena_of(a) == arena)
+        # Standing agents are where they last entered; a walker is read from its tile now (as
+        # arena_of does), whatever arena it last entered.
+        found = {a for a in self._occupants.get(arena, ()) if a not in self._walking}
+        found.update(a for a in self._walking if a in self._arena and self.arena_of(a) == arena)
+        found.discard(agent)
+        return sorted(found)
 
     def on_enter(self, callback: EnterCallback) -> None:
         """Call `callback(agent, left_arena, entered_arena, t)` whenever an agent changes arena."""
@@ -119,6 +127,9 @@ class WorldState:
         if arena is None or arena == before:
             return
         self._arena[agent] = arena
+        if before is not None:
+            self._occupants[before].discard(agent)
+        self._occupants.setdefault(arena, set()).add(agent)
         for callback in self._on_enter:
             callback(agent, before, arena, self.engine.now)
 

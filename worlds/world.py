@@ -63,6 +63,11 @@ class World:
         self._label_tiles()
         self.tile_graph = self._build_tile_graph()
         self._tiles: dict[Address, list[Tile]] = self._index_places()
+        # The places of a level, and those within a place, asked for again and again (a town
+        # of 1,000 residents asks each sector's arenas a million times while it builds their
+        # known places): computed once each, the world being immutable.
+        self._places_of: dict[str, tuple[Address, ...]] = {}
+        self._within: dict[tuple[str, Address], tuple[Address, ...]] = {}
         self._check_arenas_connected()
         self.location_graph = self._build_location_graph()
         self._by_lower = {str(a).lower(): a for a in self._tiles}
@@ -303,7 +308,20 @@ class World:
     # -- places ---------------------------------------------------------------------------------
     def places(self, level: str) -> list[Address]:
         """Every place of one level (sector, arena, object), in map order."""
-        return sorted((a for a in self._tiles if a.level == level), key=self._map_order)
+        return list(self._places(level))
+
+    def _places(self, level: str) -> tuple[Address, ...]:
+        if level not in self._places_of:
+            self._places_of[level] = tuple(sorted((a for a in self._tiles if a.level == level),
+                                                  key=self._map_order))
+        return self._places_of[level]
+
+    def _places_within(self, level: str, within: Address | str) -> list[Address]:
+        scope = self.resolve(within)
+        key = (level, scope)
+        if key not in self._within:
+            self._within[key] = tuple(a for a in self._places(level) if scope.contains(a))
+        return list(self._within[key])
 
     def _map_order(self, place: Address) -> tuple:
         x, y = self._tiles[place][0]
@@ -314,18 +332,11 @@ class World:
 
     def arenas(self, within: Address | str | None = None) -> list[Address]:
         """Arenas of the world, or of one sector."""
-        found = self.places("arena")
-        if within is None:
-            return found
-        scope = self.resolve(within)
-        return [a for a in found if scope.contains(a)]
+        return self.places("arena") if within is None else self._places_within("arena", within)
 
     def objects(self, within: Address | str | None = None) -> list[Address]:
-        found = self.places("object")
-        if within is None:
-            return found
-        scope = self.resolve(within)
-        return [a for a in found if scope.contains(a)]
+        return self.places("object") if within is None else self._places_within("object",
+                                                                                 within)
 
     def doors(self, arena: Address | str) -> list[Address]:
         """Arenas one step from `arena` (they share a walkable edge: a door or open ground)."""
