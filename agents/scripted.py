@@ -195,12 +195,24 @@ def conversation_reminder(request: LLMRequest) -> str:
                                      "Ask them to bring friends"]})
 
 
+def interview(request: LLMRequest) -> str:
+    """An interview answer from the latest memory the prompt offers, so an answer shows what
+    was retrieved: a different moment of the run, a different answer."""
+    system = request.messages[0].content
+    recalled = [line[2:] for line in _section(system, "What you remember").splitlines()
+                if line.startswith("- ")]
+    if not recalled:
+        return "I'm afraid I don't remember anything about that."
+    latest = max(recalled, key=lambda line: re.findall(r"\d\d:\d\d", line)[:1])
+    return f"What comes to mind is this: {latest.rstrip('.')}."
+
+
 RESPONDERS = {
     "tdp.general_plan": general_plan, "tdp.plan_reminder": plan_reminder,
     "tdp.conversation_reminder": conversation_reminder,
     "plan.daily": daily, "plan.hourly": hourly, "plan.steps": steps, "plan.revise": revise,
     "react.talk": talk, "converse.turn": turn, "converse.summary": summary,
-    "memory.importance": importance,
+    "memory.importance": importance, "interview.answer": interview,
 }
 
 

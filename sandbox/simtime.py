@@ -1,11 +1,14 @@
-"""How long an episode may be in simulated time: the maximum, and the check every template,
-window and config goes through before anything runs. Kept out of the engine so that the task
-files that check it load no SimPy.
+"""Simulated time outside the engine: how long an episode may be (the maximum, and the check
+every template, window and config goes through before anything runs), and a moment of a
+finished run written by a user (`parse_moment`). Kept out of the engine so that the task files
+that check it load no SimPy.
 """
 
 from __future__ import annotations
 
 import math
+import re
+from datetime import datetime, timedelta
 
 from .env import env_number
 
@@ -42,3 +45,47 @@ def check_sim_time(seconds: float | None, what: str) -> None:
     problem = sim_time_problem(seconds)
     if problem is not None:
         raise SimTimeTooLong(f"{what}: {problem}")
+
+
+class MomentError(ValueError):
+    """A moment that is not one of the run's (unreadable, before its start or after its end)."""
+
+
+MOMENT_FORMATS = ("end (the default: the run's last event), HH:MM[:SS] (on the run's last day), "
+                  "'day N HH:MM' (day 1 is the day the run started), or simulated seconds "
+                  "since the start (5400, 5400s)")
+_CLOCK = r"(\d{1,2}):(\d{2})(?::(\d{2}))?"
+
+
+def parse_moment(text: str | None, start: datetime, end: float) -> float:
+    """Simulated seconds since the run's start of the moment `text` names (MOMENT_FORMATS), for
+    a run that started at `start` and whose last event is at `end` seconds. MomentError when it
+    does not read or lies outside the run."""
+    spec = (text or "end").strip().lower()
+    if spec == "end":
+        return end
+    seconds = re.fullmatch(r"(\d+(?:\.\d+)?)\s*s?", spec)
+    clock = re.fullmatch(r"(?:day\s+(\d+)\s+)?" + _CLOCK, spec)
+    if seconds:
+        at = float(seconds[1])
+    elif clock:
+        hour, minute, second = int(clock[2]), int(clock[3]), int(clock[4] or 0)
+        if hour > 23 or minute > 59 or second > 59:
+            raise MomentError(f"{text!r}: no such clock time")
+        if clock[1] is not None:
+            if int(clock[1]) < 1:
+                raise MomentError(f"{text!r}: days count from 1 (the day the run started)")
+            day = start.date() + timedelta(days=int(clock[1]) - 1)
+        else:
+            day = (start + timedelta(seconds=end)).date()
+        when = datetime(day.year, day.month, day.day, hour, minute, second)
+        at = (when - start).total_seconds()
+    else:
+        raise MomentError(f"{text!r}: write {MOMENT_FORMATS}")
+    first, last = start, start + timedelta(seconds=end)
+    if at < 0:
+        raise MomentError(f"{text!r} is before the run started ({first:%a %Y-%m-%d %H:%M:%S})")
+    if at > end:
+        raise MomentError(f"{text!r} is after the run's end ({last:%a %Y-%m-%d %H:%M:%S}, "
+                          f"{end:g} s in)")
+    return at

@@ -166,7 +166,8 @@ HEAVY = ("agents", "faiss", "torch", "sentence_transformers", "llama_cpp", "sand
 # What importing each of these loads must stay light: a scorer re-reads a log, a board reads
 # judgments, neither builds agents, an embedder or an engine.
 LIGHT = ["evaluation.stss", "evaluation.kit", "evaluation.pingpong", "evaluation.simulbench",
-         "evaluation.refutebench", "evaluation.stss_lang", "tasks.kit", "tasks.stss.schema"]
+         "evaluation.refutebench", "evaluation.stss_lang", "evaluation.interview", "tasks.kit",
+         "tasks.stss.schema"]
 
 
 def loaded_by(module: str) -> set[str]:

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from datetime import timedelta
 from pathlib import Path
 
+from agents.frozen import memories_at
 from sandbox.events import ConversationEnded, ConversationStarted, Utterance
 from sandbox.events.agent import MemoryAdded, MemoryRetrieved, TaskPlanned
 from sandbox.log import Run, load_run, read_header
@@ -22,7 +23,6 @@ from tasks.stss.schema import TaskType
 
 from .schema import (
     Character,
-    FrozenMemory,
     Line,
     Scenario,
     ScenarioSet,
@@ -136,7 +136,9 @@ def run_scenarios(run: Run) -> list[Scenario]:
             return Character(
                 name=name, persona=personas.get(name, {"name": name, "living_area": ""}),
                 architecture=architectures.get(name, "ga"),
-                memories=_memories(events[:_end], name, _event.t),
+                # created by its start and logged before it ended (one scored during its first
+                # turn counts)
+                memories=memories_at(events[:_end], name, _event.t),
                 retrieved=_retrieved(events[:_end], name, _event),
                 tdp=_tdp(events[:_end], name, _event.t))
 
@@ -161,29 +163,6 @@ def _action_score(run_dir) -> float | None:
                      ["score"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
-
-
-def _memories(events, agent: str, at: float) -> list[FrozenMemory]:
-    """The agent's memory stream when the conversation began: every memory created by then
-    (logged before the conversation ended: one scored during its first turn counts), with the
-    last time it was retrieved before the conversation."""
-    nodes: dict[int, MemoryAdded] = {}
-    accessed: dict[int, float] = {}
-    for e in events:
-        if e.agent != agent:
-            continue
-        if isinstance(e, MemoryAdded) and e.created <= at:
-            nodes[e.memory] = e
-        elif isinstance(e, MemoryRetrieved) and e.t < at:
-            for i in e.ids:
-                accessed[i] = e.t
-    order = sorted(nodes)
-    position = {memory: i for i, memory in enumerate(order)}
-    return [FrozenMemory(
-        kind=nodes[m].memory_kind, description=nodes[m].description,
-        importance=min(10, max(1, nodes[m].importance)), t=nodes[m].created - at,
-        last_accessed=max(nodes[m].created, accessed.get(m, nodes[m].created)) - at,
-        evidence=[position[i] for i in nodes[m].evidence if i in position]) for m in order]
 
 
 def _retrieved(events, agent: str, started: ConversationStarted) -> list[str]:

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from agents import frozen
 from agents.agent import GenerativeAgent, ModuleSpeaker
-from agents.architecture import load_architecture
 from agents.chat import converse
 from agents.persona import Persona
 from sandbox.engine import Engine, Process
@@ -66,20 +66,8 @@ class _Speaker:
 def rebuild(character: Character, architecture: str, *, embedder: str | None,
             location: str) -> GenerativeAgent:
     """A generative agent with the character's persona and frozen memory stream."""
-    arch = load_architecture(architecture)
-    if embedder:
-        arch = arch.with_params("memory", embedder=embedder)
-    persona = Persona(**character.persona)
-    agent = GenerativeAgent(persona, arch, places=[location])
-    agent.location = location
-    for memory in character.memories:
-        node = agent.memory.add(memory.kind, memory.description, memory.t,
-                                importance=memory.importance, evidence=memory.evidence,
-                                subject=memory.subject)
-        touch = getattr(agent.memory, "touch", None)  # optional: the reference stream has it
-        if touch is not None and node is not None:
-            touch([node.id], memory.last_accessed)
-    return agent
+    return frozen.rebuild(Persona(**character.persona), character.memories, architecture,
+                          embedder=embedder, location=location)
 
 
 class StssLangScenario(DialogueScenario):

@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agents.frozen import FrozenMemory  # the memory stream as of a moment, of any run
 from sandbox.files import FileFormatError, read_data, validation_error
 from sandbox.storage import write_atomic
 from tasks.stss.schema import TaskType
@@ -30,18 +31,6 @@ VERSION = 1
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
-
-
-class FrozenMemory(_Strict):
-    """One node of a memory stream as it was when the conversation began."""
-
-    kind: Literal["event", "chat", "thought"]
-    description: str
-    importance: int = Field(ge=1, le=10)
-    t: float = Field(le=0)  # created, seconds before the conversation's start
-    last_accessed: float = Field(le=0)
-    subject: str = ""
-    evidence: list[int] = Field(default_factory=list)  # indexes into the same list
 
 
 class TDPPlans(_Strict):

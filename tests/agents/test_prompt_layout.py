@@ -66,6 +66,10 @@ CASES = {
                             {"question": "Who are Ada's friends?", "memories": ["Bob"]}, ANSWER),
     "tdp_plan_reminder.j2": ({"task": "a tea party", "general_plan": ["invite people"]},
                              {"date": "2024-02-13"}, {"date": "2024-02-14"}, ANSWER),
+    "interview_answer.j2": ({}, {"now": "Tuesday 10:00", "here": "mini:A:b", "doing": "reading",
+                                 "memories": []},
+                            {"now": "Tuesday 15:00", "here": "mini:C:d", "doing": "",
+                             "memories": ["(Tue 09:00) Cleo is kind"]}, "something up."),
 }
 # Whole prompts that do not change within a call sequence (asked once per task) or are not a
 # town agent's: single-room chat (its system message is fixed for the dialogue, the turns are

@@ -36,6 +36,24 @@ def _whole_number(text: str, least: int) -> int:
     return value
 
 
+def intermixed(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """`parser` taking its positionals before, between and after its options (`RUN --agent A
+    "question"`): plain argparse takes positionals only up to the first option."""
+
+    class Intermixed(type(parser)):
+        def parse_known_args(self, args=None, namespace=None):
+            if getattr(self, "_intermixing", False):  # called again from inside
+                return super().parse_known_args(args, namespace)
+            self._intermixing = True
+            try:
+                return self.parse_known_intermixed_args(args, namespace)
+            finally:
+                self._intermixing = False
+
+    parser.__class__ = Intermixed
+    return parser
+
+
 def non_negative_int(text: str) -> int:
     """argparse type for seeds: numpy's generators refuse negative seeds, and that must fail
     at parsing (exit code 2), not after the run directory exists."""
