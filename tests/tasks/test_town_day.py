@@ -105,3 +105,20 @@ def test_town_day_options_are_refused_for_another_scenario(tmp_path, capsys):
     assert main(["run", "single_room", "--performer", "Agnes Whitfield", "--model",
                  "scripted/default", "--out", str(tmp_path / "run")]) == 2
     assert "--performer is an option of town_day" in capsys.readouterr().err
+
+
+def test_an_ablation_without_the_tuned_module_runs_and_says_what_was_not_applied(tmp_path):
+    from sandbox.app.cli import main
+
+    out = tmp_path / "run"
+    assert main(["run", "town_day", "--model", "scripted/town", "--embedder", "hashing",
+                 "--architecture", "ga_no_reflection", "--hours", "1", "--quiet", "--out",
+                 str(out)]) == 0
+    config = json.loads((out / "header.json").read_text())["config"]
+    assert config["params_not_applied"] == {"ga_no_reflection": ["reflector"]}
+    ga = tmp_path / "ga"
+    assert main(["run", "town_day", "--model", "scripted/town", "--embedder", "hashing",
+                 "--architecture", "ga", "--hours", "1", "--quiet", "--out", str(ga)]) == 0
+    config = json.loads((ga / "header.json").read_text())["config"]
+    assert "params_not_applied" not in config
+    assert config["architecture_modules"]["ga"]["modules"]["reflector"]["params"]["threshold"] == 50
