@@ -30,6 +30,7 @@ COMMANDS = [
     "sandbox.app.commands.listing",
     "sandbox.app.commands.sweep",
     "sandbox.app.commands.rerun",
+    "sandbox.app.commands.fork",
 ]
 
 
