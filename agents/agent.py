@@ -242,6 +242,32 @@ class GenerativeAgent:
                     "memory", "retriever", "planner", "reflector", "conversation",
                     "task_planner")}}
 
+    def change_architecture(self, architecture: Architecture) -> dict[str, str]:
+        """Swap in `architecture`'s modules mid-episode (a fork), between two instants, when no
+        module is waiting for an answer. A slot whose new module is of the old one's kind
+        gets the old one's state (`get_state` -> `set_state`); any other starts fresh, as does
+        one whose `set_state` refuses the state. Returns {slot: "" (carried) or why fresh}."""
+        modules, fresh = architecture.build(), {}
+        for slot, new in modules.items():
+            old = getattr(self, slot)
+            if type(new) is type(old):
+                try:
+                    new.set_state(old.get_state())
+                except (KeyError, TypeError, ValueError) as exc:
+                    new = architecture.classes[slot](architecture.params[slot])
+                    fresh[slot] = f"its set_state refused the state ({type(exc).__name__})"
+            else:
+                fresh[slot] = f"a different module ({type(old).__name__} -> " \
+                              f"{type(new).__name__})"
+            setattr(self, slot, new)
+        on_added = getattr(self.memory, "on_added", None)
+        if on_added is not None and self._log_memory not in on_added:
+            on_added.append(self._log_memory)
+        if "task_planner" in fresh and self.task:
+            self._task_taken = False  # a fresh task planner takes the task at the next decision
+        self.architecture = architecture
+        return {slot: fresh.get(slot, "") for slot in modules}
+
     def set_state(self, state: dict) -> None:
         self.persona = Persona(**state["persona"])
         self.task, self.location = state["task"], state["location"]

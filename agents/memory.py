@@ -252,7 +252,9 @@ class MemoryStream:
                 "known_importance": dict(self.known_importance)}
 
     def set_state(self, state: dict[str, Any]) -> None:
+        callbacks = self.on_added  # the host's hooks stay: they belong to who holds the memory
         self.__init__(self.params, embedder=self.embedder)
+        self.on_added = callbacks
         self.nodes = [MemoryNode(**n) for n in state["nodes"]]
         self.pending = list(state["pending"])
         self.importance_since_reflection = float(state["importance_since_reflection"])

@@ -5,6 +5,7 @@
                             architectures={"Isabella Rodriguez": "ga_tdp"})
     society.agent("Isabella Rodriguez").give_task("Hold a party at ... at 17:00 ...")
     society.start(engine)          # places everyone at home, logs agent_joined, starts processes
+    society.whisper(engine, "Isabella Rodriguez", "Klaus might like the party", at=3600.0)
     engine.run(until=...)
 
 A different architecture per agent is just a different entry in `architectures`. Each agent knows
@@ -19,6 +20,7 @@ from collections.abc import Iterable, Mapping
 
 from sandbox.engine import Engine
 from sandbox.events import AgentJoined
+from sandbox.events.agent import ArchitectureChanged, Whispered
 from worlds import Address, World, WorldState
 
 from .agent import GenerativeAgent
@@ -55,6 +57,11 @@ def known_places(world: World, persona: Persona, homes: Iterable[str] = ()) -> l
                              and (known is None or str(a) in known))]
 
 
+# A whisper is meant to matter to the agent: as important as a memorable thought (the scale is
+# the memory module's 1-10 of poignancy), fixed so that planting one costs no model call.
+WHISPER_IMPORTANCE = 8
+
+
 class Society:
     """The generative agents of one episode, in one live world."""
 
@@ -86,6 +93,36 @@ class Society:
 
     def architectures(self) -> dict[str, str]:
         return {name: a.architecture.name for name, a in self.agents.items()}
+
+    def whisper(self, engine: Engine, name: str, text: str, at: float) -> None:
+        """Plant `text` in `name`'s memory at simulated second `at` (now or later) as a thought
+        it believes it had, of importance WHISPER_IMPORTANCE: logs `whispered`, then the
+        memory's `memory_added`; it ranks in the agent's retrievals from then on. Call it after
+        `start` (the agent logs its memories once its process runs)."""
+        agent = self.agent(name)
+
+        def plant():
+            if at > engine.now:
+                yield engine.timeout(at - engine.now)
+            engine.emit(Whispered(t=engine.now, agent=name, text=text,
+                                  memory=len(agent.memory), importance=WHISPER_IMPORTANCE))
+            agent.memory.add("thought", text, engine.now, importance=WHISPER_IMPORTANCE,
+                             subject=name)
+
+        engine.process(plant())
+
+    def change_architecture(self, engine: Engine, name: str,
+                            architecture: Architecture) -> dict[str, str]:
+        """Swap `name`'s modules for `architecture`'s (GenerativeAgent.change_architecture)
+        and log `architecture_changed`; returns {slot: "" (carried) or why it starts fresh}."""
+        agent = self.agent(name)
+        previous = agent.architecture.name
+        outcome = agent.change_architecture(architecture)
+        engine.emit(ArchitectureChanged(
+            t=engine.now, agent=name, previous=previous, architecture=architecture.name,
+            carried=[slot for slot, why in outcome.items() if not why],
+            fresh={slot: why for slot, why in outcome.items() if why}))
+        return outcome
 
 
 def build_society(town: WorldState, personas: Iterable[Persona | object], *,
@@ -124,4 +161,4 @@ def build_society(town: WorldState, personas: Iterable[Persona | object], *,
     return Society(town, agents)
 
 
-__all__ = ["Address", "Society", "build_society", "known_places"]
+__all__ = ["WHISPER_IMPORTANCE", "Address", "Society", "build_society", "known_places"]

@@ -115,6 +115,13 @@ class EpisodeLog:
         self._fh = open_append(self.dir / EVENTS)
         self.count = 0
 
+    def record(self, **config: Any) -> None:
+        """Add entries to the header's config while the run goes on (what a fork changed,
+        known only at its fork point)."""
+        self.header = self.header.model_copy(update={"config": {**self.header.config,
+                                                                **config}})
+        write_atomic(self.dir / HEADER, self.header.model_dump_json(indent=2))
+
     def emit(self, event: Event) -> Event:
         self._fh.write(event.model_dump_json() + "\n")
         self._fh.flush()  # a killed run keeps every event written so far

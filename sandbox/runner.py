@@ -17,7 +17,7 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from .budget import Budget, BudgetExhausted
 from .engine import Engine
@@ -64,6 +64,22 @@ class Scenario(Protocol):
 COMMAND: ContextVar[list[str] | None] = ContextVar("command", default=None)
 
 
+class Pause(NamedTuple):
+    """Stop the episode at simulated second `at`, once everything due then has run and no call
+    is in flight, call `act(engine, scenario)`, and go on: how `sandbox fork` changes a replayed
+    run at its fork point. Stopping and going on changes nothing by itself: the same events
+    follow in the same order as in a run that never stopped."""
+
+    at: float
+    act: Callable[[Engine, Any], None]
+
+
+# Set around a one-episode command, like COMMAND: where its episode pauses (`Pause`), and what
+# its header's config records besides the scenario's (a fork's parent, time and changes).
+PAUSES: ContextVar[tuple[Pause, ...]] = ContextVar("pauses", default=())
+RECORDED: ContextVar[dict[str, Any] | None] = ContextVar("recorded", default=None)
+
+
 def run_episode(scenario: Scenario, llm, *, seed: int, out_dir: Path | str,
                 overwrite: bool = False, on_event: Callable[[Event], None] | None = None,
                 max_concurrency: int | None = None,
@@ -90,7 +106,8 @@ def _run(scenario: Scenario, llm, *, seed: int, out_dir: Path, overwrite: bool, 
                        models=scenario.models(llm.model_id), backend=backend_settings(llm),
                        world=scenario.world,
                        config={**scenario.config(), **(extra_header or {}),
-                               **({"command": COMMAND.get()} if COMMAND.get() else {})})
+                               **({"command": COMMAND.get()} if COMMAND.get() else {}),
+                               **(RECORDED.get() or {})})
     log = EpisodeLog(out_dir, header, overwrite=overwrite)
     calls = CallLog(out_dir / CALLS)
     engine = Engine(llm=llm, seed=seed, start_time=scenario.start_time, log=log, calls=calls,
@@ -103,6 +120,11 @@ def _run(scenario: Scenario, llm, *, seed: int, out_dir: Path, overwrite: bool, 
     status, error = "completed", None
     try:
         scenario.setup(engine)
+        for pause in sorted(PAUSES.get(), key=lambda p: p.at):
+            if scenario.until is not None and pause.at > scenario.until:
+                break
+            engine.run(until=pause.at)
+            pause.act(engine, scenario)
         engine.run(until=scenario.until)
         engine.emit(EpisodeEnded(t=engine.now))
     except BudgetExhausted as exc:

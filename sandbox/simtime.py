@@ -1,7 +1,9 @@
 """Simulated time outside the engine: how long an episode may be (the maximum, and the check
-every template, window and config goes through before anything runs), and a moment of a
-finished run written by a user (`parse_moment`). Kept out of the engine so that the task files
-that check it load no SimPy.
+every template, window and config goes through before anything runs), and the times a user types
+for a moment of a run: a moment of a finished run (`parse_moment`: end, HH:MM on its last day,
+'day N HH:MM', seconds; `sandbox interview`) and a moment to act at while a run goes on
+(`parse_time`: HH:MM the first one after the start, a date and time, +2h; whispers, forks).
+Kept out of the engine so that the task files that check it load no SimPy.
 """
 
 from __future__ import annotations
@@ -89,3 +91,63 @@ def parse_moment(text: str | None, start: datetime, end: float) -> float:
         raise MomentError(f"{text!r} is after the run's end ({last:%a %Y-%m-%d %H:%M:%S}, "
                           f"{end:g} s in)")
     return at
+
+
+# -- reading the times and durations a user types (`--at 08:30`, `--every 10m`, `+2h`) --------
+
+_UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+_PART = re.compile(r"(\d+(?:\.\d+)?)([smhd])")
+
+
+class TimeSpecError(ValueError):
+    pass
+
+
+def parse_duration(text: str) -> float:
+    """'90' (seconds), '30s', '10m', '1h30m', '2d' -> seconds (> 0)."""
+    spec = text.strip().lower().replace(" ", "")
+    try:
+        seconds = float(spec)
+    except ValueError:
+        parts = _PART.findall(spec)
+        if not parts or "".join(n + u for n, u in parts) != spec:
+            raise TimeSpecError(f"{text!r} is not a duration; write e.g. 30s, 10m, 1h30m"
+                                ) from None
+        seconds = sum(float(n) * _UNIT[u] for n, u in parts)
+    if seconds <= 0 or not math.isfinite(seconds):
+        raise TimeSpecError(f"{text!r}: a duration must be positive")
+    return seconds
+
+
+def parse_time(text: str, start: datetime) -> float:
+    """A moment of a run as seconds since its start (may be negative: before it).
+
+    '+2h' (after the start), 'HH:MM[:SS]' (that clock time, the first one at or after the start),
+    'YYYY-MM-DD HH:MM[:SS]' (a full date and time).
+    """
+    spec = text.strip()
+    if spec.startswith("+"):
+        return parse_duration(spec[1:]) if spec[1:].strip() not in ("0", "") else 0.0
+    if re.fullmatch(r"\d{1,2}:\d{2}(:\d{2})?", spec):
+        parts = [int(p) for p in spec.split(":")]
+        hour, minute, second = (parts + [0])[:3]
+        if hour > 23 or minute > 59 or second > 59:
+            raise TimeSpecError(f"{text!r} is not a clock time")
+        when = start.replace(hour=hour, minute=minute, second=second, microsecond=0)
+        if when < start:
+            when += timedelta(days=1)
+        return (when - start).total_seconds()
+    try:
+        when = datetime.fromisoformat(spec)
+    except ValueError:
+        raise TimeSpecError(f"{text!r} is not a time; write HH:MM, 'YYYY-MM-DD HH:MM' or +1h30m"
+                            ) from None
+    return (when - start).total_seconds()
+
+
+def clock_text(start: datetime, seconds: float) -> str:
+    """Seconds since `start` as the clock a user reads: 'HH:MM' on the first day, else
+    'YYYY-MM-DD HH:MM' (seconds shown when there are any)."""
+    when = start + timedelta(seconds=seconds)
+    shown = "%H:%M:%S" if when.second or when.microsecond else "%H:%M"
+    return when.strftime(shown if when.date() == start.date() else f"%Y-%m-%d {shown}")

@@ -46,7 +46,27 @@ def summarize(run: Run) -> dict[str, Any]:
         "problems": [p.model_dump() for p in run.problems],
         "judgments": judgments(run),
         "prefix_reuse": prefix_reuse(run),
+        "forks": forks(run),
     }
+
+
+def forks(run: Run) -> list[str]:
+    """A fork's chain (`sandbox fork`, its header's config.forks), oldest first, in words:
+    parent, fork point, changes, and which changed modules started fresh."""
+    said = []
+    for fork in run.header.config.get("forks") or []:
+        if not isinstance(fork, dict):
+            continue
+        changes = [f"{name} -> {arch}" for name, arch in (fork.get("architectures") or {}
+                                                           ).items()]
+        changes += [f"whisper {w.get('agent')}@{w.get('at')}" for w in fork.get("whispers") or []
+                    if isinstance(w, dict)]
+        fresh = [f"{name}'s {slot}" for name, slots in (fork.get("modules") or {}).items()
+                 if isinstance(slots, dict) for slot, why in slots.items() if why]
+        said.append(f"{fork.get('parent')} at {fork.get('time')}: "
+                    f"{'; '.join(changes) or 'nothing changed'}"
+                    + (f" (fresh: {', '.join(fresh)})" if fresh else ""))
+    return said
 
 
 def prefix_reuse(run: Run) -> dict[str, Any]:
@@ -122,6 +142,8 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
     console.print("models: " + ", ".join(f"{k}={v}" for k, v in summary["models"].items()))
     console.print(f"simulated time: {hours}h{rest // 60:02d}m{rest % 60:02d}s   "
                   f"wall time: {'-' if wall is None else f'{wall:.1f} s'}")
+    for fork in summary.get("forks") or []:
+        console.print(f"forked from {fork}", highlight=False)
     if summary["error"]:
         console.print(f"[red]error:[/] {summary['error']}")
     for warning in summary.get("warnings") or []:

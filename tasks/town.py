@@ -4,6 +4,7 @@
                                        architecture="ga",
                                        architectures={"Agnes Whitfield": "ga_tdp"},
                                        tasks={"Agnes Whitfield": "Agnes wants to ..."},
+                                       whispers=[Whisper.parse("Agnes Whitfield@09:00: ...")],
                                        hours=16))
     run_episode(scenario, llm, seed=0, out_dir="runs/day")
 
@@ -11,20 +12,69 @@ From a shell: `sandbox run town_day [--config FILE.yaml]` (tasks/scenarios/town_
 options that change the file (`--performer NAME --arch ga_tdp --task TEXT`, `--residents N`,
 `--hours H`, ...). The STSS episode (tasks/stss/episode.py) builds the same thing from a task
 template: personas from the world's residents, `ga_tdp` for the performer and `ga` for the
-others, the task injected into the performer's `currently` and task planner.
+others, the task injected into the performer's `currently` and task planner. A whisper is a
+memory planted in a resident at a simulated time (agents.society.Society.whisper); a fork
+(`sandbox fork`) changes a running town through `change_architecture` and `whisper`.
 """
 
 from __future__ import annotations
 
 import difflib
+import re
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agents.society import Society, build_society
 from sandbox.engine import Engine
+from sandbox.simtime import TimeSpecError, clock_text, parse_time
 from worlds import WorldState, load_world, world_residents
+
+
+class Whisper(BaseModel):
+    """A memory planted in a resident at a simulated time, as a thought it believes it had
+    (`--whisper "NAME@HH:MM: text"`, or an entry of a town file's `whispers:`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    agent: str = Field(min_length=1)
+    # HH:MM (the first such time at or after the start), 'YYYY-MM-DD HH:MM', or +1h30m
+    at: str = Field(min_length=1)
+    text: str = Field(min_length=1)
+
+    @field_validator("at", mode="before")
+    @classmethod
+    def _time(cls, value):
+        if isinstance(value, datetime):
+            return value.isoformat(sep=" ")
+        if isinstance(value, int) and not isinstance(value, bool):  # YAML 1.1 reads 07:30 as 450
+            return f"{value // 60:02d}:{value % 60:02d}"
+        return value
+
+    @classmethod
+    def parse(cls, spec: str) -> Whisper:
+        """`NAME@TIME: text` -> a Whisper; ValueError saying how to write one."""
+        found = _WHISPER.fullmatch(spec.strip())
+        if found is None or not found["text"].strip():
+            raise ValueError(f"{spec!r}: write NAME@HH:MM: text (or NAME@'YYYY-MM-DD HH:MM': "
+                             "text, NAME@+1h30m: text)")
+        return cls(agent=found["agent"].strip(), at=found["at"], text=found["text"].strip())
+
+    def __str__(self) -> str:
+        return f"{self.agent}@{self.at}: {self.text}"
+
+    def seconds(self, start: datetime) -> float:
+        """When it is planted, in seconds since `start`; ValueError if `at` is not a time."""
+        try:
+            return parse_time(self.at, start)
+        except TimeSpecError as exc:
+            raise ValueError(str(exc)) from None
+
+
+_WHISPER = re.compile(r"(?P<agent>[^@]+)@(?P<at>\+[0-9.smhd ]+|"
+                      r"\d{4}-\d{2}-\d{2}[T ]\d{1,2}:\d{2}(?::\d{2})?|\d{1,2}:\d{2}(?::\d{2})?)"
+                      r"\s*:\s*(?P<text>.*)", re.DOTALL)
 
 
 class TownConfig(BaseModel):
@@ -40,7 +90,9 @@ class TownConfig(BaseModel):
     embedder: str | None = None  # override every architecture's (e.g. "hashing" in tests)
     # Module parameters changed in every architecture of the episode, by slot, e.g.
     # {"reflector": {"threshold": 60}}: a small town sees fewer events than the reference's.
+    # A slot whose module takes no parameters (`none`: ga_no_reflection's reflector) keeps none.
     params: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    whispers: list[Whisper] = Field(default_factory=list)  # memories planted as it runs
 
 
 class TownScenario:
@@ -120,6 +172,31 @@ class TownScenario:
             architecture = architecture.with_params(slot, **params)
         return architecture
 
+    def planted(self) -> list[tuple[Whisper, float]]:
+        """Each whisper with its time in seconds since the start; a ValueError naming the first
+        whose resident is not in the episode (with the nearest names) or whose time is not
+        inside it, so a builder can check a config before anything runs."""
+        names = self.resident_names()
+        out = []
+        for whisper in self.cfg.whispers:
+            try:
+                out.append((whisper, whisper_time(whisper, names, self.start_time, self.until)))
+            except ValueError as exc:
+                raise ValueError(f"whisper {str(whisper)!r}: {exc}") from None
+        return out
+
+    def change_architecture(self, engine: Engine, name: str, architecture: str
+                            ) -> dict[str, str]:
+        """Swap a resident's modules for `architecture`'s (a name or file, with this
+        episode's parameter changes) mid-episode; {slot: "" carried, or why it starts fresh}."""
+        assert self.society is not None, "the episode has not started"
+        return self.society.change_architecture(engine, name, self.architecture(architecture))
+
+    def whisper(self, engine: Engine, whisper: Whisper, at: float) -> None:
+        """Plant a whisper at `at` (seconds since the start; now or later) while it runs."""
+        assert self.society is not None, "the episode has not started"
+        self.society.whisper(engine, whisper.agent, whisper.text, at)
+
     def setup(self, engine: Engine) -> None:
         world, people = self._residents()
         loaded = {}
@@ -141,3 +218,55 @@ class TownScenario:
         for name, task in self.cfg.tasks.items():
             self.society.agent(name).give_task(task)
         self.society.start(engine)
+        for whisper, at in self.planted():
+            self.society.whisper(engine, whisper.agent, whisper.text, at)
+
+
+def whisper_time(whisper: Whisper, names: list[str], start: datetime, until: float,
+                 not_before: float = 0.0) -> float:
+    """The whisper's time in seconds since `start`, checked: its resident among `names` (else
+    the nearest ones) and its time from `not_before` to before `until`; ValueError otherwise."""
+    if whisper.agent not in names:
+        near = difflib.get_close_matches(whisper.agent, names, n=2, cutoff=0.5)
+        hint = f"; did you mean {' or '.join(near)}?" if near else ""
+        raise ValueError(f"no resident {whisper.agent!r} in this episode{hint} (residents: "
+                         f"{', '.join(names)})")
+    at = whisper.seconds(start)
+    if not_before > 0 and 0 <= at < not_before:
+        raise ValueError(f"{whisper.at} is before the fork point "
+                         f"({clock_text(start, not_before)})")
+    if not not_before <= at < until:
+        raise ValueError(f"{whisper.at} is outside the episode ({clock_text(start, not_before)}"
+                         f" to {clock_text(start, until)}, starting {start:%Y-%m-%d %H:%M})")
+    return at
+
+
+def town_of(scenario) -> TownScenario | None:
+    """The town a scenario runs: a TownScenario itself, or the one a task's episode wraps as
+    its `town`; None for a scenario without one (a single room)."""
+    if isinstance(scenario, TownScenario):
+        return scenario
+    town = getattr(scenario, "town", None)
+    return town if isinstance(town, TownScenario) else None
+
+
+def recorded_town(config: dict[str, Any]) -> TownScenario | None:
+    """The town a run's header config records (a town day's, or the one a task's episode
+    wraps under `town`), not started: to check what a change to it needs before anything
+    runs. None when the config holds no town."""
+    town = config.get("town") if isinstance(config.get("town"), dict) else config
+    if not {"world", "architecture", "tasks", "hours"} <= set(town):
+        return None
+    fields = {k: v for k, v in town.items() if k in TownConfig.model_fields}
+    try:
+        return TownScenario(TownConfig.model_validate(fields))
+    except ValueError:
+        return None
+
+
+def performer_of(config: dict[str, Any]) -> str | None:
+    """The resident a town run's header config gives a task, when exactly one has one; else
+    None."""
+    town = recorded_town(config)
+    tasks = town.cfg.tasks if town is not None else {}
+    return next(iter(tasks)) if len(tasks) == 1 else None

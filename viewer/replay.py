@@ -84,6 +84,19 @@ class Replay:
             return None
         return self.seconds(start), self.seconds(end)
 
+    def fork_points(self) -> list[tuple[float, str]]:
+        """Where a fork (`sandbox fork`) left its parent: (run seconds, "fork of PARENT at
+        HH:MM"), oldest first; none for a run that is not a fork."""
+        points = []
+        for fork in self.header.config.get("forks") or []:
+            try:
+                at = float(fork["at"])
+            except (KeyError, TypeError, ValueError):
+                continue
+            parent = Path(str(fork.get("parent", "?"))).name
+            points.append((at, f"fork of {parent} at {fork.get('time', '?')}"))
+        return points
+
     @property
     def is_town(self) -> bool:
         return self.view == "town"

@@ -31,6 +31,7 @@ COMMANDS = [
     "sandbox.app.commands.sweep",
     "sandbox.app.commands.rerun",
     "sandbox.app.commands.interview",
+    "sandbox.app.commands.fork",
 ]
 
 

@@ -89,3 +89,25 @@ class TaskPlanned(Event):
     plan_reminder: str = ""
     conversation_reminder: list[str] = Field(default_factory=list)
     day: str = ""  # the date a plan reminder was made for
+
+
+class Whispered(Event):
+    """A memory planted in an agent from outside the simulation (`--whisper`, a scenario's
+    `whispers:`): stored at `t` as a thought the agent believes it had, with a fixed importance
+    (its `memory_added` follows at once)."""
+
+    kind: Literal["whispered"] = "whispered"
+    text: str
+    memory: int  # the id inside the agent's memory stream
+    importance: int
+
+
+class ArchitectureChanged(Event):
+    """An agent's modules swapped mid-episode (`sandbox fork --agent-arch`): each slot's state
+    carried over when the new module is the old one's kind and takes its state, else fresh."""
+
+    kind: Literal["architecture_changed"] = "architecture_changed"
+    previous: str  # architecture names
+    architecture: str
+    carried: list[str]  # slots
+    fresh: dict[str, str] = Field(default_factory=dict)  # slot -> why it starts fresh

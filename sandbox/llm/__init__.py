@@ -31,7 +31,7 @@ from .base import (
     TransientLLMError,
     Usage,
 )
-from .cache import CachedLLM, CacheMode
+from .cache import CachedLLM, CacheMode, cache_in
 from .retry import RetryingLLM
 from .scripted import ScriptedBackend
 from .structured import StructuredLLM, parse_structured
@@ -40,8 +40,8 @@ __all__ = [
     "LLM", "AccountingLLM", "CacheMiss", "CachedLLM", "CacheMode", "CallLog", "CallRecord",
     "Completion", "LLMConfigError", "LLMError", "LLMRequest", "LLMSettings", "LLMUnavailable",
     "Message", "RetryingLLM", "SCRIPTS", "SCRIPTS_ENTRY_POINT_GROUP", "ScriptedBackend",
-    "StructuredLLM", "TransientLLMError", "Usage", "calls_recorded", "make_backend", "make_llm",
-    "backend_settings", "parse_structured", "scripted_names", "timed_complete",
+    "StructuredLLM", "TransientLLMError", "Usage", "cache_in", "calls_recorded", "make_backend",
+    "make_llm", "backend_settings", "parse_structured", "scripted_names", "timed_complete",
 ]
 
 BACKENDS = ("local", "openai", "scripted")

@@ -81,3 +81,13 @@ class CachedLLM:
             with open_append(self.path) as fh:
                 fh.write(json.dumps(entry, ensure_ascii=False) + "\n")
                 fh.flush()
+
+
+def cache_in(llm) -> CachedLLM | None:
+    """The CachedLLM inside a model stack (`make_llm` wraps it in other layers), or None: a
+    fork replays its prefix cache-only and then lets the cache record again."""
+    while llm is not None:
+        if isinstance(llm, CachedLLM):
+            return llm
+        llm = getattr(llm, "inner", None)
+    return None

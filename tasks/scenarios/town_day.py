@@ -6,13 +6,13 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agents.architecture import load_architecture
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError, load_model, validation_error
 from sandbox.simtime import sim_time_problem
-from tasks.town import TownConfig, TownScenario
+from tasks.town import TownConfig, TownScenario, Whisper, whisper_time
 from worlds import load_world, world_residents
 
 DEFAULT_CONFIG = Path(__file__).with_name("town_day.yaml")
@@ -32,6 +32,7 @@ class TownChanges(BaseModel):
     task: str | None = None  # --task
     hours: float | None = None  # --hours
     embedder: str | None = None  # --embedder
+    whispers: list[Whisper] = Field(default_factory=list)  # --whisper: added to the file's
 
     def apply(self, config: TownConfig) -> TownConfig:
         """The config with these changes; ValueError naming the option that cannot apply."""
@@ -65,6 +66,8 @@ class TownChanges(BaseModel):
             data["residents"] = list(dict.fromkeys(names))
             for field in ("architectures", "tasks"):  # of residents the options left out
                 data[field] = {n: v for n, v in data[field].items() if n in data["residents"]}
+            data["whispers"] = [w for w in data["whispers"] if w["agent"] in data["residents"]]
+        data["whispers"] = [*data["whispers"], *(w.model_dump() for w in self.whispers)]
         if self.performer:
             data["architectures"] = {**data["architectures"],
                                      self.performer: self.performer_architecture}
@@ -105,6 +108,14 @@ def town_day(path: Path | str | None = None, max_turns: int | None = None,
         if name not in names:
             raise FileFormatError(path, f"{name!r} is not among the residents "
                                         f"({', '.join(names)})", "architectures/tasks")
+    given = len(config.whispers) - (len(changes.whispers) if changes is not None else 0)
+    for n, whisper in enumerate(config.whispers):
+        try:
+            whisper_time(whisper, names, scenario.start_time, scenario.until)
+        except ValueError as exc:
+            if n >= given:  # one of the command line's
+                raise ValueError(f"--whisper {str(whisper)!r}: {exc}") from None
+            raise FileFormatError(path, str(exc), f"whispers.{n}") from None
     for arch in sorted({config.architecture, *config.architectures.values()}):
         try:
             load_architecture(arch)

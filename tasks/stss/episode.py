@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 
 from sandbox.engine import Engine
 from sandbox.simtime import check_sim_time
-from tasks.town import TownConfig, TownScenario
+from tasks.town import TownConfig, TownScenario, Whisper, whisper_time
 
 from .events import TaskAssigned
 from .instantiate import STSSTask
@@ -79,7 +79,10 @@ class STSSEpisode:
     expected_events = TownScenario.expected_events
 
     def __init__(self, task: STSSTask, architecture: str = "ga", *,
-                 window: EpisodeWindow | None = None, embedder: str | None = None):
+                 window: EpisodeWindow | None = None, embedder: str | None = None,
+                 whispers: list[Whisper] | None = None):
+        """`whispers` (`sandbox run TEMPLATE --whisper`) are checked here: a ValueError names
+        the first whose resident is not in the episode or whose time is outside it."""
         self.task = task
         self.architecture = architecture
         self.window = window or EpisodeWindow()
@@ -90,7 +93,12 @@ class STSSEpisode:
             world=task.world, residents=[task.performer, *task.background],
             architecture="ga", architectures={task.performer: architecture},
             tasks={task.performer: task.currently}, start_time=self.start_time,
-            hours=self.until / 3600, embedder=embedder))
+            hours=self.until / 3600, embedder=embedder, whispers=list(whispers or [])))
+        for whisper in self.town.cfg.whispers:
+            try:
+                whisper_time(whisper, self.town.resident_names(), self.start_time, self.until)
+            except ValueError as exc:
+                raise ValueError(f"--whisper {str(whisper)!r}: {exc}") from None
 
     def config(self) -> dict[str, Any]:
         return {"stss_task": self.task.model_dump(mode="json"),

@@ -335,3 +335,23 @@ def test_an_episode_in_which_nobody_talked_is_flagged_on_its_score_and_the_table
     assert main(["score", str(run)]) == 0
     assert "warning: nobody talked: no conversation happened (no 'utterance' event): this " \
            "score does not measure the agents" in capsys.readouterr().out
+
+
+def test_a_template_run_takes_whispers_and_forks_with_its_performer(tmp_path, capsys):
+    out, new = tmp_path / "run", tmp_path / "fork"
+    assert main(["run", "public_spring_tasting", "--out", str(out), "--quiet", *SHORT,
+                 "--whisper", "Maya Lindqvist@11:30: Ask the neighbours first."]) == 0
+    log = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    assert [(e["agent"], e["t"]) for e in log if e["kind"] == "whispered"] == [
+        ("Maya Lindqvist", 1800.0)]
+    assert main(["fork", str(out), "--at", "12:00", "--arch", "ga", "--out", str(new)]) == 0
+    [changed] = [json.loads(line) for line in (new / "events.jsonl").read_text().splitlines()
+                 if '"architecture_changed"' in line]
+    assert (changed["agent"], changed["previous"], changed["architecture"]) == (
+        "Maya Lindqvist", "ga_tdp", "ga")
+    assert "task_planner" in changed["fresh"] and (new / "score.json").is_file()
+    capsys.readouterr()
+    assert main(["run", "public_spring_tasting", "--out", str(tmp_path / "bad"), "--quiet",
+                 *SHORT, "--whisper", "Maya Lindquist@11:30: hello"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "did you mean Maya Lindqvist" in err and len(err.splitlines()) == 1

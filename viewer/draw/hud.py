@@ -37,6 +37,9 @@ def draw_top_bar(surface: pygame.Surface, replay: Replay, playback: Playback,
     models = sorted(set(header.models.values()))
     title = f"{replay.dir.name}  ·  {header.scenario}  ·  seed {header.seed}  ·  " + \
         ", ".join(models)
+    forks = replay.fork_points()
+    if forks:
+        title += f"  ·  {forks[-1][1]}"
     clock = format_clock(replay, playback.t)
     state = "▶" if playback.playing else "❚❚"
     right = f"{state} {playback.speed:g}x   {clock}"
@@ -97,6 +100,13 @@ class TimelineBar:
                 theme.blit_text(surface, "task", (left + 2, bar.top - 4), 10, theme.TEXT,
                                 anchor="bottomleft")
         surface.blit(self._tick_strip(replay, playback, bar.size), bar.topleft)
+        for at, _ in replay.fork_points():  # where the run left its parent
+            if playback.start <= at <= playback.end:
+                fx = bar.left + int((at - playback.start) / span * bar.width)
+                pygame.draw.line(surface, theme.WARNING, (fx, bar.top - 4), (fx, bar.bottom + 3),
+                                 2)
+                theme.blit_text(surface, "fork", (fx + 3, bar.top - 4), 10, theme.TEXT,
+                                anchor="bottomleft")
         x = bar.left + int((playback.t - playback.start) / span * bar.width)
         pygame.draw.rect(surface, theme.ACCENT, (x - 2, bar.top - 4, 4, bar.height + 8))
         label_y = bar.bottom + 8

@@ -193,6 +193,26 @@ def architecture_ref(text: str) -> str:
     return text
 
 
+def whisper_spec(text: str):
+    """--whisper: `NAME@HH:MM: text` as a tasks.town.Whisper (its resident and time are
+    checked against the episode before it runs)."""
+    from tasks.town import Whisper
+
+    try:
+        return Whisper.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
+def add_whisper_option(g) -> None:
+    """--whisper, repeatable: memories planted in a town episode's residents as it runs."""
+    g.add_argument("--whisper", action="append", type=whisper_spec, metavar="'NAME@HH:MM: TEXT'",
+                   help="plant TEXT in NAME's memory at that simulated time, as a thought NAME "
+                        "believes it had (importance 8; logged as `whispered`); HH:MM is the "
+                        "first such time after the start, or give 'YYYY-MM-DD HH:MM' or +1h30m; "
+                        "repeat for several")
+
+
 def add_embedder_option(g) -> None:
     """--embedder: the memory embedder of every agent of a town episode."""
     g.add_argument("--embedder", choices=["minilm", "hashing"],

@@ -58,8 +58,8 @@ def _size(text: str) -> tuple[int, int]:
 
 
 def main(args) -> int:
+    from sandbox.simtime import TimeSpecError, parse_duration, parse_time
     from viewer import Replay, ReplayError
-    from viewer.timespec import TimeSpecError, parse_duration, parse_time
 
     size = _size(args.size)
     headless = args.export is not None or args.gif is not None

@@ -19,6 +19,7 @@ from .common import (
     add_embedder_option,
     add_llm_options,
     add_sim_time_option,
+    add_whisper_option,
     architecture_ref,
     budgets,
     build_llm,
@@ -117,6 +118,7 @@ def _add_episode_options(p: argparse.ArgumentParser) -> None:
                    "town_day's --performer): a built-in name (ga, ga_tdp, ga_recency, "
                    "ga_no_reflection) or an architecture YAML file; background residents "
                    "are ga [default: ga_tdp]")
+    add_whisper_option(g)
     add_embedder_option(g)
     add_sim_time_option(g)
 
@@ -133,8 +135,11 @@ def _town_changes(args):
     if args.scenario != "town_day":
         if given:
             raise UserError(f"--{given[0]} is an option of town_day, not {args.scenario}")
+        if args.whisper:
+            raise UserError(f"--whisper plants a memory in a town's resident; {args.scenario} "
+                            "has none")
         return None
-    if not given and args.arch is None and args.embedder is None:
+    if not given and args.arch is None and args.embedder is None and not args.whisper:
         return None
     if args.arch is not None and args.performer is None:
         raise UserError("--arch needs --performer (who gets it); --architecture sets "
@@ -142,7 +147,8 @@ def _town_changes(args):
     extra = {"performer_architecture": args.arch} if args.arch else {}
     return TownChanges(world=args.world, residents=args.resident, first=args.residents,
                        architecture=args.architecture, performer=args.performer,
-                       task=args.task, hours=args.hours, embedder=args.embedder, **extra)
+                       task=args.task, hours=args.hours, embedder=args.embedder,
+                       whispers=args.whisper or [], **extra)
 
 
 def main(args) -> int:

@@ -127,7 +127,8 @@ def run_template(args) -> int:
         path = template_path(args.scenario)
         task = instantiate(load_template(path, world), args.seed, world,
                            background=args.background)
-        episode = STSSEpisode(task, args.arch, window=window)  # the window checked first
+        # the window and the whispers checked first
+        episode = STSSEpisode(task, args.arch, window=window, whispers=args.whisper)
     except FileFormatError as exc:
         close = [] if Path(args.scenario).exists() else nearest_templates(Path(args.scenario).stem)
         hint = f"; did you mean the built-in template {' or '.join(close)}?" if close else ""
@@ -151,7 +152,7 @@ def run_template(args) -> int:
             path, world, lambda _run_dir: llm, architecture=args.arch, seed=args.seed, out=out,
             window=window, background=args.background, embedder=args.embedder,
             overwrite=args.overwrite, on_event=show, max_concurrency=args.max_concurrency,
-            budgets=[budgets(args)[0]])
+            budgets=[budgets(args)[0]], whispers=args.whisper)
     except RunDirectoryExists as exc:
         raise UserError(str(exc)) from exc
     except CacheMiss as exc:

@@ -145,12 +145,15 @@ def run_task(template: Path, world: World, make_llm: MakeLLM, *, architecture: s
              embedder: str | None = None, overwrite: bool = False,
              on_event: Callable[[Event], None] | None = None,
              max_concurrency: int | None = None, scoring: ScoringOptions | None = None,
-             budgets: list[Budget] | None = None) -> tuple[RunResult, STSSScore | None]:
+             budgets: list[Budget] | None = None, whispers: list | None = None,
+             ) -> tuple[RunResult, STSSScore | None]:
     """Instantiate `template` with `seed`, run the episode into `out`, score it (under our
     rules, no score when a budget stopped it first; none under any rules when no call reached
-    a model: its agents said canned lines)."""
+    a model: its agents said canned lines). `whispers`: tasks.town.Whisper, planted as it
+    runs."""
     task = instantiate(load_template(template, world), seed, world, background=background)
-    episode = STSSEpisode(task, architecture, window=window, embedder=embedder)
+    episode = STSSEpisode(task, architecture, window=window, embedder=embedder,
+                          whispers=whispers)
     result = run_episode(episode, make_llm(out), seed=seed, out_dir=out, overwrite=overwrite,
                          on_event=on_event, max_concurrency=max_concurrency, budgets=budgets)
     if result.status == "unavailable":

@@ -1,0 +1,170 @@
+"""Running a run's recorded command again (`sandbox rerun`, `sandbox fork`): the words a
+one-episode `sandbox run` records in its header (`config.command`), and the changes a fork
+makes at its fork point, applied by pausing the replayed episode there (`sandbox.runner.Pause`).
+
+A fork's header records its chain of forks under `config.forks`, oldest first, the last its
+own: each one's parent, time, changes and what became of each changed agent's modules. A rerun
+of a fork applies them again at the same instants; a fork of a fork applies those at or before
+its own fork point first.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from sandbox.errors import UserError
+from sandbox.log import CACHE, HEADER, RunFormatError, RunHeader, read_header
+from sandbox.runner import PAUSES, RECORDED, Pause
+from tasks.town import Whisper, town_of
+
+# Options of the recorded command that a rerun or a fork decides itself: where it writes and
+# how it uses the cache. (flag, takes a value)
+DECIDED = {"--out": True, "--overwrite": False, "--cache": True, "--cache-only": False,
+           "--no-cache": False}
+
+
+def recorded_command(run: Path) -> list[str]:
+    """The recorded `sandbox ...` words, or a UserError saying why there are none."""
+    try:
+        header = read_header(run)
+    except RunFormatError as exc:
+        raise UserError(str(exc)) from exc
+    command = header.config.get("command")
+    if not command or not isinstance(command, list):
+        raise UserError(f"{run}: its header records no command (a run of a suite or a "
+                        "benchmark, or one written before commands were recorded); run the "
+                        "suite's or benchmark's command again instead: it resumes")
+    return [str(word) for word in command]
+
+
+def without_decided(words: list[str]) -> list[str]:
+    """The command's words without the options the rerun decides (`--out X`, `--out=X`, ...)."""
+    kept, skip = [], False
+    for word in words:
+        if skip:
+            skip = False
+            continue
+        flag = word.split("=", 1)[0]
+        if flag in DECIDED:
+            skip = DECIDED[flag] and "=" not in word
+            continue
+        kept.append(word)
+    return kept
+
+
+class Fork(BaseModel):
+    """One fork of a chain, as its header records it (`config.forks`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    parent: str  # the run directory it was forked from
+    at: float = Field(ge=0)  # the fork point, in simulated seconds since the start
+    time: str  # the same as a clock time
+    architectures: dict[str, str] = Field(default_factory=dict)  # agent -> architecture
+    whispers: list[Whisper] = Field(default_factory=list)  # planted at or after the fork point
+    # What became of each changed agent's modules, known at the fork point: agent -> slot ->
+    # "" (its state carried over) or why it started fresh.
+    modules: dict[str, dict[str, str]] = Field(default_factory=dict)
+    command: list[str] = Field(default_factory=list)  # the `sandbox fork ...` that made it
+
+
+def fork_chain(header: RunHeader, where: Path | str) -> list[Fork]:
+    """The forks a run's header records (none for a run that is not a fork)."""
+    raw = header.config.get("forks") or []
+    try:
+        return [Fork.model_validate(entry) for entry in raw]
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise UserError(f"{where}: its header's config.forks does not read "
+                        f"({'.'.join(map(str, first['loc']))}: {first['msg']})") from exc
+
+
+def apply_fork(fork: Fork, engine, scenario) -> dict[str, dict[str, str]]:
+    """Make a fork's changes in a running episode paused at its fork point: swap agents'
+    architectures (state carried where the new modules take it) and schedule its whispers.
+    Returns what became of each changed agent's modules (Fork.modules)."""
+    if not fork.architectures and not fork.whispers:
+        return {}
+    town = town_of(scenario)
+    if town is None:
+        raise UserError(f"a {scenario.name} episode has no town residents to change")
+    modules = {name: town.change_architecture(engine, name, arch)
+               for name, arch in fork.architectures.items()}
+    for whisper in fork.whispers:
+        town.whisper(engine, whisper, whisper.seconds(town.start_time))
+    return modules
+
+
+Hook = Callable[[int, Any, Any], None]  # (index in the chain, engine, scenario)
+
+
+def fork_pauses(chain: list[Fork], *, before: Hook | None = None, after: Hook | None = None
+                ) -> tuple[Pause, ...]:
+    """A pause per fork of `chain` that makes its changes and records what became of the
+    modules in the header (the whole chain, under config.forks); `before` and `after` are
+    called around that at each pause (a fork checks its replay before, goes live after)."""
+    chain = list(chain)
+
+    def act_for(index: int):
+        def act(engine, scenario) -> None:
+            if before is not None:
+                before(index, engine, scenario)
+            chain[index] = chain[index].model_copy(
+                update={"modules": apply_fork(chain[index], engine, scenario)})
+            if engine.log is not None:
+                engine.log.record(forks=[f.model_dump(mode="json") for f in chain])
+            if after is not None:
+                after(index, engine, scenario)
+        return act
+
+    return tuple(Pause(fork.at, act_for(i)) for i, fork in enumerate(chain))
+
+
+def recorded_forks(chain: Iterable[Fork]) -> dict[str, Any]:
+    """What the header of a run made with `chain` records from the start (RECORDED)."""
+    return {"forks": [f.model_dump(mode="json") for f in chain]}
+
+
+def copy_cache(run: Path, out: Path) -> bool:
+    """Start OUT (a new directory: a UserError if it holds a run) with RUN's cache; whether
+    RUN had one. RUN is not changed."""
+    if (out / HEADER).exists():
+        raise UserError(f"--out {out}: holds a run already; give a new directory")
+    out.mkdir(parents=True, exist_ok=True)
+    if (run / CACHE).is_file():
+        shutil.copyfile(run / CACHE, out / CACHE)
+        return True
+    return False
+
+
+def run_recorded(command: list[str], out: Path, *, cache_only: bool,
+                 pauses: tuple[Pause, ...] = (), recorded: dict[str, Any] | None = None) -> int:
+    """Run the recorded `sandbox run ...` words again into OUT (over it: --overwrite), from
+    OUT's cache, pausing at `pauses` and recording `recorded` in its header."""
+    from rich.markup import escape
+
+    from sandbox import terminal
+    from sandbox.app.cli import ArgumentsError, build_parser, did_you_mean
+
+    argv = [*without_decided(command[1:]), "--out", str(out), "--overwrite",
+            *(["--cache-only"] if cache_only else [])]
+    shown = escape(f"sandbox {' '.join(argv)}")  # a recorded word may hold [brackets]
+    terminal.console().print(f"[dim]{shown}[/]", highlight=False, soft_wrap=True)
+    parser = build_parser()
+    try:
+        again = parser.parse_args(argv)
+    except ArgumentsError as exc:  # an option this version no longer has
+        prog, message = did_you_mean(parser, argv, exc)
+        raise UserError(f"the recorded command does not parse now: {prog}: {message}") from exc
+    again.argv = argv
+    paused, extra = PAUSES.set(pauses), RECORDED.set(recorded)
+    try:
+        return again.func(again)
+    finally:
+        PAUSES.reset(paused)
+        RECORDED.reset(extra)
