@@ -168,8 +168,7 @@ def _end_of(run: Path) -> float:
         return RunResult.model_validate_json((run / RESULT).read_text(encoding="utf-8")
                                              ).sim_time_s
     except (OSError, ValueError):
-        pass
-    last = 0.0
+        last = 0.0  # no result.json that reads (a killed run): its events say how far it got
     if (run / EVENTS).is_file():
         for line in (run / EVENTS).open(encoding="utf-8", errors="replace"):
             try:
