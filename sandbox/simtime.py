@@ -1,8 +1,8 @@
 """Simulated time outside the engine: how long an episode may be (the maximum, and the check
-every template, window and config goes through before anything runs), and the times a user types
-for a moment of a run: a moment of a finished run (`parse_moment`: end, HH:MM on its last day,
-'day N HH:MM', seconds; `sandbox interview`) and a moment to act at while a run goes on
-(`parse_time`: HH:MM the first one after the start, a date and time, +2h; whispers, forks).
+every template, window and config goes through before anything runs), and the one reading of
+the times a user types for a moment of a run (`parse_time`: HH:MM, the first such time after
+the start; 'day N HH:MM'; a date and time; +2h; seconds), with `parse_moment` adding `end` and
+the run's bounds for a finished run.
 Kept out of the engine so that the task files that check it load no SimPy.
 """
 
@@ -49,50 +49,6 @@ def check_sim_time(seconds: float | None, what: str) -> None:
         raise SimTimeTooLong(f"{what}: {problem}")
 
 
-class MomentError(ValueError):
-    """A moment that is not one of the run's (unreadable, before its start or after its end)."""
-
-
-MOMENT_FORMATS = ("end (the default: the run's last event), HH:MM[:SS] (on the run's last day), "
-                  "'day N HH:MM' (day 1 is the day the run started), or simulated seconds "
-                  "since the start (5400, 5400s)")
-_CLOCK = r"(\d{1,2}):(\d{2})(?::(\d{2}))?"
-
-
-def parse_moment(text: str | None, start: datetime, end: float) -> float:
-    """Simulated seconds since the run's start of the moment `text` names (MOMENT_FORMATS), for
-    a run that started at `start` and whose last event is at `end` seconds. MomentError when it
-    does not read or lies outside the run."""
-    spec = (text or "end").strip().lower()
-    if spec == "end":
-        return end
-    seconds = re.fullmatch(r"(\d+(?:\.\d+)?)\s*s?", spec)
-    clock = re.fullmatch(r"(?:day\s+(\d+)\s+)?" + _CLOCK, spec)
-    if seconds:
-        at = float(seconds[1])
-    elif clock:
-        hour, minute, second = int(clock[2]), int(clock[3]), int(clock[4] or 0)
-        if hour > 23 or minute > 59 or second > 59:
-            raise MomentError(f"{text!r}: no such clock time")
-        if clock[1] is not None:
-            if int(clock[1]) < 1:
-                raise MomentError(f"{text!r}: days count from 1 (the day the run started)")
-            day = start.date() + timedelta(days=int(clock[1]) - 1)
-        else:
-            day = (start + timedelta(seconds=end)).date()
-        when = datetime(day.year, day.month, day.day, hour, minute, second)
-        at = (when - start).total_seconds()
-    else:
-        raise MomentError(f"{text!r}: write {MOMENT_FORMATS}")
-    first, last = start, start + timedelta(seconds=end)
-    if at < 0:
-        raise MomentError(f"{text!r} is before the run started ({first:%a %Y-%m-%d %H:%M:%S})")
-    if at > end:
-        raise MomentError(f"{text!r} is after the run's end ({last:%a %Y-%m-%d %H:%M:%S}, "
-                          f"{end:g} s in)")
-    return at
-
-
 # -- reading the times and durations a user types (`--at 08:30`, `--every 10m`, `+2h`) --------
 
 _UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -119,30 +75,66 @@ def parse_duration(text: str) -> float:
     return seconds
 
 
-def parse_time(text: str, start: datetime) -> float:
-    """A moment of a run as seconds since its start (may be negative: before it).
+MOMENTS = ("HH:MM[:SS] (the first such time at or after the start), 'day N HH:MM' (day 1 is "
+           "the day the run started), 'YYYY-MM-DD HH:MM', +1h30m (after the start), or "
+           "simulated seconds since the start (5400, 5400s)")
+_CLOCK = r"(\d{1,2}):(\d{2})(?::(\d{2}))?"
 
-    '+2h' (after the start), 'HH:MM[:SS]' (that clock time, the first one at or after the start),
-    'YYYY-MM-DD HH:MM[:SS]' (a full date and time).
-    """
+
+def parse_time(text: str, start: datetime) -> float:
+    """A moment of a run a user writes (MOMENTS), as seconds since the run's `start` (negative:
+    before it). The one reading of every command's times: replay, fork, whisper, interview."""
     spec = text.strip()
     if spec.startswith("+"):
         return parse_duration(spec[1:]) if spec[1:].strip() not in ("0", "") else 0.0
-    if re.fullmatch(r"\d{1,2}:\d{2}(:\d{2})?", spec):
-        parts = [int(p) for p in spec.split(":")]
-        hour, minute, second = (parts + [0])[:3]
+    if seconds := re.fullmatch(r"(\d+(?:\.\d+)?)\s*s?", spec.lower()):
+        return float(seconds[1])
+    if clock := re.fullmatch(r"(?:day\s+(\d+)\s+)?" + _CLOCK, spec.lower()):
+        hour, minute, second = int(clock[2]), int(clock[3]), int(clock[4] or 0)
         if hour > 23 or minute > 59 or second > 59:
             raise TimeSpecError(f"{text!r} is not a clock time")
-        when = start.replace(hour=hour, minute=minute, second=second, microsecond=0)
-        if when < start:
-            when += timedelta(days=1)
+        if clock[1] is not None:
+            if int(clock[1]) < 1:
+                raise TimeSpecError(f"{text!r}: days count from 1 (the day the run started)")
+            day = start.date() + timedelta(days=int(clock[1]) - 1)
+            when = datetime(day.year, day.month, day.day, hour, minute, second)
+        else:
+            when = start.replace(hour=hour, minute=minute, second=second, microsecond=0)
+            if when < start:
+                when += timedelta(days=1)
         return (when - start).total_seconds()
     try:
         when = datetime.fromisoformat(spec)
     except ValueError:
-        raise TimeSpecError(f"{text!r} is not a time; write HH:MM, 'YYYY-MM-DD HH:MM' or +1h30m"
-                            ) from None
+        raise TimeSpecError(f"{text!r} is not a time; write {MOMENTS}") from None
     return (when - start).total_seconds()
+
+
+class MomentError(ValueError):
+    """A moment that is not one of the run's (unreadable, before its start or after its end)."""
+
+
+MOMENT_FORMATS = f"end (the default: the run's last event), {MOMENTS}"
+
+
+def parse_moment(text: str | None, start: datetime, end: float) -> float:
+    """Simulated seconds since the start of the moment `text` names (MOMENT_FORMATS: `end`, or
+    what parse_time reads), for a run that started at `start` and whose last event is at `end`
+    seconds. MomentError when it does not read or lies outside the run."""
+    spec = (text or "end").strip()
+    if spec.lower() == "end":
+        return end
+    try:
+        at = parse_time(spec, start)
+    except TimeSpecError as exc:
+        raise MomentError(str(exc)) from None
+    first, last = start, start + timedelta(seconds=end)
+    if at < 0:
+        raise MomentError(f"{text!r} is before the run started ({first:%a %Y-%m-%d %H:%M:%S})")
+    if at > end:
+        raise MomentError(f"{text!r} is after the run's end ({last:%a %Y-%m-%d %H:%M:%S}, "
+                          f"{end:g} s in)")
+    return at
 
 
 def clock_text(start: datetime, seconds: float) -> str:

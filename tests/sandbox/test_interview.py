@@ -147,9 +147,12 @@ def test_a_moment_is_read_as_a_clock_time_a_day_and_time_or_seconds():
 
     start, end = datetime(2024, 2, 13, 6, 0), 26 * 3600.0  # until 08:00 the next day
     assert parse_moment(None, start, end) == end
-    assert parse_moment("07:30", start, end) == 25.5 * 3600  # on the run's last day
+    assert parse_moment("07:30", start, end) == 1.5 * 3600  # the first 07:30 after the start
+    assert parse_moment("day 2 07:30", start, end) == 25.5 * 3600
     assert parse_moment("day 1 07:30", start, end) == 1.5 * 3600
     assert parse_moment("5400", start, end) == parse_moment("5400s", start, end) == 5400
+    assert parse_moment("+1h30m", start, end) == parse_moment("2024-02-13 07:30", start,
+                                                              end) == 5400
     for bad in ("day 1 05:00", "day 2 09:00", "noon", "24:00", "day 0 07:00"):
         with pytest.raises(MomentError):
             parse_moment(bad, start, end)
