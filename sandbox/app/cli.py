@@ -123,6 +123,19 @@ def did_you_mean(parser: argparse.ArgumentParser, argv: list[str], exc: Argument
     return prog, message
 
 
+def parse_command(parser: argparse.ArgumentParser, argv: list[str], context: str = ""):
+    """`argv` parsed as the command line would, for a command that runs another (a sweep's
+    cells, a rerun): the arguments, `argv` recorded in them; a bad one is a UserError in one
+    line (`context` before it), with the nearest names."""
+    try:
+        args = parser.parse_args(argv)
+    except ArgumentsError as exc:
+        prog, message = did_you_mean(parser, argv, exc)
+        raise UserError(f"{context}{prog}: {message}") from exc
+    args.argv = argv
+    return args
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)

@@ -149,19 +149,14 @@ def run_recorded(command: list[str], out: Path, *, cache_only: bool,
     from rich.markup import escape
 
     from sandbox import terminal
-    from sandbox.app.cli import ArgumentsError, build_parser, did_you_mean
+    from sandbox.app.cli import build_parser, parse_command
 
     argv = [*without_decided(command[1:]), "--out", str(out), "--overwrite",
             *(["--cache-only"] if cache_only else [])]
     shown = escape(f"sandbox {' '.join(argv)}")  # a recorded word may hold [brackets]
     terminal.console().print(f"[dim]{shown}[/]", highlight=False, soft_wrap=True)
-    parser = build_parser()
-    try:
-        again = parser.parse_args(argv)
-    except ArgumentsError as exc:  # an option this version no longer has
-        prog, message = did_you_mean(parser, argv, exc)
-        raise UserError(f"the recorded command does not parse now: {prog}: {message}") from exc
-    again.argv = argv
+    # an option this version no longer has: said as such
+    again = parse_command(build_parser(), argv, "the recorded command does not parse now: ")
     paused, extra = PAUSES.set(pauses), RECORDED.set(recorded)
     try:
         return again.func(again)

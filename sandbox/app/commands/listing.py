@@ -29,10 +29,13 @@ def register(sub) -> None:
 
 
 def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |"
-              for row in rows]
-    return "\n".join(lines)
+    """The boards' Markdown table (evaluation.kit): a plug-in's title is a third party's text,
+    written in one line with its pipes escaped."""
+    from evaluation.kit import Column, markdown_table
+
+    columns = [Column(str(i), name, None, "---") for i, name in enumerate(header)]
+    return "\n".join(markdown_table(columns, [{str(i): cell for i, cell in enumerate(row)}
+                                              for row in rows]))
 
 
 def _first_line(text: str | None) -> str:

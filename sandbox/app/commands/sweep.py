@@ -47,18 +47,8 @@ def register(sub) -> None:
 def _recipes() -> dict:
     from sandbox.app.plugins import plugins
 
-    return {p.name: p.sweep_recipe() for p in plugins() if p.sweep_recipe() is not None}
-
-
-def _parse(parser, argv: list[str]):
-    """The cell's arguments as its command reads them (a UserError on a bad flag)."""
-    from sandbox.app.cli import ArgumentsError, did_you_mean
-
-    try:
-        return parser.parse_args(argv)
-    except ArgumentsError as exc:
-        prog, message = did_you_mean(parser, argv, exc)
-        raise UserError(f"{prog}: {message}") from exc
+    recipes = {p.name: p.sweep_recipe() for p in plugins()}
+    return {name: recipe for name, recipe in recipes.items() if recipe is not None}
 
 
 def _roles(args) -> str:
@@ -98,10 +88,10 @@ def main(args) -> int:
         check_plan(found)
     except (ValueError, FileFormatError) as exc:
         raise UserError(f"{args.experiment}: {exc}") from exc
-    from sandbox.app.cli import build_parser
+    from sandbox.app.cli import build_parser, parse_command
 
     parser = build_parser()
-    parsed = [_parse(parser, cell.argv) for cell in found.cells]  # every cell checked first
+    parsed = [parse_command(parser, cell.argv) for cell in found.cells]  # all checked first
     for cell, cell_args in zip(found.cells, parsed, strict=True):
         console.print(f"[dim]{cell.benchmark} {cell.name}: {_roles(cell_args)}[/]",
                       highlight=False, soft_wrap=True)
@@ -119,7 +109,6 @@ def main(args) -> int:
     hold_output(Path(out))
     Path(out).mkdir(parents=True, exist_ok=True)
     for cell, cell_args in zip(found.cells, parsed, strict=True):
-        cell_args.argv = cell.argv  # what the cell's command was given (its defaults said)
         console.rule(f"{cell.benchmark} {cell.name}", style="dim")
         try:
             code = cell_args.func(cell_args)
@@ -139,7 +128,7 @@ def main(args) -> int:
             continue
         board_argv = [argv[0], *map(str, outs), *argv[-4:]]
         console.rule(f"{name} board", style="dim")
-        board_args = _parse(parser, board_argv)
+        board_args = parse_command(parser, board_argv)
         try:
             if board_args.func(board_args) == 0:
                 boards[name] = Path(board_argv[-3]).read_text(encoding="utf-8")
