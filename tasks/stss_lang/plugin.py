@@ -24,6 +24,7 @@ from evaluation.stss_lang.usage import table3_report
 from sandbox import terminal
 from sandbox.app.commands.benchmark import (
     EMBEDDED,
+    add_board_outputs,
     judge_models,
     model_pool,
     print_stopped,
@@ -139,9 +140,7 @@ def register(sub) -> None:
 def add_board_options(p) -> None:
     p.add_argument("--resamples", type=positive_int, default=1000, help="bootstrap resamples "
                                                                "[default: %(default)s]")
-    p.add_argument("--markdown", type=output_file, help="also write the table to this file")
-    p.add_argument("--json", type=output_file, help="write the board as JSON to this file")
-    p.add_argument("--plot", type=output_file, metavar="PNG", help="draw the GCSR with intervals")
+    add_board_outputs(p, "draw the GCSR with intervals")
 
 
 def harvest_main(args) -> int:

@@ -128,10 +128,7 @@ def add_board_command(sub, bench) -> None:
                    help="bootstrap resamples [default: %(default)s]")
     for name, spec in bench.board.options.items():
         b.add_argument(f"--{name.replace('_', '-')}", dest=name, **spec)
-    b.add_argument("--markdown", type=output_file, help="also write the table to this file")
-    b.add_argument("--json", type=output_file, help="write the board as JSON to this file")
-    b.add_argument("--plot", type=output_file, metavar="PNG",
-                   help="draw each configuration's score and interval into this PNG")
+    add_board_outputs(b, "draw each configuration's score and interval into this PNG")
     b.set_defaults(func=lambda args: board_main(bench, args))
 
 
@@ -232,6 +229,14 @@ def print_stopped(console, report, noun: str) -> tuple[int, int]:
                       "higher cap to go on (the answers so far come from the cache)",
                       soft_wrap=True)
     return unavailable, budget
+
+
+def add_board_outputs(p: argparse.ArgumentParser, plot_help: str) -> None:
+    """--markdown, --json and --plot: where `write_board` writes a board (every board command
+    has them; `sandbox sweep` writes each benchmark's board with the first two)."""
+    p.add_argument("--markdown", type=output_file, help="also write the board to this file")
+    p.add_argument("--json", type=output_file, help="write the board as JSON to this file")
+    p.add_argument("--plot", type=output_file, metavar="PNG", help=plot_help)
 
 
 def write_board(report, args) -> None:

@@ -25,13 +25,13 @@ from sandbox.lock import hold_output
 from sandbox.log import CACHE, CALLS, RunFormatError, load_run
 from sandbox.simtime import MOMENT_FORMATS, MomentError, parse_moment
 
+from .benchmark import add_board_outputs
 from .common import (
     add_model_access_options,
     build_llm,
     intermixed,
     non_negative_int,
     output_dir,
-    output_file,
     positive_int,
 )
 
@@ -128,10 +128,7 @@ def _board_options(p: argparse.ArgumentParser) -> None:
                    help="bootstrap seed [default: %(default)s]")
     p.add_argument("--resamples", type=positive_int, default=1000,
                    help="bootstrap resamples [default: %(default)s]")
-    p.add_argument("--markdown", type=output_file, help="also write the board to this file")
-    p.add_argument("--json", type=output_file, help="write the board as JSON to this file")
-    p.add_argument("--plot", type=output_file, metavar="PNG",
-                   help="draw each rating and its interval into this PNG")
+    add_board_outputs(p, "draw each rating and its interval into this PNG")
 
 
 # -- shared -------------------------------------------------------------------------------------

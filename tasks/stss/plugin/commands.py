@@ -18,6 +18,7 @@ from pathlib import Path
 from rich.console import Console
 
 from sandbox import terminal
+from sandbox.app.commands.benchmark import add_board_outputs
 from sandbox.app.commands.common import (
     add_budget_options,
     add_embedder_option,
@@ -30,7 +31,6 @@ from sandbox.app.commands.common import (
     llm_settings,
     non_negative_int,
     output_dir,
-    output_file,
     parallel_options,
     positive_int,
     print_event,
@@ -253,10 +253,7 @@ def register_board(sub) -> None:
                    help="bootstrap seed [default: %(default)s]")
     b.add_argument("--resamples", type=positive_int, default=1000,
                    help="bootstrap resamples [default: %(default)s]")
-    b.add_argument("--markdown", type=output_file, help="also write the board to this file")
-    b.add_argument("--json", type=output_file, help="write the board as JSON to this file")
-    b.add_argument("--plot", type=output_file, metavar="PNG",
-                   help="draw each configuration's overall score and interval into this PNG")
+    add_board_outputs(b, "draw each configuration's overall score and interval into this PNG")
     b.set_defaults(func=board_main)
 
 
