@@ -114,20 +114,18 @@ class TownScenario:
         """The config as given, and every architecture it names in full (modules and their
         parameters after this episode's changes), so a run says exactly what each agent ran."""
         names = sorted({self.cfg.architecture, *self.cfg.architectures.values()})
-        skipped = {n: sorted(self.params_not_taken(n)) for n in names}
+        built = {n: self.architecture(n) for n in names}
+        skipped = {n: sorted(self.params_not_taken(a)) for n, a in built.items()}
         return {**self.cfg.model_dump(mode="json"),
-                "architecture_modules": {n: self.architecture(n).describe() for n in names},
+                "architecture_modules": {n: a.describe() for n, a in built.items()},
                 **({"params_not_applied": {n: s for n, s in skipped.items() if s}}
                    if any(skipped.values()) else {})}
 
-    def params_not_taken(self, name: str) -> set[str]:
-        """The slots of the file's `params` whose module in architecture `name` takes no
-        parameter at all (an ablation's `none` reflector: nothing to tune): left out, and said
-        in the header's `params_not_applied`. A module that takes parameters gets them, so a
-        misspelt one is still an error."""
-        from agents.architecture import load_architecture
-
-        architecture = load_architecture(name)
+    def params_not_taken(self, architecture) -> set[str]:
+        """The slots of the file's `params` whose module in `architecture` takes no parameter
+        at all (an ablation's `none` reflector: nothing to tune): left out, and said in the
+        header's `params_not_applied`. A module that takes parameters gets them, so a misspelt
+        one is still an error."""
         return {slot for slot, params in self.cfg.params.items()
                 if slot in architecture.params and params
                 and not type(architecture.params[slot]).model_fields}
@@ -163,7 +161,7 @@ class TownScenario:
         architecture = load_architecture(name)
         if self.cfg.embedder:
             architecture = architecture.with_params("memory", embedder=self.cfg.embedder)
-        not_taken = self.params_not_taken(name)
+        not_taken = self.params_not_taken(architecture)
         for slot, params in self.cfg.params.items():
             if slot not in architecture.params:
                 raise KeyError(f"no slot {slot!r}; slots are {', '.join(architecture.params)}")

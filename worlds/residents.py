@@ -153,8 +153,9 @@ def world_residents(world: World) -> list[Resident]:
     if not world.spec.residents:
         return []
     directory = (world.source.parent / world.spec.residents).resolve()
-    files = tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size)
-                  for p in sorted(directory.glob("*.yaml"))) if directory.is_dir() else ()
+    stats = [(p.name, p.stat()) for p in sorted(directory.glob("*.yaml"))] \
+        if directory.is_dir() else []
+    files = tuple((name, st.st_mtime_ns, st.st_size) for name, st in stats)
     key = (id(world), directory)
     cached = _read.get(key)
     if cached is None or cached[0] != files:
