@@ -67,6 +67,7 @@ def main(args) -> int:
     from sandbox.app.suites.sweep import (
         SWEEP_FILE,
         check_plan,
+        experiment_digest,
         load_experiment,
         plan,
         record,
@@ -78,6 +79,7 @@ def main(args) -> int:
     console = terminal.console()
     try:
         experiment = load_experiment(args.experiment)
+        digest = experiment_digest(args.experiment)  # of the file as read, not as it is later
     except FileFormatError as exc:
         raise UserError(str(exc)) from exc
     out = args.out or experiment.out
@@ -116,8 +118,7 @@ def main(args) -> int:
         except UserError as exc:
             cell.status, cell.said = "error", str(exc)
             console.print(f"[red]{cell.benchmark} {cell.name}:[/] {exc}", highlight=False)
-        write_json(Path(out) / SWEEP_FILE, record(Path(out), experiment, args.experiment,
-                                                  found))
+        write_json(Path(out) / SWEEP_FILE, record(experiment, args.experiment, digest, found))
     boards = {}
     for name, argv in found.boards.items():
         # A cell refused before it ran (a UserError: a bad model, another configuration in

@@ -164,9 +164,10 @@ def experiment_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
-def record(out: Path, experiment: Experiment, source: Path, found: Plan) -> dict:
-    """OUT/sweep.json: the experiment as run, and each cell's command line and outcome."""
-    return {"experiment": str(source), "digest": experiment_digest(source),
+def record(experiment: Experiment, source: Path, digest: str, found: Plan) -> dict:
+    """OUT/sweep.json: the experiment as run (its file and the digest of what was read), and
+    each cell's command line and outcome."""
+    return {"experiment": str(source), "digest": digest,
             "models": {k: v.model_dump() for k, v in experiment.models.items()},
             "architectures": experiment.architectures, "seeds": experiment.seeds,
             "cells": [{"benchmark": c.benchmark, "cell": c.name, "model": c.model,
