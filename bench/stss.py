@@ -97,8 +97,46 @@ def bench(model: str, args) -> None:
     by_module = Counter(c.tag.split(".")[0] for c in run.calls)
     print("calls by module: " + ", ".join(f"{m} {n}" for m, n in sorted(by_module.items())))
     print(f"score {score.score:g} ({score.rule})")
+    if not model.startswith("scripted/"):
+        print(asked_together(run))
     if keep:
         print(f"run directory: {keep}")
+
+
+def asked_together(run) -> str:
+    """How the calls came: alone, or at one simulated instant with others (the run loop sends
+    those side by side), and the wall time no way of answering calls together could go under.
+    Calls asked alone wait for each other whatever the backend does; a group cannot finish
+    before its longest call. A call's own time is modelled from the speeds the run header
+    records for its weights (prompt tokens evaluated and dictated at the prompt rate, the
+    others generated one pass each): latencies would not do, since calls beside each other
+    share the threads and wait for a lane."""
+    speed = run.header.backend.get("weights_speed", {}).get(run.header.backend.get("weights"))
+    if not speed:
+        return "asked together: the run header records no measured speed of its weights"
+
+    def own_s(call) -> float:
+        batched = call.prompt_tokens - call.prefix_tokens + call.dictated_tokens
+        return (batched / speed["prompt_tokens_per_s"] +
+                (call.completion_tokens - call.dictated_tokens) * speed["ms_per_token"] / 1000)
+
+    groups: dict[float, list] = {}
+    for call in run.calls:
+        groups.setdefault(call.t, []).append(call)
+    alone = [g[0] for g in groups.values() if len(g) == 1]
+    together = [g for g in groups.values() if len(g) > 1]
+    alone_s = sum(map(own_s, alone))
+    longest_s = sum(max(map(own_s, g)) for g in together)
+    all_s = sum(map(own_s, run.calls))
+    sizes = Counter(min(len(g), 8) for g in together)
+    tag = Counter(c.tag for c in alone).most_common(1)[0][0] if alone else "-"
+    return (f"asked alone: {len(alone)} calls (most {tag}); together: "
+            f"{sum(map(len, together))} calls at {len(together)} instants (groups of " +
+            ", ".join(f"{k}{'+' if k == 8 else ''} {n}" for k, n in sorted(sizes.items())) +
+            f"). Modelled from the header's speeds ({speed['prompt_tokens_per_s']:.0f} prompt "
+            f"tokens/s, {speed['ms_per_token']:.2f} ms a token): every call one after another "
+            f"{all_s:.0f} s; the floor for any batching {alone_s + longest_s:.0f} s (alone "
+            f"{alone_s:.0f} + each group's longest {longest_s:.0f})")
 
 
 def main() -> int:
