@@ -35,7 +35,7 @@ CONVERTED = {"f16": "LLAMA_FTYPE_MOSTLY_F16", "bf16": "LLAMA_FTYPE_MOSTLY_BF16",
 # Part of a converted file's key: a new recipe writes a new file instead of reusing the old.
 CONVERSION_RECIPE = "token embedding kept Q8_0"
 
-# A typical call of a full STSS episode on the embedded model (bench/stss.py, 2026-11-25: 1,777
+# A typical call of a 12-resident, 38-hour town episode on the embedded model (2026-11-25: 1,777
 # calls, 1.19M prompt tokens of which 59% restored from the prefix store, 86k answer tokens of
 # which about a fifth dictated in batches): prompt tokens evaluated, answer tokens generated.
 CALL_PROMPT_TOKENS = 275
