@@ -1,5 +1,7 @@
 """The interactive window: the event loop that turns keys and clicks into playback and view
-changes, and polls a run that is still being written."""
+changes, and polls a run that is still being written. It shows one run, or two side by side
+(`viewer.beside.Beside`) on one clock: then keys that move time act on both, and a click, the
+view keys and the wheel on the pane they happen in."""
 
 from __future__ import annotations
 
@@ -7,9 +9,10 @@ import time
 
 import pygame
 
+from .beside import Beside
 from .draw import theme
 from .draw.hud import TOP_BAR
-from .frame import Renderer
+from .frame import Pane, make_renderer
 from .playback import Playback
 from .replay import Replay
 from .source import ReplayError
@@ -37,20 +40,23 @@ HELP = [
 
 
 class Window:
-    def __init__(self, replay: Replay, size: tuple[int, int], *, at: float | None = None,
-                 speed: float | None = None, follow: str | None = None, live: bool = False):
-        self.replay = replay
+    def __init__(self, subject: Replay | Beside, size: tuple[int, int], *,
+                 at: float | None = None, speed: float | None = None, follow: str | None = None,
+                 live: bool = False):
+        self.subject = subject
         self.screen = pygame.display.set_mode(size, pygame.RESIZABLE)
-        pygame.display.set_caption(f"sandbox replay · {replay.dir.name}")
-        self.renderer = Renderer(replay, size)
-        town = replay.is_town
-        self.playback = Playback(start=replay.start, end=replay.end,
-                                 speed=speed or (64 if town else 1), live=live)
-        self.playback.seek(replay.start if at is None else at)
+        self.renderer = make_renderer(subject, size)
+        self.replay = self.renderer.replay  # the run (of two: the left one, whose clock is read)
+        names = " | ".join(pane.replay.dir.name for pane in self.renderer.panes)
+        pygame.display.set_caption(f"sandbox replay · {names}")
+        self.active = 0  # the pane clicked last: view keys act on it
+        self.playback = Playback(start=subject.start, end=subject.end,
+                                 speed=speed or (64 if subject.is_town else 1), live=live)
+        self.playback.seek(subject.start if at is None else at)
         if live and at is None:
-            self.playback.seek(replay.end)  # a live run opens at its newest moment
-        if follow and town:
-            self.renderer.view.follow(follow)
+            self.playback.seek(subject.end)  # a live run opens at its newest moment
+        if follow:
+            self.renderer.follow(follow)
         self.show_help = False
         self.running = True
         self._drag: str | None = None  # "timeline" or "map"
@@ -58,8 +64,17 @@ class Window:
         self._note_until = 0.0
 
     @property
+    def pane(self) -> Pane:
+        """The pane keys act on: the one clicked last (the only one, for one run)."""
+        return self.renderer.panes[self.active]
+
+    @property
     def town(self):
-        return self.renderer.view if self.replay.is_town else None
+        return self.pane.town
+
+    def pane_at(self, pos: tuple[int, int]) -> int | None:
+        return next((i for i, pane in enumerate(self.renderer.panes)
+                     if pane.rect.collidepoint(pos)), None)
 
     def note(self, message: str, seconds: float = 3.0) -> None:
         self.renderer.note = message
@@ -89,14 +104,14 @@ class Window:
             return
         self._last_poll = time.monotonic()
         try:
-            arrived = self.replay.refresh()
+            arrived = self.subject.refresh()
         except ReplayError as exc:
             self.note(str(exc), 10)
             self.playback.live = False
             return
         if arrived:
-            self.playback.extend(self.replay.end)
-        if self.replay.source.finished:
+            self.playback.extend(self.subject.end)
+        if all(pane.replay.source.finished for pane in self.renderer.panes):
             self.playback.live = False
             self.note("the run has finished")
 
@@ -143,10 +158,8 @@ class Window:
         elif k in (pygame.K_MINUS, pygame.K_KP_MINUS, pygame.K_DOWN):
             pb.slower()
         elif k in (pygame.K_RIGHT, pygame.K_LEFT):
-            agent = town.selected if (town and shift) else None
-            step = self.replay.timeline.next_event_time if k == pygame.K_RIGHT else \
-                self.replay.timeline.previous_event_time
-            target = step(pb.t, agent)
+            target = self.step(pb.t, forward=k == pygame.K_RIGHT,
+                               agent=town.selected if (town and shift) else None)
             if target is not None:
                 pb.playing = False
                 pb.seek(target)
@@ -157,7 +170,7 @@ class Window:
         elif k == pygame.K_END:
             pb.seek(pb.end)
         elif k == pygame.K_t:
-            window = self.replay.task_window()
+            window = self.pane.replay.task_window()
             if window is None:
                 self.note("this run has no task window")
             else:
@@ -170,13 +183,22 @@ class Window:
         elif town:
             self.town_key(k, shift)
 
+    def step(self, t: float, forward: bool, agent: str | None = None) -> float | None:
+        """The next (previous) event time after `t` in either run; of `agent`, when given, in
+        the pane keys act on."""
+        panes = [self.pane] if agent else self.renderer.panes
+        found = [(pane.replay.timeline.next_event_time if forward else
+                  pane.replay.timeline.previous_event_time)(t, agent) for pane in panes]
+        found = [f for f in found if f is not None]
+        return (min if forward else max)(found) if found else None
+
     def town_key(self, k: int, shift: bool) -> None:
         town = self.town
         pan = 60
         if k == pygame.K_f and town.selected:
             town.follow(None if town.following else town.selected)
         elif k == pygame.K_TAB:
-            names = list(self.replay.timeline.agents)
+            names = list(self.pane.replay.timeline.agents)
             if names:
                 i = names.index(town.selected) if town.selected in names else -1
                 town.select(names[(i + (-1 if shift else 1)) % len(names)])
@@ -201,6 +223,13 @@ class Window:
             self.playback.seek(self.renderer.timeline_bar.time_at(self.screen, pos[0],
                                                                   self.playback))
             return
+        index = self.pane_at(pos)
+        if index is None:
+            return
+        self.active = index
+        if len(self.renderer.panes) > 1:
+            self.renderer.active = index
+        pos = self.pane.local(pos)
         town = self.town
         if town and town.camera.viewport.collidepoint(pos) and pos[1] > TOP_BAR:
             agent = town.agent_at(pos, self.playback.t)
@@ -213,17 +242,19 @@ class Window:
 
     def wheel(self, steps: int) -> None:
         pos = pygame.mouse.get_pos()
-        town = self.town
+        index = self.pane_at(pos)
+        pane = self.pane if index is None else self.renderer.panes[index]
+        pos = pane.local(pos)
+        town = pane.town
         if town and town.selected and pos[0] >= town.camera.viewport.right:
             town.panel.scroll_by(-steps * 40, town.camera.viewport.height)
         elif town:
             town.camera.zoom(steps, around=pos)
         else:
-            view = self.renderer.view
-            view.scroll = max(0, view.scroll + steps * 40)
+            pane.view.scroll = max(0, pane.view.scroll + steps * 40)
 
     def save_frame(self) -> None:
-        folder = self.replay.dir / "frames"
+        folder = self.pane.replay.dir / "frames"
         folder.mkdir(exist_ok=True)
         path = folder / f"frame_{self.replay.clock(self.playback.t):%Y-%m-%d_%H-%M-%S}.png"
         self.renderer.draw(self.screen, self.playback)
@@ -246,9 +277,10 @@ class Window:
             y += 24
 
 
-def run_window(replay: Replay, *, size: tuple[int, int] = (1280, 800), at: float | None = None,
-               speed: float | None = None, follow: str | None = None, live: bool = False) -> int:
-    """Open the viewer window on `replay` until the user quits."""
+def run_window(replay: Replay | Beside, *, size: tuple[int, int] = (1280, 800),
+               at: float | None = None, speed: float | None = None, follow: str | None = None,
+               live: bool = False) -> int:
+    """Open the viewer window on `replay` (or a pair side by side) until the user quits."""
     pygame.display.init()
     pygame.font.init()
     try:

@@ -1,4 +1,5 @@
-"""Headless export: PNG frames of a run at regular simulated times, no screen needed.
+"""Headless export: PNG frames of a run (or of two side by side, `viewer.beside.Beside`) at
+regular simulated times, no screen needed.
 
 Frames are drawn on plain pygame Surfaces, so no display is opened at all (SDL_VIDEODRIVER=dummy
 is set anyway in case a pygame build wants one). `write_gif` assembles the frames into an
@@ -10,23 +11,27 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .playback import Playback
 from .replay import Replay
 
+if TYPE_CHECKING:
+    from .beside import Beside
+
 DEFAULT_SIZE = (1280, 800)
 
 
-def frame_times(replay: Replay, every: float | None, start: float | None = None,
+def frame_times(replay: Replay | Beside, every: float | None, start: float | None = None,
                 end: float | None = None) -> list[float]:
     """The simulated times to draw: every `every` seconds from `start` through `end` (the last
-    one included), or at each distinct event time when `every` is None."""
+    one included), or at each distinct event time (of either run) when `every` is None."""
     first = replay.start if start is None else max(start, replay.start)
     last = replay.end if end is None else min(end, replay.end)
     if last < first:
         return []
     if every is None:
-        return [t for t in replay.timeline.event_times if first <= t <= last] or [first]
+        return [t for t in replay.event_times if first <= t <= last] or [first]
     times, n = [], 0
     while first + n * every <= last + 1e-9:
         times.append(first + n * every)
@@ -36,20 +41,21 @@ def frame_times(replay: Replay, every: float | None, start: float | None = None,
     return times
 
 
-def export_frames(replay: Replay, out_dir: Path | str, times: list[float],
+def export_frames(replay: Replay | Beside, out_dir: Path | str, times: list[float],
                   size: tuple[int, int] = DEFAULT_SIZE, follow: str | None = None,
                   progress=None) -> list[Path]:
-    """Write one PNG per time into `out_dir`; returns the paths in order."""
+    """Write one PNG per time into `out_dir`; returns the paths in order. `follow`: keep that
+    agent in view and inspect it (in each pane whose run has it)."""
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
     import pygame
 
-    from .frame import Renderer
+    from .frame import make_renderer
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    renderer = Renderer(replay, size)
-    if follow and replay.is_town:
-        renderer.view.follow(follow)
+    renderer = make_renderer(replay, size)
+    if follow:
+        renderer.follow(follow)
     surface = pygame.Surface(size)
     playback = Playback(start=replay.start, end=replay.end)
     paths = []

@@ -59,6 +59,11 @@ class Replay:
     def end(self) -> float:
         return self.timeline.end
 
+    @property
+    def event_times(self) -> list[float]:
+        """The distinct times events happen at, in order."""
+        return self.timeline.event_times
+
     def clock(self, t: float) -> datetime:
         return self.header.start_time + timedelta(seconds=t)
 

@@ -10,7 +10,7 @@ from . import theme
 
 TOP_BAR = 34
 TIMELINE_BAR = 46
-_MARGIN = 14
+MARGIN = 14
 
 # Tick colours on the timeline, by what the event is about.
 _TICK = {"utterance": (255, 196, 64), "conversation_started": (255, 150, 60),
@@ -44,21 +44,27 @@ def draw_top_bar(surface: pygame.Surface, replay: Replay, playback: Playback,
     state = "▶" if playback.playing else "❚❚"
     right = f"{state} {playback.speed:g}x   {clock}"
     right_img = theme.text(right, 16, theme.TEXT, bold=True)
-    surface.blit(right_img, right_img.get_rect(midright=(width - _MARGIN, TOP_BAR // 2)))
-    room = width - right_img.get_width() - 3 * _MARGIN
+    surface.blit(right_img, right_img.get_rect(midright=(width - MARGIN, TOP_BAR // 2)))
+    room = width - right_img.get_width() - 3 * MARGIN
     status = ""
     if replay.live_possible:
         status = "  [live]" if playback.live else "  [unfinished]"
-    theme.blit_text(surface, theme.fit(title + status, 14, room), (_MARGIN, TOP_BAR // 2), 14,
+    theme.blit_text(surface, theme.fit(title + status, 14, room), (MARGIN, TOP_BAR // 2), 14,
                     theme.TEXT_DIM, anchor="midleft")
+    draw_note(surface, replay, note)
+
+
+def draw_note(surface: pygame.Surface, replay: Replay, note: str = "") -> None:
+    """A transient `note`, else the run's first log problem, in a box just above the timeline:
+    clear of the clock, the labels and the panel's header."""
     warning = replay.problem_summary()
     if warning or note:
         message = note or f"log problem: {warning}"
         colour = theme.ACCENT if note else theme.WARNING
-        img = theme.text(theme.fit(message, 13, width - 2 * _MARGIN), 13, theme.TEXT_DARK)
-        # Just above the timeline: clear of the clock, the labels and the panel's header.
+        width = surface.get_width()
+        img = theme.text(theme.fit(message, 13, width - 2 * MARGIN), 13, theme.TEXT_DARK)
         bottom = surface.get_height() - TIMELINE_BAR - 8
-        box = img.get_rect(bottomleft=(_MARGIN + 6, bottom - 3)).inflate(12, 6)
+        box = img.get_rect(bottomleft=(MARGIN + 6, bottom - 3)).inflate(12, 6)
         pygame.draw.rect(surface, colour, box, border_radius=4)
         surface.blit(img, img.get_rect(center=box.center))
 
@@ -73,7 +79,7 @@ class TimelineBar:
 
     def rect(self, surface: pygame.Surface) -> pygame.Rect:
         width, height = surface.get_size()
-        return pygame.Rect(_MARGIN, height - TIMELINE_BAR + 10, width - 2 * _MARGIN, 16)
+        return pygame.Rect(MARGIN, height - TIMELINE_BAR + 10, width - 2 * MARGIN, 16)
 
     def time_at(self, surface: pygame.Surface, x: int, playback: Playback) -> float:
         bar = self.rect(surface)
@@ -87,38 +93,18 @@ class TimelineBar:
                          (width, height - TIMELINE_BAR))
         bar = self.rect(surface)
         pygame.draw.rect(surface, theme.BACKGROUND, bar, border_radius=3)
-        span = max(playback.end - playback.start, 1e-9)
-        window = replay.task_window()
-        if window is not None:  # the STSS task's scoring window, to scrub straight to it
-            left = bar.left + int((max(window[0], playback.start) - playback.start) / span
-                                  * bar.width)
-            right = bar.left + int((min(window[1], playback.end) - playback.start) / span
-                                   * bar.width)
-            if right >= left and left <= bar.right:
-                pygame.draw.rect(surface, (70, 110, 70), (left, bar.top - 3, max(right - left, 3),
-                                                          bar.height + 6))
-                theme.blit_text(surface, "task", (left + 2, bar.top - 4), 10, theme.TEXT,
-                                anchor="bottomleft")
-        surface.blit(self._tick_strip(replay, playback, bar.size), bar.topleft)
+        draw_task_band(surface, bar, replay.task_window(), playback)
+        surface.blit(self.tick_strip(replay, playback, bar.size), bar.topleft)
         for at, _ in replay.fork_points():  # where the run left its parent
             if playback.start <= at <= playback.end:
-                fx = bar.left + int((at - playback.start) / span * bar.width)
+                fx = bar_x(bar, at, playback)
                 pygame.draw.line(surface, theme.WARNING, (fx, bar.top - 4), (fx, bar.bottom + 3),
                                  2)
                 theme.blit_text(surface, "fork", (fx + 3, bar.top - 4), 10, theme.TEXT,
                                 anchor="bottomleft")
-        x = bar.left + int((playback.t - playback.start) / span * bar.width)
-        pygame.draw.rect(surface, theme.ACCENT, (x - 2, bar.top - 4, 4, bar.height + 8))
-        label_y = bar.bottom + 8
-        theme.blit_text(surface, format_clock(replay, playback.start)[4:-3], (bar.left, label_y),
-                        11, theme.TEXT_DIM, anchor="midleft")
-        theme.blit_text(surface, format_clock(replay, playback.end)[4:-3], (bar.right, label_y),
-                        11, theme.TEXT_DIM, anchor="midright")
-        theme.blit_text(surface, f"{format_duration(playback.t - playback.start)} / "
-                                 f"{format_duration(playback.end - playback.start)}",
-                        (bar.centerx, label_y), 11, theme.TEXT_DIM, anchor="center")
+        draw_cursor_and_ends(surface, bar, replay, playback)
 
-    def _tick_strip(self, replay: Replay, playback: Playback,
+    def tick_strip(self, replay: Replay, playback: Playback,
                     size: tuple[int, int]) -> pygame.Surface:
         events = replay.timeline.events
         key = (size, len(events), playback.start, playback.end)
@@ -134,7 +120,43 @@ class TimelineBar:
                 if drawn.get(col, -1) >= priority:
                     continue
                 drawn[col] = priority
-                top = 2 if priority == 2 else 5
+                top = min(2, h // 6) if priority == 2 else h // 3  # 2 and 5 on the 16 px bar
                 pygame.draw.line(strip, colour, (col, top), (col, h - top))
             self._ticks, self._cache_key = strip, key
         return self._ticks
+
+
+def bar_x(bar: pygame.Rect, t: float, playback: Playback) -> int:
+    """The x of time `t` on the timeline `bar`."""
+    span = max(playback.end - playback.start, 1e-9)
+    return bar.left + int((t - playback.start) / span * bar.width)
+
+
+def draw_task_band(surface: pygame.Surface, bar: pygame.Rect,
+                   window: tuple[float, float] | None, playback: Playback) -> None:
+    """The STSS task's scoring window on the timeline, to scrub straight to it."""
+    if window is None:
+        return
+    left = bar_x(bar, max(window[0], playback.start), playback)
+    right = bar_x(bar, min(window[1], playback.end), playback)
+    if right >= left and left <= bar.right:
+        pygame.draw.rect(surface, (70, 110, 70), (left, bar.top - 3, max(right - left, 3),
+                                                  bar.height + 6))
+        theme.blit_text(surface, "task", (left + 2, bar.top - 4), 10, theme.TEXT,
+                        anchor="bottomleft")
+
+
+def draw_cursor_and_ends(surface: pygame.Surface, bar: pygame.Rect, replay,
+                         playback: Playback) -> None:
+    """The cursor on the timeline, and the start, end and elapsed time under it (`replay`:
+    anything with `clock(t)`)."""
+    x = bar_x(bar, playback.t, playback)
+    pygame.draw.rect(surface, theme.ACCENT, (x - 2, bar.top - 4, 4, bar.height + 8))
+    label_y = bar.bottom + 8
+    theme.blit_text(surface, format_clock(replay, playback.start)[4:-3], (bar.left, label_y),
+                    11, theme.TEXT_DIM, anchor="midleft")
+    theme.blit_text(surface, format_clock(replay, playback.end)[4:-3], (bar.right, label_y),
+                    11, theme.TEXT_DIM, anchor="midright")
+    theme.blit_text(surface, f"{format_duration(playback.t - playback.start)} / "
+                             f"{format_duration(playback.end - playback.start)}",
+                    (bar.centerx, label_y), 11, theme.TEXT_DIM, anchor="center")

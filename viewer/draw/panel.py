@@ -26,7 +26,7 @@ _PAD = 12
 # Kinds the panel explains in their own sections; others go under "other events".
 _EXPLAINED = {"agent_joined", "placed", "move", "move_stopped", "walk_failed", "action_started",
               "plan_made", "memory_retrieved", "memory_added", "reflected", "reaction_decided",
-              "task_planned", "task_assigned", "utterance"}
+              "task_planned", "task_assigned", "utterance", "architecture_changed"}
 
 
 @dataclass
@@ -83,7 +83,12 @@ class InspectionPanel:
     def _who(self, agent: str, t: float) -> list[Line]:
         info = self.replay.timeline.agents[agent]
         out = [Line(agent, 18, theme.agent_colour(info.index), True, indent=30)]
-        bits = [b for b in (info.architecture, self.replay.header.models.get(agent)) if b]
+        architecture = info.architecture
+        changed = self.replay.timeline.latest("architecture_changed", t, agent)
+        if changed is not None:  # a fork swapped it (sandbox fork --agent-arch)
+            architecture = f"{get(changed, 'architecture', '?')} (was " \
+                f"{get(changed, 'previous', '?')} until {_hm(self.replay, changed.t)})"
+        bits = [b for b in (architecture, self.replay.header.models.get(agent)) if b]
         if bits:
             out.append(Line("  ·  ".join(bits), 12, theme.TEXT_DIM, indent=30))
         if info.persona:

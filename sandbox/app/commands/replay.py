@@ -1,4 +1,5 @@
-"""`sandbox replay RUN_DIR`: watch a run in a window, or export PNG frames headless."""
+"""`sandbox replay RUN_DIR`: watch a run in a window, or export PNG frames headless; with
+`--beside [OTHER]`, a fork beside its parent (or any two runs) on one clock."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from sandbox.errors import UserError
 
 from .common import output_dir, output_file, positive_float
 
+_PARENT = "(the parent)"  # --beside given no value
+
 
 def register(sub) -> None:
     p = sub.add_parser(
@@ -16,12 +19,17 @@ def register(sub) -> None:
         description="Open a run directory in the replay viewer: the town with its agents, "
                     "speech bubbles and clock (or, for single-room runs, the conversation). "
                     "A run still being written is followed live. With --export (PNG frames) "
-                    "or --gif (an animated GIF), write files instead, without a screen.",
+                    "or --gif (an animated GIF), write files instead, without a screen. With "
+                    "--beside, two runs side by side on one clock: a fork (sandbox fork) on "
+                    "the right, its parent on the left, the fork point and the moment their "
+                    "events first differ marked on the shared timeline.",
         epilog="keys in the window: space play/pause, +/- speed, left/right step to the "
                "previous/next event (shift: the inspected agent's), page up/down 10 minutes, "
                "click the timeline to jump, click an agent to inspect it, f follow it, wheel "
-               "or [ ] zoom, drag to pan, h help, q quit.  example: sandbox replay runs/demo "
-               "--export frames --every 10m --from 08:00 --to 12:00")
+               "or [ ] zoom, drag to pan, h help, q quit (beside: keys that move time act on "
+               "both runs; clicks, zoom and pan on the pane they happen in).  examples: "
+               "sandbox replay runs/demo --export frames --every 10m --from 08:00 --to 12:00;"
+               "  sandbox replay runs/day-fork --beside --export frames")
     p.add_argument("run_dir", type=Path, help="a run directory written by `sandbox run`")
     p.add_argument("--world", type=Path,
                    help="the world map file (YAML) [default: the one the run names]")
@@ -34,6 +42,12 @@ def register(sub) -> None:
                    help="simulated seconds per wall second [default: 1 for a conversation, "
                         "64 for the town]")
     p.add_argument("--follow", metavar="AGENT", help="keep this agent in view (and inspect it)")
+    p.add_argument("--beside", nargs="?", const=_PARENT, metavar="OTHER",
+                   help="show the run beside another, on one clock and one timeline: with "
+                        "no value the run must be a fork, and its parent (named in its header) "
+                        "goes on the left; with OTHER, any run (on the left, unless the run is "
+                        "its parent: the parent always goes left). --follow then follows the "
+                        "agent in both; times read the left run's clock. Give it after run_dir")
     g = p.add_argument_group("headless export")
     g.add_argument("--export", type=output_dir, metavar="DIR",
                    help="write PNG frames into DIR and exit")
@@ -63,18 +77,26 @@ def main(args) -> int:
 
     size = _size(args.size)
     headless = args.export is not None or args.gif is not None
-    live = not headless and not (args.run_dir / "result.json").exists()
     try:
-        replay = Replay(args.run_dir, world_file=args.world, view=args.view, follow=live)
+        if args.beside is None:
+            live = not headless and not (args.run_dir / "result.json").exists()
+            replay = Replay(args.run_dir, world_file=args.world, view=args.view, follow=live)
+            runs = [replay]
+        else:
+            replay = _beside(args, headless)
+            runs = list(replay.replays)
+            live = not headless and not replay.finished
     except ReplayError as exc:
         raise UserError(str(exc)) from exc
-    if args.follow and args.follow not in replay.timeline.agents:
+    agents = list(dict.fromkeys(name for run in runs for name in run.timeline.agents))
+    if args.follow and args.follow not in agents:
         raise UserError(f"--follow {args.follow!r}: no such agent in this run; agents: "
-                        f"{', '.join(replay.timeline.agents) or 'none'}")
+                        f"{', '.join(agents) or 'none'}")
+    started = runs[0].header.start_time  # beside: the left run's clock reads the times
     try:
-        start = parse_time(args.from_, replay.header.start_time) if args.from_ else None
-        end = parse_time(args.to, replay.header.start_time) if args.to else None
-        at = parse_time(args.at, replay.header.start_time) if args.at else None
+        start = parse_time(args.from_, started) if args.from_ else None
+        end = parse_time(args.to, started) if args.to else None
+        at = parse_time(args.at, started) if args.at else None
         every = None
         if args.every:
             every = parse_duration(args.every)
@@ -84,11 +106,14 @@ def main(args) -> int:
         raise UserError(str(exc)) from exc
     if start is not None and end is not None and end < start:
         raise UserError(f"--to {args.to} is before --from {args.from_}")
-    if replay.problems:
-        first = replay.problems[0]
-        print(f"sandbox replay: warning: {first.file} line {first.line}: {first.reason}"
-              + (f" (and {len(replay.problems) - 1} more bad lines)" if len(replay.problems) > 1
-                 else "") + "; showing the valid events")
+    for run in runs:
+        if run.problems:
+            first = run.problems[0]
+            where = f"{run.dir.name}: " if len(runs) > 1 else ""
+            print(f"sandbox replay: warning: {where}{first.file} line {first.line}: "
+                  f"{first.reason}" + (f" (and {len(run.problems) - 1} more bad lines)"
+                                       if len(run.problems) > 1 else "")
+                  + "; showing the valid events")
     if headless:
         return _export(replay, args, size, every, start, end)
     from viewer.app import run_window
@@ -98,6 +123,23 @@ def main(args) -> int:
                           speed=args.speed, follow=args.follow, live=live)
     except ReplayError as exc:
         raise UserError(str(exc)) from exc
+
+
+def _beside(args, headless: bool):
+    """The pair --beside shows (viewer.beside.open_beside); one-line errors for a run that is
+    no fork, or a parent that is not there."""
+    from viewer.beside import open_beside
+
+    other = None if args.beside == _PARENT else Path(args.beside)
+    pair = open_beside(args.run_dir, other, world_file=args.world, view=args.view,
+                       live=not headless)
+    if pair.forks:
+        print(f"sandbox replay: {pair.right.dir} beside {pair.left.dir}, its parent: fork at "
+              f"{pair.fork_time()}, {pair.parting_text()}")
+    else:
+        print(f"sandbox replay: {pair.right.dir} beside {pair.left.dir} (not a fork of it): "
+              f"{pair.parting_text()}")
+    return pair
 
 
 def _export(replay, args, size, every, start, end) -> int:
