@@ -8,6 +8,13 @@ answering calls side by side), measured side by side in one run (each in its own
     .venv/bin/python bench/local_llm.py --start 13:00         # a longer one (more calls)
     .venv/bin/python bench/local_llm.py --agreement 200       # + 200 prompts asked greedily
     .venv/bin/python bench/local_llm.py --as-asked 80         # + 80 at their own temperatures
+    .venv/bin/python bench/local_llm.py --skip-episode --weights auto,q8_0,f16,shipped
+
+`--weights LIST` times each format as "auto" does (sandbox/llm/weights.py: a 300-token prompt
+and 24 one-token passes, the formats taking turns) and prints the typical call each would give,
+then runs the demo's episode "after" with each format of LIST in turn (`auto`: the one chosen),
+so the choice can be checked against whole episodes. With another llama.cpp build first on
+PYTHONPATH (e.g. one built for AVX2 only), the same for that build.
 
 For each: wall time, LLM calls, seconds per call (wall time over calls: lanes overlap calls),
 prompt tokens and the share not evaluated again, calls that restored a stored prefix, peak RSS;
@@ -59,8 +66,10 @@ ARMS = {"before": {"SANDBOX_LLM_PREFIX_MB": "0", "SANDBOX_LLM_GRAMMAR": "first",
                   "SANDBOX_LLM_DICTATION": "write", "SANDBOX_LLM_LANES": ""}}
 
 
-def run(out: Path, arm: str, args) -> dict:
+def run(out: Path, arm: str, args, weights: str | None = None) -> dict:
     env = {**os.environ, **ENV, **ARMS[arm]}
+    if weights:
+        env["SANDBOX_LLM_WEIGHTS"] = weights
     if arm == "after":
         env["SANDBOX_LLM_PREFIX_MB"] = str(args.prefix_mb)
     command = ["/usr/bin/time", "-f", "%M", *SANDBOX, "run", args.template, "--arch",
@@ -250,6 +259,9 @@ def main() -> int:
                              "and after: time, length, answers cut or failing their schema")
     parser.add_argument("--skip-episode", action="store_true",
                         help="only the --agreement and --as-asked parts")
+    parser.add_argument("--weights", metavar="LIST",
+                        help="time every format on this CPU, then run the demo's episode with "
+                             "each of LIST (auto, bf16, f16, q8_0, shipped; comma-separated)")
     parser.add_argument("--agreement-log", type=Path, metavar="FILE",
                         help="write each prompt's pair of answers there as it comes (JSONL)")
     args = parser.parse_args()
@@ -259,7 +271,38 @@ def main() -> int:
         agreement(args.agreement, args.prefix_mb, args.agreement_log)
     if args.as_asked:
         as_asked(args.as_asked, args.prefix_mb)
+    if args.weights:
+        formats(args)
     return 0
+
+
+def formats(args) -> None:
+    """Each format's speed as "auto" measures it, then the demo's episode with each of LIST."""
+    from sandbox.llm.local import embedded_model_path, llm_threads
+    from sandbox.llm.weights import candidates, cpu_report, time_formats, weights_file
+
+    shipped = embedded_model_path("smollm2-135m")
+    threads = llm_threads()
+    speeds = time_formats({k: weights_file(shipped, k) for k in candidates()}, threads)
+    best = min(speeds, key=lambda k: speeds[k].call_s)
+    print(f"{cpu_report()}\nformats timed with {threads} threads (a typical call: its prompt "
+          f"and answer tokens at these speeds):")
+    for kind, speed in sorted(speeds.items(), key=lambda kv: kv[1].call_s):
+        print(f"  {kind:8s} {speed.prompt_tokens_per_s:7.1f} prompt tokens/s "
+              f"{speed.ms_per_token:6.2f} ms a token  typical call {speed.call_s:.3f} s "
+              f"({speed.call_s / speeds[best].call_s:.2f}x {best})")
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for kind in args.weights.split(","):
+            results[kind] = run(Path(tmp) / kind, "after", args, weights=kind.strip())
+    first = next(iter(results))
+    print(f"the demo's episode ({args.template}, {args.background} background residents, from "
+          f"{args.start}, seed {args.seed}) with each format:")
+    for kind, r in results.items():
+        print(f"  {kind:8s} {r['wall']:7.1f} s wall, {r['calls']:4d} calls, "
+              f"{r['per_call']:.2f} s per call, {r['out']} answer tokens, peak RSS "
+              f"{r['rss']:.0f} MiB; per call {r['per_call'] / results[first]['per_call']:.2f}x "
+              f"{first}")
 
 
 def episode(args) -> None:
