@@ -40,26 +40,20 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.loopback_endpoint import (  # noqa: E402
+    API_KEY,
+    CONNECTIONS,
+    endpoint_stats,
+    running_endpoint,
+    start_endpoint,
+    stop_endpoint,
+)
+
 FULL_SUITE = 180  # 30 templates x 2 architectures x 3 seeds
-CONNECTIONS = 64
-
-
-def start_endpoint(latency: float, script: str = "town") -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen([sys.executable, "-m", "sandbox.llm.loopback", "--script", script,
-                             "--latency", str(latency), "--port", "0"],
-                            stdout=subprocess.PIPE, text=True)
-    url = proc.stdout.readline().split()[-1]
-    return proc, url
-
-
-def endpoint_stats(url: str) -> dict:
-    with urllib.request.urlopen(f"{url}/loopback/stats", timeout=10) as answer:
-        return json.load(answer)
 
 
 # -- (d) the single-room benchmarks at --jobs 64 -----------------------------------------------
@@ -67,7 +61,7 @@ def endpoint_stats(url: str) -> dict:
 def sandbox(argv: list[str]) -> float:
     """The command line in a child process (bench/ never imports a command module); its wall
     time. Raises when it fails."""
-    env = {**__import__("os").environ, "OPENAI_API_KEY": "loopback"}
+    env = {**__import__("os").environ, "OPENAI_API_KEY": API_KEY}
     started = time.perf_counter()
     subprocess.run([sys.executable, "-m", "sandbox.app.cli", *argv], check=True, env=env,
                    stdout=subprocess.DEVNULL)
@@ -79,10 +73,10 @@ def benchmark_legs(names: list[str], latency: float, jobs: int) -> None:
     print(f"(d) single-room benchmarks, every item of the built-in set, --jobs {jobs}, each "
           f"against a loopback endpoint answering after {latency} s ({CONNECTIONS} connections)")
     for name in names:
-        server, url = start_endpoint(latency, name)
-        m = f"openai/{name}"
-        access = ["--base-url", url, "--jobs", str(jobs), "--max-concurrency", str(CONNECTIONS)]
-        try:
+        with running_endpoint(latency, name) as url:
+            m = f"openai/{name}"
+            access = ["--base-url", url, "--jobs", str(jobs), "--max-concurrency",
+                      str(CONNECTIONS)]
             with tempfile.TemporaryDirectory() as tmp:
                 out = Path(tmp)
                 if name == "pingpong":
@@ -112,9 +106,6 @@ def benchmark_legs(names: list[str], latency: float, jobs: int) -> None:
                     calls = endpoint_stats(url)["requests"] - before
                     print(f"  {name}, {count} scripts answered and rated: {wall:.1f} s wall, "
                           f"{calls} calls, {calls / wall:.1f} calls/s")
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
 
 
 # -- one leg, in a child process ----------------------------------------------------------------
@@ -321,8 +312,7 @@ def main() -> int:
         if full is not None:
             project(full, legs, args)
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        stop_endpoint(server)
     return 0
 
 
