@@ -12,17 +12,18 @@ The host knows nothing about how a slot works: it calls the protocols of agents/
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 import simpy
 
+from sandbox.checkpoint import NotResumable
 from sandbox.engine import Engine, Process
 from sandbox.events import Utterance
 from sandbox.events.agent import ActionStarted, MemoryAdded
 from worlds import AddressError
 
 from .architecture import Architecture
-from .chat import converse
+from .chat import Progress, converse, go_on
 from .memory import MemoryNode
 from .persona import Persona
 from .planning import Action
@@ -56,6 +57,26 @@ class Talk:
     transcript: list[Utterance] = field(default_factory=list)
 
 
+@dataclass
+class Bookmark:
+    """Where the agent's process waits between two instants, as data: what a checkpoint saves
+    and `live(resume=...)` goes on from. `rest`: waiting out an action (until `until`, woken
+    if someone talks to it when `can_talk`); `walk`: on the way to `action`'s place (the walk's
+    own progress is the town's); `listen`: a partner waiting for the initiator to finish the
+    conversation; `talk`: the initiator, while a line takes its time (`progress`)."""
+
+    kind: str
+    waiting: simpy.Event | None = None  # rest: the action's end
+    until: float = 0.0
+    can_talk: bool = False
+    action: Action | None = None  # walk
+    partner: str = ""  # talk
+    place: str = ""
+    max_turns: int = 0
+    seconds_per_turn: float = 0.0
+    progress: Progress | None = None
+
+
 class GenerativeAgent:
     def __init__(self, persona: Persona, architecture: Architecture, *,
                  places: list[str] | None = None, attention: int = 3):
@@ -79,6 +100,8 @@ class GenerativeAgent:
         self.talking_with: str | None = None  # set on both sides while they talk
         self.available = False  # waiting in an action: someone may start a conversation
         self._wake: simpy.Event | None = None
+        self._at: Bookmark | None = None  # where the process waits (None: at work)
+        self._talk: Talk | None = None  # the conversation it started and is in
         self.seen: dict[str, str] = {}  # last thing noticed about each other agent
         self.process: simpy.Process | None = None
         self._engine: Engine | None = None
@@ -112,9 +135,12 @@ class GenerativeAgent:
                 created=node.created, evidence=node.evidence))
 
     # -- the day --------------------------------------------------------------------------------
-    def live(self, engine: Engine, society) -> Process:
-        """The agent's process: `engine.process(agent.live(engine, society))`."""
+    def live(self, engine: Engine, society, resume: Bookmark | None = None) -> Process:
+        """The agent's process: `engine.process(agent.live(engine, society))`; from a restored
+        checkpoint, it first finishes what it was doing at `resume`."""
         self._engine = engine
+        if resume is not None:
+            yield from self._resume(engine, society, resume)
         while True:
             if self.task and not self._task_taken:
                 self._task_taken = True
@@ -123,21 +149,57 @@ class GenerativeAgent:
                     yield from self.planner.revise(self, engine, f"new goal: {self.task}")
             action = yield from self.planner.next_action(self, engine)
             yield from self._go(engine, society, action)
-            self._begin(engine, action)
-            if not action.sleeping:
-                yield from self._perceive(engine, society)
-                yield from self.memory.settle(self, engine)
-                yield from self.reflector.maybe_reflect(self, engine)
-                if self.action is None:  # it started a conversation: pick up the day afresh,
-                    continue             # as its partner does (and notice who else is here)
-            else:  # the day's last memories still waiting for a full batch are scored now
-                yield from self.memory.settle(self, engine, force=True)
-            if self.talking is None and engine.now < action.end:
-                yield from self._wait(engine, action.end, can_talk=not action.sleeping)
-            if self.talking is not None:  # someone started talking to us
-                talk = self.talking
-                yield talk.done
-                yield from self._after_conversation(engine, talk.initiator, talk.transcript)
+            yield from self._arrived(engine, society, action)
+
+    def _arrived(self, engine: Engine, society, action: Action) -> Process:
+        """The action at its place: begin it, notice who is here, maybe talk, reflect, wait it
+        out (or until someone talks to us)."""
+        self._begin(engine, action)
+        if not action.sleeping:
+            yield from self._perceive(engine, society)
+            yield from self._settle_and_reflect(engine)
+            if self.action is None:  # it started a conversation: pick up the day afresh,
+                return               # as its partner does (and notice who else is here)
+        else:  # the day's last memories still waiting for a full batch are scored now
+            yield from self.memory.settle(self, engine, force=True)
+        if self.talking is None and engine.now < action.end:
+            yield from self._wait(engine, action.end, can_talk=not action.sleeping)
+        yield from self._listen(engine)
+
+    def _settle_and_reflect(self, engine: Engine) -> Process:
+        yield from self.memory.settle(self, engine)
+        yield from self.reflector.maybe_reflect(self, engine)
+
+    def _listen(self, engine: Engine) -> Process:
+        if self.talking is not None:  # someone started talking to us
+            talk = self.talking
+            self._at = Bookmark("listen")
+            yield talk.done
+            self._at = None
+            yield from self._after_conversation(engine, talk.initiator, talk.transcript)
+
+    def _resume(self, engine: Engine, society, at: Bookmark) -> Process:
+        """Finish the iteration of the day that a checkpoint saved at `at`, as `live` would
+        have: the same waits (their timeouts scheduled again at their exact times), then the
+        same steps after them."""
+        if at.kind == "rest":
+            yield from self._wait(engine, at.until, at.can_talk, waiting=at.waiting)
+            yield from self._listen(engine)
+        elif at.kind == "listen":
+            yield from self._listen(engine)
+        elif at.kind == "walk":
+            assert at.action is not None
+            self._at = at
+            yield from society.town.walk_on(self.name, at.waiting)
+            self._at = None
+            self.location = str(society.town.arena_of(self.name))
+            yield from self._arrived(engine, society, at.action)
+        elif at.kind == "talk":
+            assert self._talk is not None and at.progress is not None
+            yield from self._talk_on(engine, society.agents[at.partner], self._talk, at)
+            yield from self._settle_and_reflect(engine)
+        else:
+            raise ValueError(f"no way to resume {self.name} from {at.kind!r}")
 
     def _day_planned(self, engine: Engine) -> bool:
         needs_plan = getattr(self.planner, "needs_plan", None)  # optional hook
@@ -156,6 +218,7 @@ class GenerativeAgent:
         town = society.town
         if str(town.arena_of(self.name)) == action.address:
             return
+        self._at = Bookmark("walk", action=action)
         try:
             yield from town.walk(self.name, action.address)
         except AddressError:
@@ -163,6 +226,8 @@ class GenerativeAgent:
             # the action where it is (the action's logged location says where that is).
             self.memory.add("event", f"{self.name} could not get to {action.address}",
                             engine.now, importance=3, subject=self.name)
+        finally:
+            self._at = None
         self.location = str(town.arena_of(self.name))
 
     def _begin(self, engine: Engine, action: Action) -> None:
@@ -175,10 +240,15 @@ class GenerativeAgent:
             self.memory.add("event", f"{self.name} is {action.description}", engine.now,
                             importance=action.importance, subject=self.name)
 
-    def _wait(self, engine: Engine, until: float, can_talk: bool) -> Process:
+    def _wait(self, engine: Engine, until: float, can_talk: bool,
+              waiting: simpy.Event | None = None) -> Process:
         self._wake = engine.env.event()
         self.available = can_talk
-        yield engine.env.any_of([engine.timeout(until - engine.now), self._wake])
+        if waiting is None:
+            waiting = engine.timeout(until - engine.now)
+        self._at = Bookmark("rest", waiting=waiting, until=until, can_talk=can_talk)
+        yield engine.env.any_of([waiting, self._wake])
+        self._at = None
         self.available = False
         self._wake = None
 
@@ -217,11 +287,22 @@ class GenerativeAgent:
                                       location=who.location, until=engine.now,
                                       activity="conversation"))
         # The initiator speaks first; the smaller cap of the two modules holds.
-        talk.transcript = yield from converse(
+        at = Bookmark("talk", partner=other.name, place=self.location,
+                      max_turns=min(self.conversation.max_turns, other.conversation.max_turns),
+                      seconds_per_turn=seconds_per_turn(self.conversation), progress=Progress())
+        yield from self._talk_on(engine, other, talk, at, start=True)
+
+    def _talk_on(self, engine: Engine, other: GenerativeAgent, talk: Talk, at: Bookmark, *,
+                 start: bool = False) -> Process:
+        """The initiator's part of a conversation: from its start, or from `at.progress` (a
+        restored checkpoint), to its end."""
+        self._at, self._talk = at, talk
+        talk.transcript = yield from (converse if start else go_on)(
             engine, [ModuleSpeaker(self, other), ModuleSpeaker(other, self)],
-            conversation=talk.id, place=self.location,
-            max_turns=min(self.conversation.max_turns, other.conversation.max_turns),
-            seconds_per_turn=seconds_per_turn(self.conversation), pause_after_end=True)
+            conversation=talk.id, place=at.place, situation="", max_turns=at.max_turns,
+            seconds_per_turn=at.seconds_per_turn, first=0, pause_after_end=True,
+            progress=at.progress)
+        self._at = self._talk = None
         talk.done.succeed()
         yield from self._after_conversation(engine, other, talk.transcript)
 
@@ -267,6 +348,53 @@ class GenerativeAgent:
             self._task_taken = False  # a fresh task planner takes the task at the next decision
         self.architecture = architecture
         return {slot: fresh.get(slot, "") for slot in modules}
+
+    def checkpoint(self, town) -> tuple[dict, simpy.Event | None]:
+        """The agent's state, where its process waits (JSON data) and the timeout it waits on
+        (None: it waits for its partner to finish talking); NotResumable when its process is
+        not at one of the places `live(resume=...)` can go on from."""
+        at = self._at
+        if at is None:
+            raise NotResumable(f"{self.name}'s process is not waiting anywhere a checkpoint "
+                               "can resume it from")
+        where: dict = {"kind": at.kind}
+        waiting = at.waiting
+        if at.kind == "rest":
+            where.update(until=at.until, can_talk=at.can_talk)
+        elif at.kind == "walk":
+            where["action"] = asdict(at.action)
+            waiting = town.waiting(self.name)
+        elif at.kind == "talk":
+            where.update(partner=at.partner, place=at.place, max_turns=at.max_turns,
+                         seconds_per_turn=at.seconds_per_turn, talk=self._talk.id,
+                         transcript=[u.model_dump(mode="json") for u in at.progress.transcript])
+            waiting = at.progress.waiting
+        if (waiting is None) != (at.kind == "listen"):
+            raise NotResumable(f"{self.name} is between two steps of its {at.kind!r}")
+        talking = self.talking
+        return {**self.get_state(), "architecture": self.architecture.source, "at": where,
+                "action": asdict(self.action) if self.action else None,
+                "task_taken": self._task_taken, "available": self.available,
+                "talking": [talking.id, talking.initiator.name] if talking else None,
+                "talking_with": self.talking_with}, waiting
+
+    def restore(self, state: dict, waiting: simpy.Event | None) -> Bookmark:
+        """Make this new agent (of the checkpoint's architecture) the one `checkpoint` saw;
+        returns where its process goes on from (`live(resume=...)`). The conversations it is
+        in are joined up by the society (`talking`, `_talk`)."""
+        self.set_state(state)
+        self._task_taken = state["task_taken"]
+        self.action = Action(**state["action"]) if state["action"] else None
+        self.available, self.talking_with = state["available"], state["talking_with"]
+        where = dict(state["at"])
+        kind = where.pop("kind")
+        if kind == "walk":
+            return Bookmark(kind, waiting=waiting, action=Action(**where["action"]))
+        if kind == "talk":
+            transcript = [Utterance.model_validate(u) for u in where.pop("transcript")]
+            where.pop("talk")
+            return Bookmark(kind, **where, progress=Progress(transcript, waiting))
+        return Bookmark(kind, waiting=waiting, **where)
 
     def set_state(self, state: dict) -> None:
         self.persona = Persona(**state["persona"])

@@ -12,7 +12,10 @@ stream, no plan, just a persona, the transcript and a model), a role-play agent
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from typing import Protocol
+
+import simpy
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -156,29 +159,58 @@ class Speaker(Protocol):
         """A process step that returns the speaker's next `ChatTurn`."""
 
 
+@dataclass
+class Progress:
+    """Where a conversation is, as data (what `converse` keeps while it runs, so a checkpoint
+    can resume it with `go_on`): the lines said so far, and the timeout it waits on while the
+    last line takes its time."""
+
+    transcript: list[Utterance] = field(default_factory=list)
+    waiting: simpy.Event | None = None
+
+
 def converse(engine: Engine, speakers: list[Speaker], *, conversation: str, place: str,
              situation: str = "", max_turns: int = 8, seconds_per_turn: float = 20.0,
-             first: int = 0, pause_after_end: bool = False) -> Process:
+             first: int = 0, pause_after_end: bool = False,
+             progress: Progress | None = None) -> Process:
     """Speakers take turns, starting with `speakers[first]`, until one ends the conversation or
     `max_turns` utterances are said; each utterance takes `seconds_per_turn` of simulated time,
     except one that ends the conversation unless `pause_after_end` (the town: the last line
-    takes its time too). Returns the transcript (the Utterance events)."""
+    takes its time too). Returns the transcript (the Utterance events). `progress`, when
+    given, is kept up to date as the conversation goes (a checkpoint reads it)."""
     names = [s.name for s in speakers]
     engine.emit(ConversationStarted(t=engine.now, conversation=conversation, participants=names,
                                     location=place))
-    transcript: list[Utterance] = []
+    return (yield from go_on(engine, speakers, conversation=conversation, place=place,
+                             situation=situation, max_turns=max_turns,
+                             seconds_per_turn=seconds_per_turn, first=first,
+                             pause_after_end=pause_after_end, progress=progress or Progress()))
+
+
+def go_on(engine: Engine, speakers: list[Speaker], *, conversation: str, place: str,
+          situation: str, max_turns: int, seconds_per_turn: float, first: int,
+          pause_after_end: bool, progress: Progress) -> Process:
+    """The rest of a conversation from `progress`: how `converse` goes on, and how a restored
+    checkpoint resumes one (`progress.waiting` the timeout of the last line, scheduled again)."""
+    names = [s.name for s in speakers]
+    transcript = progress.transcript
     reason = "max_turns"
-    for turn in range(max_turns):
-        speaker = speakers[(first + turn) % len(speakers)]
-        partners = [n for n in names if n != speaker.name]
-        said: ChatTurn = yield from speaker.speak(engine, transcript, partners, place, situation,
-                                                  max_turns)
-        event = Utterance(t=engine.now, agent=speaker.name, conversation=conversation, turn=turn,
-                          to=partners, text=said.utterance.strip(), ends=said.end_conversation)
-        transcript.append(engine.emit(event))
-        if not said.end_conversation or pause_after_end:
-            yield engine.timeout(seconds_per_turn)  # talking takes simulated time
-        if said.end_conversation:
+    while progress.waiting is not None or len(transcript) < max_turns:
+        if progress.waiting is None:
+            turn = len(transcript)
+            speaker = speakers[(first + turn) % len(speakers)]
+            partners = [n for n in names if n != speaker.name]
+            said: ChatTurn = yield from speaker.speak(engine, transcript, partners, place,
+                                                      situation, max_turns)
+            transcript.append(engine.emit(Utterance(
+                t=engine.now, agent=speaker.name, conversation=conversation, turn=turn,
+                to=partners, text=said.utterance.strip(), ends=said.end_conversation)))
+            if not said.end_conversation or pause_after_end:
+                progress.waiting = engine.timeout(seconds_per_turn)  # talking takes time
+        if progress.waiting is not None:
+            yield progress.waiting
+            progress.waiting = None
+        if transcript[-1].ends:
             reason = "ended_by_agent"
             break
     engine.emit(ConversationEnded(t=engine.now, conversation=conversation,

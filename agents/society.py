@@ -16,14 +16,18 @@ walk from its home reaches (`known_places`); its planner can only choose among t
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
 
+import simpy
+
+from sandbox.checkpoint import NotResumable
 from sandbox.engine import Engine
 from sandbox.events import AgentJoined
 from sandbox.events.agent import ArchitectureChanged, Whispered
 from worlds import Address, World, WorldState
 
-from .agent import GenerativeAgent
+from .agent import GenerativeAgent, Talk
 from .architecture import Architecture, load_architecture
 from .persona import Persona
 
@@ -62,6 +66,14 @@ def known_places(world: World, persona: Persona, homes: Iterable[str] = ()) -> l
 WHISPER_IMPORTANCE = 8
 
 
+@dataclass(eq=False)  # each is its own: two alike are two whispers
+class _Whisper:
+    agent: str
+    text: str
+    at: float
+    waiting: simpy.Event | None = None  # the timeout its planting waits on
+
+
 class Society:
     """The generative agents of one episode, in one live world."""
 
@@ -69,6 +81,7 @@ class Society:
         self.town = town
         self.agents: dict[str, GenerativeAgent] = {a.name: a for a in agents}
         self._conversations = 0
+        self._whispers: list[_Whisper] = []  # not yet planted
 
     def agent(self, name: str) -> GenerativeAgent:
         if name not in self.agents:
@@ -99,17 +112,77 @@ class Society:
         it believes it had, of importance WHISPER_IMPORTANCE: logs `whispered`, then the
         memory's `memory_added`; it ranks in the agent's retrievals from then on. Call it after
         `start` (the agent logs its memories once its process runs)."""
+        self.agent(name)
+        self._plant(engine, _Whisper(name, text, at))
+
+    def _plant(self, engine: Engine, whisper: _Whisper) -> None:
+        name, text = whisper.agent, whisper.text
         agent = self.agent(name)
+        self._whispers.append(whisper)
 
         def plant():
-            if at > engine.now:
-                yield engine.timeout(at - engine.now)
+            if whisper.waiting is None and whisper.at > engine.now:
+                whisper.waiting = engine.timeout(whisper.at - engine.now)
+            if whisper.waiting is not None:  # (restored: scheduled again at its exact time)
+                yield whisper.waiting
+            self._whispers.remove(whisper)
             engine.emit(Whispered(t=engine.now, agent=name, text=text,
                                   memory=len(agent.memory), importance=WHISPER_IMPORTANCE))
             agent.memory.add("thought", text, engine.now, importance=WHISPER_IMPORTANCE,
                              subject=name)
 
         engine.process(plant())
+
+    # -- checkpoint -----------------------------------------------------------------------------
+    def checkpoint(self) -> tuple[dict, dict[str, simpy.Event]]:
+        """The society's state as JSON data (every agent's, the town's, the whispers to come)
+        and the timeouts its processes wait on, by owner ("agent:NAME", "whisper:N");
+        NotResumable when a process is somewhere a checkpoint cannot resume it from."""
+        agents, waits = {}, {}
+        for name, agent in self.agents.items():
+            agents[name], waiting = agent.checkpoint(self.town)
+            if waiting is not None:
+                waits[f"agent:{name}"] = waiting
+        for i, whisper in enumerate(self._whispers):
+            if whisper.waiting is None:
+                raise NotResumable("a whisper is about to be planted")
+            waits[f"whisper:{i}"] = whisper.waiting
+        return {"town": self.town.get_state(), "conversations": self._conversations,
+                "agents": agents,
+                "whispers": [[w.agent, w.text, w.at] for w in self._whispers]}, waits
+
+    def restore(self, engine: Engine, state: dict, waits: dict[str, simpy.Event],
+                architecture: Callable[[str], Architecture]) -> None:
+        """Make this new society (built as its episode's setup builds it, nothing started)
+        the one `checkpoint` saw, and start its processes where they waited. `architecture`
+        loads an agent's architecture by its source (one a fork swapped in)."""
+        if list(state["agents"]) != list(self.agents):
+            raise NotResumable(f"the checkpoint's agents ({', '.join(state['agents'])}) are not "
+                               f"this episode's ({', '.join(self.agents)})")
+        self.town.set_state(state["town"])
+        self._conversations = state["conversations"]
+        resume = {}
+        for name, saved in state["agents"].items():
+            agent = self.agents[name]
+            if saved["architecture"] != agent.architecture.source:
+                agent.change_architecture(architecture(saved["architecture"]))
+            resume[name] = agent.restore(saved, waits.get(f"agent:{name}"))
+        for name, agent in self.agents.items():  # conversations join their two sides
+            if resume[name].kind == "talk":
+                talk_id = state["agents"][name]["at"]["talk"]
+                agent._talk = Talk(id=talk_id, initiator=agent, done=engine.env.event())
+        for name, agent in self.agents.items():
+            talking = state["agents"][name]["talking"]
+            if talking is not None:
+                talk_id, initiator = talking
+                talk = self.agents[initiator]._talk
+                if talk is None or talk.id != talk_id:
+                    raise NotResumable(f"{name} listens to {initiator}, who is not talking")
+                agent.talking = talk
+        for name, agent in self.agents.items():
+            agent.process = engine.process(agent.live(engine, self, resume=resume[name]))
+        for i, (name, text, at) in enumerate(state["whispers"]):
+            self._plant(engine, _Whisper(name, text, at, waits[f"whisper:{i}"]))
 
     def change_architecture(self, engine: Engine, name: str,
                             architecture: Architecture) -> dict[str, str]:

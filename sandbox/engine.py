@@ -11,6 +11,7 @@ for a given seed and answers, however the threads finish.
 
 from __future__ import annotations
 
+import heapq
 import math
 import threading
 from collections.abc import Callable, Generator
@@ -47,11 +48,31 @@ class SimClock:
         return (when - self.start).total_seconds()
 
 
+class _Environment(simpy.Environment):
+    def schedule_at(self, event: simpy.Event, at: float) -> None:
+        """Schedule `event` at the simulated time `at` exactly, as a timeout (NORMAL
+        priority, after everything already scheduled then)."""
+        heapq.heappush(self._queue, (at, simpy.core.NORMAL, next(self._eid), event))
+
+
+class _TimeoutAt(simpy.Event):
+    """A timeout due at an exact time. A restored checkpoint schedules its processes' waits
+    again with these: `now + (at - now)` may round to another float than `at`."""
+
+    def __init__(self, env: _Environment, at: float):
+        if at < env.now:
+            raise ValueError(f"a timeout at {at} is before now ({env.now})")
+        super().__init__(env)
+        self._ok, self._value = True, None  # as a Timeout is: already triggered, no value
+        env.schedule_at(self, at)
+
+
 class Engine:
     def __init__(self, *, llm, seed: int, start_time: datetime, log: EpisodeLog | None = None,
                  calls: CallLog | None = None, max_concurrency: int | None = None,
-                 budgets: list[Budget] | None = None):
-        self.env = simpy.Environment()
+                 budgets: list[Budget] | None = None, now: float = 0.0):
+        """`now`: the simulated second it starts at (a restored checkpoint's; else 0)."""
+        self.env = _Environment(initial_time=now)
         self.clock = SimClock(start_time)
         self.seed = seed
         self.rng = np.random.default_rng(seed)  # the episode's only source of randomness
@@ -77,6 +98,15 @@ class Engine:
 
     def process(self, generator: Process) -> simpy.Process:
         return self.env.process(generator)
+
+    def timeout_at(self, at: float) -> simpy.Event:
+        """A timeout due at simulated second `at` exactly (restoring a checkpoint)."""
+        return _TimeoutAt(self.env, at)
+
+    def scheduled(self) -> list[tuple[float, simpy.Event]]:
+        """The events scheduled and not yet processed, in the order they will be: between two
+        instants, the timeouts the processes wait on (a checkpoint saves them so)."""
+        return [(at, event) for at, _priority, _eid, event in sorted(self.env._queue)]
 
     # -- log ----------------------------------------------------------------------------------
     def subscribe(self, callback: Callable[[Event], None]) -> None:

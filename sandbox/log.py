@@ -22,7 +22,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, model_serializer
 
 from .events import Event, event_type
 from .llm.accounting import CallRecord
@@ -87,6 +87,23 @@ class RunResult(BaseModel):
     unavailable_calls: int = 0
     fallback_fraction: float = 0.0
     degraded: bool = False
+    # Checkpoints (sandbox/checkpoint.py): how many this run wrote, the instants it could not
+    # write one at (and why), and the simulated second it was restored from (None: it ran
+    # from the start).
+    checkpoints: int = 0
+    checkpoints_skipped: list[str] = Field(default_factory=list)
+    restored_from: float | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_unused_checkpoints(self, handler):
+        # Written only when a run had any: the results of runs without (every single-room
+        # benchmark's) read as they did before checkpoints existed.
+        data = handler(self)
+        for key, unused in (("checkpoints", 0), ("checkpoints_skipped", []),
+                            ("restored_from", None)):
+            if data.get(key) == unused:
+                del data[key]
+        return data
 
 
 class RunDirectoryExists(Exception):
@@ -121,6 +138,13 @@ class EpisodeLog:
         self.header = self.header.model_copy(update={"config": {**self.header.config,
                                                                 **config}})
         write_atomic(self.dir / HEADER, self.header.model_dump_json(indent=2))
+
+    def carry(self, lines: list[str]) -> None:
+        """Begin with these lines of another run's events (a run restored from a checkpoint:
+        the events before it, as they were written)."""
+        self._fh.writelines(lines)
+        self._fh.flush()
+        self.count += len(lines)
 
     def emit(self, event: Event) -> Event:
         self._fh.write(event.model_dump_json() + "\n")

@@ -11,6 +11,9 @@ $SANDBOX_DEGRADED_ABOVE (default 0.5) is `degraded` in result.json, with the sha
 
 from __future__ import annotations
 
+import json
+import math
+import shutil
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -19,6 +22,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
+from . import checkpoint
 from .budget import Budget, BudgetExhausted
 from .engine import Engine
 from .env import env_number
@@ -78,14 +82,23 @@ class Pause(NamedTuple):
 # its header's config records besides the scenario's (a fork's parent, time and changes).
 PAUSES: ContextVar[tuple[Pause, ...]] = ContextVar("pauses", default=())
 RECORDED: ContextVar[dict[str, Any] | None] = ContextVar("recorded", default=None)
+# Set around a one-episode command by `sandbox fork` and `sandbox rerun`: the checkpoint its
+# episode starts from (sandbox/checkpoint.py), its pauses before it already made.
+RESTORE: ContextVar[Path | None] = ContextVar("restore", default=None)
 
 
 def run_episode(scenario: Scenario, llm, *, seed: int, out_dir: Path | str,
                 overwrite: bool = False, on_event: Callable[[Event], None] | None = None,
                 max_concurrency: int | None = None,
                 extra_header: dict[str, Any] | None = None,
-                budgets: list[Budget] | None = None) -> RunResult:
+                budgets: list[Budget] | None = None,
+                checkpoint_every: float | None = None) -> RunResult:
     """Run `scenario` with `llm` as the episode's default model. Always writes result.json.
+
+    `checkpoint_every` simulated seconds (None or 0: never) it writes a checkpoint
+    (sandbox/checkpoint.py) if the scenario can make one; a run under RESTORE starts from
+    that checkpoint instead of the beginning (NotResumable, before anything is written, when
+    it cannot).
 
     A budget that runs out (sandbox.budget) ends the run with status "budget", not an error.
     The run holds its directory's lock (sandbox.lock) while it writes; a scenario longer than
@@ -96,12 +109,16 @@ def run_episode(scenario: Scenario, llm, *, seed: int, out_dir: Path | str,
     with hold(out_dir, check_above=False):
         return _run(scenario, llm, seed=seed, out_dir=out_dir, overwrite=overwrite,
                     on_event=on_event, max_concurrency=max_concurrency,
-                    extra_header=extra_header, budgets=budgets)
+                    extra_header=extra_header, budgets=budgets,
+                    checkpoint_every=checkpoint_every or None)
 
 
 def _run(scenario: Scenario, llm, *, seed: int, out_dir: Path, overwrite: bool, on_event,
          max_concurrency: int | None, extra_header: dict[str, Any] | None,
-         budgets: list[Budget] | None) -> RunResult:
+         budgets: list[Budget] | None, checkpoint_every: float | None) -> RunResult:
+    # Read before the log below empties the directory: a run restored in place reads its own.
+    restored = checkpoint.read(RESTORE.get()) if RESTORE.get() is not None else None
+    start = restored.t if restored is not None else 0.0
     header = RunHeader(scenario=scenario.name, seed=seed, start_time=scenario.start_time,
                        models=scenario.models(llm.model_id), backend=backend_settings(llm),
                        world=scenario.world,
@@ -111,20 +128,44 @@ def _run(scenario: Scenario, llm, *, seed: int, out_dir: Path, overwrite: bool, 
     log = EpisodeLog(out_dir, header, overwrite=overwrite)
     calls = CallLog(out_dir / CALLS)
     engine = Engine(llm=llm, seed=seed, start_time=scenario.start_time, log=log, calls=calls,
-                    max_concurrency=max_concurrency, budgets=budgets)
+                    max_concurrency=max_concurrency, budgets=budgets,
+                    now=restored.now if restored is not None else 0.0)
+    happened: Counter[str] = Counter()
+    if restored is not None:
+        checkpoint.keep_until(restored.path.parent.parent, out_dir, restored.t)
+        log.carry(restored.events)
+        calls.carry(restored.calls)
+        happened.update(json.loads(line).get("kind") for line in restored.events)
+        for budget in engine.budgets:  # what the calls before the checkpoint spent
+            budget.calls += len(calls.records)
+            budget.spend_tokens(sum(c.prompt_tokens + c.completion_tokens
+                                    for c in calls.records))
+    elif overwrite:
+        shutil.rmtree(out_dir / checkpoint.CHECKPOINTS, ignore_errors=True)  # another run's
     if on_event is not None:
         engine.subscribe(on_event)
-    happened: Counter[str] = Counter()
     engine.subscribe(lambda event: happened.update((event.kind,)))
     started = time.perf_counter()
     status, error = "completed", None
+    written, skipped = 0, []
     try:
-        scenario.setup(engine)
-        for pause in sorted(PAUSES.get(), key=lambda p: p.at):
-            if scenario.until is not None and pause.at > scenario.until:
-                break
-            engine.run(until=pause.at)
-            pause.act(engine, scenario)
+        if restored is not None:
+            checkpoint.restore(engine, scenario, restored, seed)
+        else:
+            scenario.setup(engine)
+        for at, pause in _stops(scenario, start, checkpoint_every):
+            engine.run(until=at)
+            if pause is not None:
+                pause.act(engine, scenario)
+                continue
+            try:  # before a pause at the same instant: a restore makes that pause again
+                state = checkpoint.take(engine, scenario, out_dir, at, log.count,
+                                        len(calls.records), seed)
+            except checkpoint.NotResumable as exc:
+                skipped.append(f"{at:g} s: {exc}")
+                continue
+            checkpoint.write(out_dir, state)
+            written += 1
         engine.run(until=scenario.until)
         engine.emit(EpisodeEnded(t=engine.now))
     except BudgetExhausted as exc:
@@ -140,13 +181,31 @@ def _run(scenario: Scenario, llm, *, seed: int, out_dir: Path, overwrite: bool, 
                            sim_time_s=engine.now, events=log.count, llm_calls=len(calls.records),
                            error=error, warnings=nothing_happened(
                                happened, calls.records, getattr(scenario, "expected_events", {})),
-                           **fallback_counts(calls.records))
+                           **fallback_counts(calls.records), checkpoints=written,
+                           checkpoints_skipped=skipped,
+                           restored_from=restored.t if restored is not None else None)
         why = unreached(calls.records) if status == "completed" else None
         if why is not None:  # not finished: the suite runs it again
             result.status, result.error = "unavailable", why
         log.finish(result)
         calls.close()
     return result
+
+
+def _stops(scenario: Scenario, start: float, every: float | None
+           ) -> list[tuple[float, Pause | None]]:
+    """Where the episode stops on its way, in time order: at each pause from `start` on (a
+    checkpoint at `start` was taken before the pauses there), and every `every` seconds after
+    `start` for a checkpoint (None), before a pause at the same instant."""
+    end = math.inf if scenario.until is None else scenario.until
+    stops: list[tuple[float, int, Pause | None]] = [
+        (p.at, 1, p) for p in PAUSES.get() if start <= p.at <= end]
+    if every and math.isfinite(end):
+        n = math.floor(start / every) + 1
+        while n * every < end:
+            stops.append((n * every, 0, None))
+            n += 1
+    return [(at, pause) for at, _, pause in sorted(stops, key=lambda s: (s[0], s[1]))]
 
 
 def fallback_counts(calls: list[CallRecord]) -> dict[str, Any]:

@@ -195,8 +195,7 @@ class TownScenario:
         assert self.society is not None, "the episode has not started"
         self.society.whisper(engine, whisper.agent, whisper.text, at)
 
-    def setup(self, engine: Engine) -> None:
-        world, people = self._residents()
+    def _society(self, town: WorldState, people, homes: list[str]) -> Society:
         loaded = {}
 
         def arch(name: str):
@@ -204,20 +203,35 @@ class TownScenario:
                 loaded[name] = self.architecture(name)
             return loaded[name]
 
+        # Every resident's home is private, also of those who sit this episode out.
+        return build_society(
+            town, people, architecture=arch(self.cfg.architecture),
+            architectures={n: arch(a) for n, a in self.cfg.architectures.items()}, homes=homes)
+
+    def setup(self, engine: Engine) -> None:
+        world, people = self._residents()
         town = WorldState(engine, world)
         for person in people:  # a start tile of the storage base; the others start at home
             if person.start_tile is not None:
                 town.place(person.name, person.start_tile)
-        # Every resident's home is private, also of those who sit this episode out.
-        self.society = build_society(
-            town, people, architecture=arch(self.cfg.architecture),
-            architectures={n: arch(a) for n, a in self.cfg.architectures.items()},
-            homes=world.homes)
+        self.society = self._society(town, people, world.homes)
         for name, task in self.cfg.tasks.items():
             self.society.agent(name).give_task(task)
         self.society.start(engine)
         for whisper, at in self.planted():
             self.society.whisper(engine, whisper.agent, whisper.text, at)
+
+    # -- checkpoint (sandbox/checkpoint.py) -------------------------------------------------------
+    def checkpoint(self, engine: Engine) -> tuple[dict, dict]:
+        assert self.society is not None, "the episode has not started"
+        return self.society.checkpoint()
+
+    def restore(self, engine: Engine, state: dict, waits: dict) -> None:
+        """Build the town as `setup` does, nothing placed, logged or started, and make it the
+        checkpoint's (`Society.restore`)."""
+        world, people = self._residents()
+        self.society = self._society(WorldState(engine, world), people, world.homes)
+        self.society.restore(engine, state, waits, self.architecture)
 
 
 def whisper_time(whisper: Whisper, names: list[str], start: datetime, until: float,

@@ -18,7 +18,7 @@ walking process (`process.interrupt(cause)`) stops the agent on its current tile
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import simpy
@@ -46,6 +46,16 @@ class _Walk:
     path: list[Tile]
     t0: float
     seconds_per_tile: float
+    # Where the walk process is, as data, so a checkpoint can resume it (`walk_on`): the
+    # arenas it crosses into, the next of them to be entered (len(enters) once only the
+    # arrival is left), and the timeout it waits on.
+    enters: list[ArenaEntry] = field(default_factory=list)
+    next: int = 1
+    waiting: simpy.Event | None = None
+
+    @property
+    def arrival(self) -> float:
+        return self.t0 + (len(self.path) - 1) * self.seconds_per_tile
 
 
 class WorldState:
@@ -165,28 +175,75 @@ class WorldState:
             arena = world.arena_at(path[i])
             if str(arena) != enters[-1].arena:
                 enters.append(ArenaEntry(index=i, t=t0 + i * spt, arena=str(arena)))
-        arrival = t0 + (len(path) - 1) * spt
+        walk = _Walk(path, t0, spt, enters)
         engine.emit(Moved(t=t0, agent=agent, destination=str(target), path=path,
-                          seconds_per_tile=spt, arrival=arrival, enters=enters))
+                          seconds_per_tile=spt, arrival=walk.arrival, enters=enters))
         self._standing.pop(agent, None)
-        self._walking[agent] = _Walk(path, t0, spt)
+        self._walking[agent] = walk
+        return (yield from self.walk_on(agent))
+
+    def walk_on(self, agent: str, waiting: simpy.Event | None = None
+                ) -> Generator[simpy.Event, Any, Tile]:
+        """The rest of `agent`'s walk, from where its `_Walk` says it is: how `walk` goes on,
+        and how a restored checkpoint resumes it (`waiting`: the timeout it was waiting on,
+        scheduled again at its exact time)."""
+        engine, walk = self.engine, self._walking[agent]
         try:
-            for entry in enters[1:]:
-                yield engine.timeout(max(entry.t - engine.now, 0.0))
-                self._enter(agent, world.arena_at(path[entry.index]))
-            yield engine.timeout(max(arrival - engine.now, 0.0))
+            while walk.next <= len(walk.enters):
+                due = (walk.enters[walk.next].t if walk.next < len(walk.enters)
+                       else walk.arrival)
+                if waiting is None:
+                    waiting = engine.timeout(max(due - engine.now, 0.0))
+                walk.waiting = waiting
+                yield waiting
+                walk.waiting = waiting = None
+                if walk.next < len(walk.enters):
+                    entry = walk.enters[walk.next]
+                    self._enter(agent, self.world.arena_at(walk.path[entry.index]))
+                walk.next += 1
         except simpy.Interrupt as stop:
-            index = tile_index(t0, spt, len(path), engine.now)
-            tile = path[index]
+            index = tile_index(walk.t0, walk.seconds_per_tile, len(walk.path), engine.now)
+            tile = walk.path[index]
             del self._walking[agent]
             self._standing[agent] = tile
-            self._enter(agent, world.arena_at(tile))
+            self._enter(agent, self.world.arena_at(tile))
             engine.emit(MoveStopped(t=engine.now, agent=agent, tile=tile, index=index,
                                     reason=str(stop.cause or "")))
             raise
         del self._walking[agent]
-        self._standing[agent] = path[-1]
-        return path[-1]
+        self._standing[agent] = walk.path[-1]
+        return walk.path[-1]
+
+    def waiting(self, agent: str) -> simpy.Event | None:
+        """The timeout `agent`'s walk waits on now (None when it is not walking)."""
+        walk = self._walking.get(agent)
+        return walk.waiting if walk is not None else None
+
+    # -- checkpoint -----------------------------------------------------------------------------
+    def get_state(self) -> dict[str, Any]:
+        """Positions, walks under way and object states, as JSON data (dict orders kept: they
+        are the orders the town was entered in)."""
+        return {"standing": [[a, list(t)] for a, t in self._standing.items()],
+                "walking": [[a, {"path": [list(t) for t in w.path], "t0": w.t0,
+                                 "seconds_per_tile": w.seconds_per_tile, "next": w.next,
+                                 "enters": [e.model_dump() for e in w.enters]}]
+                            for a, w in self._walking.items()],
+                "arena": [[a, str(arena)] for a, arena in self._arena.items()],
+                "objects": [[str(o), state] for o, state in self._objects.items()]}
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        """Make this (new, empty) town the one `get_state` saw. Nothing is logged."""
+        self._standing = {a: (int(t[0]), int(t[1])) for a, t in state["standing"]}
+        self._walking = {a: _Walk([(int(x), int(y)) for x, y in w["path"]], w["t0"],
+                                  w["seconds_per_tile"],
+                                  [ArenaEntry(**e) for e in w["enters"]], w["next"])
+                         for a, w in state["walking"]}
+        self._arena, self._occupants = {}, {}
+        for agent, arena in state["arena"]:
+            address = self.world.resolve(arena)
+            self._arena[agent] = address
+            self._occupants.setdefault(address, set()).add(agent)
+        self._objects = {self.world.resolve(o): s for o, s in state["objects"]}
 
     # -- objects --------------------------------------------------------------------------------
     def object_state(self, obj: Address | str) -> str:

@@ -59,6 +59,15 @@ class CallLog:
         self._lock = threading.Lock()
         self.records: list[CallRecord] = []
 
+    def carry(self, lines: list[str]) -> None:
+        """Begin with these lines of another run's calls (a run restored from a checkpoint:
+        the calls before it), counted as this run's."""
+        with self._lock:
+            self.records.extend(CallRecord.model_validate_json(line) for line in lines)
+            if self._fh:
+                self._fh.writelines(lines)
+                self._fh.flush()
+
     def record(self, request: LLMRequest, completion: Completion, t: float | None = None,
                model: str = "") -> CallRecord:
         global _recorded

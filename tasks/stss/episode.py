@@ -114,3 +114,9 @@ class STSSEpisode:
                                  goal=self.task.goal, criteria=self.task.criteria,
                                  architecture=self.architecture))
         self.town.setup(engine)
+
+    def checkpoint(self, engine: Engine) -> tuple[dict, dict]:
+        return self.town.checkpoint(engine)
+
+    def restore(self, engine: Engine, state: dict, waits: dict) -> None:
+        self.town.restore(engine, state, waits)

@@ -182,6 +182,31 @@ def add_sim_time_option(g) -> None:
                         "before anything runs [default: $SANDBOX_MAX_SIM_HOURS, else 72]")
 
 
+DEFAULT_CHECKPOINT_EVERY = "1h"
+
+
+def checkpoint_interval(text: str) -> float:
+    """--checkpoint-every: a simulated duration (30m, 2h), or 0 / off for none."""
+    from sandbox.simtime import TimeSpecError, parse_duration
+
+    if text.strip().lower() in ("0", "off", "none"):
+        return 0.0
+    try:
+        return parse_duration(text)
+    except TimeSpecError as exc:
+        raise argparse.ArgumentTypeError(f"{exc} (or 0 / off for no checkpoints)") from None
+
+
+def add_checkpoint_option(g) -> None:
+    g.add_argument("--checkpoint-every", type=checkpoint_interval, metavar="DURATION",
+                   default=checkpoint_interval(DEFAULT_CHECKPOINT_EVERY),
+                   help="write a checkpoint of the whole town into RUN/checkpoints every this "
+                        "much simulated time (30m, 2h; 0 or off: none), so that `sandbox fork` "
+                        "and `sandbox rerun` start from the last one before their time "
+                        f"instead of replaying the run from its start "
+                        f"[default: {DEFAULT_CHECKPOINT_EVERY}]")
+
+
 def architecture_ref(text: str) -> str:
     """--arch: a built-in architecture name or the path of an architecture YAML file."""
     from agents.architecture import load_architecture

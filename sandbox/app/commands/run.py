@@ -16,6 +16,7 @@ from sandbox.summary import print_summary, summarize
 
 from .common import (
     add_budget_options,
+    add_checkpoint_option,
     add_embedder_option,
     add_llm_options,
     add_sim_time_option,
@@ -121,6 +122,7 @@ def _add_episode_options(p: argparse.ArgumentParser) -> None:
     add_whisper_option(g)
     add_embedder_option(g)
     add_sim_time_option(g)
+    add_checkpoint_option(g)
 
 
 TOWN_OPTIONS = ("world", "residents", "resident", "architecture", "performer", "task", "hours")
@@ -190,7 +192,7 @@ def _run(args) -> int:
                              overwrite=args.overwrite, max_concurrency=args.max_concurrency,
                              on_event=None if args.quiet else print_event(
                                  console, until=scenario.until, run_dir=out),
-                             budgets=[budgets(args)[0]])
+                             budgets=[budgets(args)[0]], checkpoint_every=args.checkpoint_every)
     except RunDirectoryExists as exc:
         raise UserError(str(exc)) from exc
     except CacheMiss as exc:

@@ -152,7 +152,8 @@ def run_template(args) -> int:
             path, world, lambda _run_dir: llm, architecture=args.arch, seed=args.seed, out=out,
             window=window, background=args.background, embedder=args.embedder,
             overwrite=args.overwrite, on_event=show, max_concurrency=args.max_concurrency,
-            budgets=[budgets(args)[0]], whispers=args.whisper)
+            budgets=[budgets(args)[0]], whispers=args.whisper,
+            checkpoint_every=args.checkpoint_every)
     except RunDirectoryExists as exc:
         raise UserError(str(exc)) from exc
     except CacheMiss as exc:

@@ -146,16 +146,17 @@ def run_task(template: Path, world: World, make_llm: MakeLLM, *, architecture: s
              on_event: Callable[[Event], None] | None = None,
              max_concurrency: int | None = None, scoring: ScoringOptions | None = None,
              budgets: list[Budget] | None = None, whispers: list | None = None,
-             ) -> tuple[RunResult, STSSScore | None]:
+             checkpoint_every: float | None = None) -> tuple[RunResult, STSSScore | None]:
     """Instantiate `template` with `seed`, run the episode into `out`, score it (under our
     rules, no score when a budget stopped it first; none under any rules when no call reached
     a model: its agents said canned lines). `whispers`: tasks.town.Whisper, planted as it
-    runs."""
+    runs; a checkpoint every `checkpoint_every` simulated seconds (sandbox/checkpoint.py)."""
     task = instantiate(load_template(template, world), seed, world, background=background)
     episode = STSSEpisode(task, architecture, window=window, embedder=embedder,
                           whispers=whispers)
     result = run_episode(episode, make_llm(out), seed=seed, out_dir=out, overwrite=overwrite,
-                         on_event=on_event, max_concurrency=max_concurrency, budgets=budgets)
+                         on_event=on_event, max_concurrency=max_concurrency, budgets=budgets,
+                         checkpoint_every=checkpoint_every)
     if result.status == "unavailable":
         return result, None
     if result.status == "budget" and (scoring is None or scoring.rules == "ours"):
