@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 import simpy
-
 from pydantic import BaseModel, ConfigDict, Field
 
 from sandbox.engine import Engine, Process

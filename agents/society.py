@@ -16,8 +16,8 @@ walk from its home reaches (`known_places`); its planner can only choose among t
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 
 import simpy
 
