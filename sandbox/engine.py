@@ -82,6 +82,9 @@ class Engine:
         self.max_concurrency = max(1, max_concurrency or llm.max_concurrency)
         self.budgets = [b for b in budgets or [] if b.capped]  # the episode's, the suite's
         self._pending: list[tuple[LLMRequest, Any, simpy.Event]] = []
+        # A run restored from a checkpoint (sandbox/runner.py): its time, and the events,
+        # calls and cached calls it carried over; empty for a run from the start.
+        self.restored: dict[str, float] = {}
         self._subscribers: list[Callable[[Event], None]] = []
 
     # -- time ---------------------------------------------------------------------------------

@@ -136,6 +136,8 @@ def _run(scenario: Scenario, llm, *, seed: int, out_dir: Path, overwrite: bool, 
         log.carry(restored.events)
         calls.carry(restored.calls)
         happened.update(json.loads(line).get("kind") for line in restored.events)
+        engine.restored = {"t": restored.t, "events": log.count, "calls": len(calls.records),
+                           "cached": sum(c.cached for c in calls.records)}
         for budget in engine.budgets:  # what the calls before the checkpoint spent
             budget.calls += len(calls.records)
             budget.spend_tokens(sum(c.prompt_tokens + c.completion_tokens

@@ -2,6 +2,10 @@
 one-episode `sandbox run` records in its header (`config.command`), and the changes a fork
 makes at its fork point, applied by pausing the replayed episode there (`sandbox.runner.Pause`).
 
+A run that wrote checkpoints (sandbox/checkpoint.py) is run again from its last one before
+the time that matters (a fork's point; a resume's end) instead of from its start: its events
+and calls up to the checkpoint are copied, not replayed.
+
 A fork's header records its chain of forks under `config.forks`, oldest first, the last its
 own: each one's parent, time, changes and what became of each changed agent's modules. A rerun
 of a fork applies them again at the same instants; a fork of a fork applies those at or before
@@ -17,9 +21,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from sandbox.checkpoint import NotResumable, listed, read
 from sandbox.errors import UserError
 from sandbox.log import CACHE, HEADER, RunFormatError, RunHeader, read_header
-from sandbox.runner import PAUSES, RECORDED, Pause
+from sandbox.runner import PAUSES, RECORDED, RESTORE, Pause
 from tasks.town import Whisper, town_of
 
 # Options of the recorded command that a rerun or a fork decides itself: where it writes and
@@ -143,9 +148,11 @@ def copy_cache(run: Path, out: Path) -> bool:
 
 
 def run_recorded(command: list[str], out: Path, *, cache_only: bool,
-                 pauses: tuple[Pause, ...] = (), recorded: dict[str, Any] | None = None) -> int:
+                 pauses: tuple[Pause, ...] = (), recorded: dict[str, Any] | None = None,
+                 start: Path | None = None) -> int:
     """Run the recorded `sandbox run ...` words again into OUT (over it: --overwrite), from
-    OUT's cache, pausing at `pauses` and recording `recorded` in its header."""
+    OUT's cache, pausing at `pauses` and recording `recorded` in its header; from the
+    checkpoint `start` (its pauses before it already made) when given, else from the start."""
     from rich.markup import escape
 
     from sandbox import terminal
@@ -157,9 +164,37 @@ def run_recorded(command: list[str], out: Path, *, cache_only: bool,
     terminal.console().print(f"[dim]{shown}[/]", highlight=False, soft_wrap=True)
     # an option this version no longer has: said as such
     again = parse_command(build_parser(), argv, "the recorded command does not parse now: ")
-    paused, extra = PAUSES.set(pauses), RECORDED.set(recorded)
+    paused, extra, restore = PAUSES.set(pauses), RECORDED.set(recorded), RESTORE.set(start)
     try:
         return again.func(again)
     finally:
         PAUSES.reset(paused)
         RECORDED.reset(extra)
+        RESTORE.reset(restore)
+
+
+def from_checkpoint(run: Path, at: float, attempt: Callable[[Path | None], int], *,
+                    also: tuple[type[Exception], ...] = ()) -> int:
+    """`attempt(checkpoint)` from RUN's last checkpoint at or before `at` that can be read
+    (sandbox/checkpoint.py: those that cannot are said and passed over); when there is none,
+    or it cannot be restored (NotResumable, or one of `also`: what the caller raises when the
+    restored run does not go on as RUN did), `attempt(None)`: from the start, said too."""
+    from rich.markup import escape
+
+    from sandbox import terminal
+    from sandbox.simtime import clock_text
+
+    console = terminal.console()
+    start_time = read_header(run).start_time
+    for t, path in reversed([(t, p) for t, p in listed(run) if t <= at]):
+        when = clock_text(start_time, t)
+        try:
+            read(path)
+            console.print(f"[dim]from {run}'s checkpoint at {when}[/]", highlight=False)
+            return attempt(path)
+        except (NotResumable, *also) as exc:
+            console.print(f"[yellow]the checkpoint at {when} cannot be used[/] "
+                          f"({escape(str(exc))})", highlight=False)
+    if listed(run):
+        console.print(f"running {run}'s command from its start instead", highlight=False)
+    return attempt(None)

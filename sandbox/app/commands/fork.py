@@ -7,7 +7,10 @@ at TIME has run, no call is in flight), NEW's events so far are checked to be RU
 byte, the changes are made, and the episode goes on with the model answering what the cache
 does not hold. NEW's header records the chain under `config.forks` (sandbox/app/rerunning.py).
 A fork that changes nothing continues exactly as RUN did (the same cache answers the same
-calls). Why a replay and not a checkpoint: sandbox/README.md, "Forks replay".
+calls). From RUN's last checkpoint before TIME when it wrote any (`--checkpoint-every`,
+sandbox/checkpoint.py): its events and calls up to there are copied, and only the rest of the
+way to TIME is replayed; from the start when it has none, when the checkpoint cannot be
+restored, or when the replay from it does not go on as RUN did (said on the console).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from ..rerunning import (
     fork_chain,
     fork_pauses,
     recorded_command,
+    from_checkpoint,
     recorded_forks,
     run_recorded,
 )
@@ -80,6 +84,8 @@ def register(sub) -> None:
     add_whisper_option(p)
     p.add_argument("--cache-only", action="store_true",
                    help="after TIME too, answer only from the cache; a call not in it stops")
+    p.add_argument("--from-start", action="store_true",
+                   help="replay RUN from its start, not from its last checkpoint before TIME")
     p.set_defaults(func=main)
 
 
@@ -116,6 +122,7 @@ def main(args: argparse.Namespace) -> int:
             _check_replay(engine, run, header.config, at)
             reached.update(events=engine.log.count, calls=len(engine.calls.records),
                            cached=sum(c.cached for c in engine.calls.records),
+                           copied=engine.restored.get("calls", 0),
                            wall=time.perf_counter() - started)
 
     def after(index: int, engine, scenario) -> None:
@@ -124,8 +131,15 @@ def main(args: argparse.Namespace) -> int:
         cache = cache_in(engine.llm)
         if cache is not None and not args.cache_only:
             cache.mode = "record"  # from here on the model answers what the cache lacks
-        console.print(f"[bold]fork point {fork.time}[/]: replayed {reached['events']} events "
-                      f"and {reached['calls']} calls ({reached['cached']} from {run}'s cache) "
+        restored = engine.restored
+        console.print(f"[bold]fork point {fork.time}[/]: "
+                      + (f"{restored['events']} events and {restored['calls']} calls copied "
+                         f"from {run}'s checkpoint at "
+                         f"{clock_text(header.start_time, restored['t'])}, then "
+                         if restored else "")
+                      + f"replayed {reached['events'] - restored.get('events', 0)} events "
+                      f"and {reached['calls'] - restored.get('calls', 0)} calls "
+                      f"({reached['cached'] - restored.get('cached', 0)} from {run}'s cache) "
                       f"in {reached['wall']:.1f} s", highlight=False)
         for name, arch in fork.architectures.items():
             console.print(f"  {name} -> {arch}: {_modules_said(engine, name)}",
@@ -133,9 +147,14 @@ def main(args: argparse.Namespace) -> int:
         for whisper in fork.whispers:
             console.print(f"  whisper {str(whisper)!r}", highlight=False)
 
-    code = run_recorded(command, out, cache_only=True,
-                        pauses=fork_pauses(chain, before=before, after=after),
-                        recorded=recorded_forks(chain))
+    def attempt(start: Path | None) -> int:
+        reached.clear()
+        return run_recorded(command, out, cache_only=True,
+                            pauses=fork_pauses(chain, before=before, after=after),
+                            recorded=recorded_forks(chain), start=start)
+
+    code = (attempt(None) if args.from_start
+            else from_checkpoint(run, at, attempt, also=(ForkError,)))
     if not reached:
         raise ForkError(f"the replay stopped before the fork point {fork.time}: {run}'s cache "
                         "does not hold every answer it was given before then (see above); "
@@ -303,6 +322,9 @@ def _say_after(console, out: Path, reached: dict) -> None:
              if line.strip()] if (out / "calls.jsonl").is_file() else []
     after = calls[reached["calls"]:]
     live = sum(not c.get("cached") for c in after)
-    console.print(f"fork: {reached['calls']} calls replayed before the fork point, "
-                  f"{len(after)} after it ({live} answered by the model, "
-                  f"{len(after) - live} from the cache)", highlight=False)
+    copied = reached.get("copied", 0)
+    console.print(f"fork: {reached['calls']} calls before the fork point ("
+                  + (f"{copied} copied from the checkpoint, " if copied else "")
+                  + f"{reached['calls'] - copied} replayed), {len(after)} after it ({live} "
+                  f"answered by the model, {len(after) - live} from the cache)",
+                  highlight=False)

@@ -5,6 +5,7 @@ its fork points (sandbox/app/rerunning.py)."""
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 
 from sandbox.errors import UserError
@@ -14,6 +15,7 @@ from ..rerunning import (
     copy_cache,
     fork_chain,
     fork_pauses,
+    from_checkpoint,
     recorded_command,
     recorded_forks,
     run_recorded,
@@ -27,7 +29,8 @@ def register(sub) -> None:
         description="Repeat the command that made RUN (recorded in its header by `sandbox "
                     "run`) with every option it was given, into RUN again (--overwrite: the "
                     "answers already given come from RUN's cache, so it replays, or goes on "
-                    "where a budget or a kill stopped it) or into --out NEW (RUN's cache "
+                    "where a budget or a kill stopped it, from RUN's last checkpoint when "
+                    "it wrote any) or into --out NEW (all of it, RUN's cache "
                     "copied there first; RUN is not changed). A fork (`sandbox fork`) is run "
                     "again with its changes made at its fork point. --cache-only: a call the "
                     "cache does not hold stops the rerun instead of reaching the model.",
@@ -37,6 +40,8 @@ def register(sub) -> None:
                    help="run into this new directory instead of RUN [default: RUN]")
     p.add_argument("--cache-only", action="store_true",
                    help="replay from the cache only; a call not in it stops the rerun")
+    p.add_argument("--from-start", action="store_true",
+                   help="into RUN too, run from the start, not from RUN's last checkpoint")
     p.set_defaults(func=main)
 
 
@@ -48,6 +53,12 @@ def main(args: argparse.Namespace) -> int:
     chain = fork_chain(read_header(args.run), args.run)
     if args.out is not None:
         copy_cache(args.run, args.out)
-    return run_recorded(command, args.out or args.run, cache_only=args.cache_only,
-                        pauses=fork_pauses(chain),
-                        recorded=recorded_forks(chain) if chain else None)
+
+    def attempt(start: Path | None) -> int:
+        return run_recorded(command, args.out or args.run, cache_only=args.cache_only,
+                            pauses=fork_pauses(chain),
+                            recorded=recorded_forks(chain) if chain else None, start=start)
+
+    if args.out is not None or args.from_start:  # a run made again, to compare: all of it
+        return attempt(None)
+    return from_checkpoint(args.run, math.inf, attempt)  # a resume: from the last checkpoint
