@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 import faiss
@@ -58,6 +58,9 @@ class MemoryNode:
     keywords: list[str] = field(default_factory=list)
     evidence: list[int] = field(default_factory=list)
     subject: str = ""  # who the memory is about, when known (perceived agent, chat partner)
+
+
+_NODE_FIELDS = [f.name for f in fields(MemoryNode)]
 
 
 class MemoryParams(BaseModel):
@@ -247,7 +250,11 @@ class MemoryStream:
 
     # -- checkpoint ---------------------------------------------------------------------------
     def get_state(self) -> dict[str, Any]:
-        return {"nodes": [asdict(n) for n in self.nodes], "pending": list(self.pending),
+        # Field by field with the lists copied, not asdict: the same data, and a town's
+        # checkpoints take every memory of every agent (asdict's deep copy was most of it).
+        return {"nodes": [{**{f: getattr(n, f) for f in _NODE_FIELDS},
+                           "keywords": list(n.keywords), "evidence": list(n.evidence)}
+                          for n in self.nodes], "pending": list(self.pending),
                 "importance_since_reflection": self.importance_since_reflection,
                 "known_importance": dict(self.known_importance)}
 

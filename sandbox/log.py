@@ -14,6 +14,7 @@ the kill.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import subprocess
@@ -131,6 +132,11 @@ class EpisodeLog:
         write_atomic(self.dir / HEADER, header.model_dump_json(indent=2))
         self._fh = open_append(self.dir / EVENTS)
         self.count = 0
+        self._sha = hashlib.sha256()  # of the lines written: what a checkpoint follows
+
+    def digest(self) -> str:
+        """The sha256 of every line written so far (sandbox/checkpoint.py)."""
+        return self._sha.hexdigest()
 
     def record(self, **config: Any) -> None:
         """Add entries to the header's config while the run goes on (what a fork changed,
@@ -145,9 +151,13 @@ class EpisodeLog:
         self._fh.writelines(lines)
         self._fh.flush()
         self.count += len(lines)
+        for line in lines:
+            self._sha.update(line.encode())
 
     def emit(self, event: Event) -> Event:
-        self._fh.write(event.model_dump_json() + "\n")
+        line = event.model_dump_json() + "\n"
+        self._fh.write(line)
+        self._sha.update(line.encode())
         self._fh.flush()  # a killed run keeps every event written so far
         self.count += 1
         return event

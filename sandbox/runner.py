@@ -150,6 +150,7 @@ def _run(scenario: Scenario, llm, *, seed: int, out_dir: Path, overwrite: bool, 
     started = time.perf_counter()
     status, error = "completed", None
     written, skipped = 0, []
+    config = checkpoint.config_digest(scenario.config()) if checkpoint_every else ""
     try:
         if restored is not None:
             checkpoint.restore(engine, scenario, restored, seed)
@@ -161,8 +162,7 @@ def _run(scenario: Scenario, llm, *, seed: int, out_dir: Path, overwrite: bool, 
                 pause.act(engine, scenario)
                 continue
             try:  # before a pause at the same instant: a restore makes that pause again
-                state = checkpoint.take(engine, scenario, out_dir, at, log.count,
-                                        len(calls.records), seed)
+                state = checkpoint.take(engine, scenario, at, log, calls, seed, config)
             except checkpoint.NotResumable as exc:
                 skipped.append(f"{at:g} s: {exc}")
                 continue

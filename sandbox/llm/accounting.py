@@ -7,6 +7,7 @@ which must be identical between two runs with the same seed and answers.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 from collections.abc import Callable
@@ -58,6 +59,12 @@ class CallLog:
         self._first_seq = _lines(self.path) if self.path else 0
         self._lock = threading.Lock()
         self.records: list[CallRecord] = []
+        self._sha = hashlib.sha256()  # of the lines this log wrote: what a checkpoint follows
+
+    def digest(self) -> str:
+        """The sha256 of the lines written by this log (sandbox/checkpoint.py)."""
+        with self._lock:
+            return self._sha.hexdigest()
 
     def carry(self, lines: list[str]) -> None:
         """Begin with these lines of another run's calls (a run restored from a checkpoint:
@@ -67,6 +74,8 @@ class CallLog:
             if self._fh:
                 self._fh.writelines(lines)
                 self._fh.flush()
+            for line in lines:
+                self._sha.update(line.encode())
 
     def record(self, request: LLMRequest, completion: Completion, t: float | None = None,
                model: str = "") -> CallRecord:
@@ -86,8 +95,10 @@ class CallLog:
                 prefix_restore_s=round(completion.prefix_restore_s, 4),
                 dictated_tokens=completion.dictated_tokens)
             self.records.append(rec)
+            line = rec.model_dump_json() + "\n"
+            self._sha.update(line.encode())
             if self._fh:
-                self._fh.write(rec.model_dump_json() + "\n")
+                self._fh.write(line)
                 self._fh.flush()
             return rec
 

@@ -125,7 +125,7 @@ def test_a_fork_that_changes_nothing_goes_on_byte_for_byte(day, tmp_path, capsys
     assert fork["architectures"] == {} and fork["command"][:2] == ["sandbox", "fork"]
     calls = (new / "calls.jsonl").read_text().splitlines()
     theirs = (day / "calls.jsonl").read_text().splitlines()
-    copied = next(i for i, (a, b) in enumerate(zip(calls, theirs)) if a != b)
+    copied = next(i for i, (a, b) in enumerate(zip(calls, theirs, strict=False)) if a != b)
     assert 0 < copied < len(calls)  # up to the checkpoint, RUN's calls as they were written
     # after it, the same cache answers the same calls
     assert all(json.loads(c)["cached"] for c in calls[copied:])

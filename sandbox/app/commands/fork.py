@@ -33,8 +33,8 @@ from ..rerunning import (
     copy_cache,
     fork_chain,
     fork_pauses,
-    recorded_command,
     from_checkpoint,
+    recorded_command,
     recorded_forks,
     run_recorded,
 )
