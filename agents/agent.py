@@ -372,7 +372,7 @@ class GenerativeAgent:
         if (waiting is None) != (at.kind == "listen"):
             raise NotResumable(f"{self.name} is between two steps of its {at.kind!r}")
         talking = self.talking
-        return {**self.get_state(), "architecture": self.architecture.source, "at": where,
+        return {**self.get_state(), "architecture": self.architecture.describe(), "at": where,
                 "action": asdict(self.action) if self.action else None,
                 "task_taken": self._task_taken, "available": self.available,
                 "talking": [talking.id, talking.initiator.name] if talking else None,

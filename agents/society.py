@@ -155,7 +155,8 @@ class Society:
                 architecture: Callable[[str], Architecture]) -> None:
         """Make this new society (built as its episode's setup builds it, nothing started)
         the one `checkpoint` saw, and start its processes where they waited. `architecture`
-        loads an agent's architecture by its source (one a fork swapped in)."""
+        loads an agent's architecture by its source (one a fork swapped in); NotResumable
+        when the checkpoint does not fit (other agents, an architecture that changed)."""
         if list(state["agents"]) != list(self.agents):
             raise NotResumable(f"the checkpoint's agents ({', '.join(state['agents'])}) are not "
                                f"this episode's ({', '.join(self.agents)})")
@@ -164,8 +165,17 @@ class Society:
         resume = {}
         for name, saved in state["agents"].items():
             agent = self.agents[name]
-            if saved["architecture"] != agent.architecture.source:
-                agent.change_architecture(architecture(saved["architecture"]))
+            if not _same_architecture(saved["architecture"], agent.architecture.describe()):
+                try:  # a fork swapped it in: from where it was read then
+                    agent.change_architecture(architecture(saved["architecture"]["source"]))
+                except (OSError, ValueError, KeyError) as exc:
+                    raise NotResumable(f"{name}'s architecture "
+                                       f"{saved['architecture']['name']} does not load "
+                                       f"({exc})") from exc
+                if not _same_architecture(saved["architecture"],
+                                          agent.architecture.describe()):
+                    raise NotResumable(f"{name}'s architecture "
+                                       f"{saved['architecture']['name']} changed since")
             resume[name] = agent.restore(saved, waits.get(f"agent:{name}"))
         for name, agent in self.agents.items():  # conversations join their two sides
             if resume[name].kind == "talk":
@@ -196,6 +206,11 @@ class Society:
             carried=[slot for slot, why in outcome.items() if not why],
             fresh={slot: why for slot, why in outcome.items() if why}))
         return outcome
+
+
+def _same_architecture(a: dict, b: dict) -> bool:
+    """The same modules with the same parameters, wherever the file was read from."""
+    return {**a, "source": ""} == {**b, "source": ""}
 
 
 def build_society(town: WorldState, personas: Iterable[Persona | object], *,

@@ -53,7 +53,18 @@ class Checkpoint:
 
 
 def config_digest(config: dict[str, Any]) -> str:
-    return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()
+    """The digest of a scenario's config, without where its files were read from (a run
+    moved to another checkout is still the same episode)."""
+    return hashlib.sha256(json.dumps(_without_sources(config), sort_keys=True,
+                                     default=str).encode()).hexdigest()
+
+
+def _without_sources(value):
+    if isinstance(value, dict):
+        return {k: _without_sources(v) for k, v in value.items() if k != "source"}
+    if isinstance(value, list):
+        return [_without_sources(v) for v in value]
+    return value
 
 
 def _file_digest(path: Path, lines: int) -> tuple[str, list[str]]:
@@ -173,9 +184,13 @@ def restore(engine, scenario, checkpoint: Checkpoint, seed: int) -> None:
     if state["seed"] != seed or state["config"] != config_digest(scenario.config()):
         raise NotResumable(f"{checkpoint.path} belongs to another episode (its seed or config "
                            "differs from this one's)")
-    engine.rng.bit_generator.state = state["rng"]
-    waits = {owner: engine.timeout_at(at) for at, owner in state["scheduled"]}  # in order
-    hook(engine, state["scenario"], waits)
+    try:
+        engine.rng.bit_generator.state = state["rng"]
+        waits = {owner: engine.timeout_at(at) for at, owner in state["scheduled"]}  # in order
+        hook(engine, state["scenario"], waits)
+    except (KeyError, TypeError, ValueError) as exc:  # written by another version of the code
+        raise NotResumable(f"{checkpoint.path} does not fit this episode ({type(exc).__name__}"
+                           f": {exc})") from exc
 
 
 def keep_until(source: Path, run_dir: Path, t: float) -> None:

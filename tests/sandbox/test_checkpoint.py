@@ -112,8 +112,8 @@ def test_a_fork_of_a_fork_restores_the_architecture_its_parent_swapped_in(town, 
     assert main(["fork", str(run), "--at", "07:00", "--agent-arch",
                  "Kenji Mori=ga_no_reflection", "--out", str(first)]) == 0
     state = saved(checkpoint.latest(first, NINE + 3600))
-    assert state["scenario"]["agents"]["Kenji Mori"]["architecture"].endswith(
-        "ga_no_reflection.yaml")
+    assert state["scenario"]["agents"]["Kenji Mori"]["architecture"]["name"] == \
+        "ga_no_reflection"
     assert main(["fork", str(first), "--at", "10:30", "--out", str(quick)]) == 0
     assert main(["fork", str(first), "--at", "10:30", "--out", str(slow), "--from-start"]) == 0
     assert (quick / "events.jsonl").read_bytes() == (slow / "events.jsonl").read_bytes() \
