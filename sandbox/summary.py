@@ -35,6 +35,9 @@ def summarize(run: Run) -> dict[str, Any]:
         "status": _status(run),
         "error": run.result.error if run.result else None,
         "warnings": run.result.warnings if run.result else [],
+        # written, skipped (why), restored from (sandbox/checkpoint.py)
+        "checkpoints": [run.result.checkpoints, run.result.checkpoints_skipped,
+                        run.result.restored_from] if run.result else [0, [], None],
         # (fallbacks, share) when more of the calls fell back than SANDBOX_DEGRADED_ABOVE allows
         "degraded": [run.result.fallbacks, run.result.fallback_fraction]
         if run.result and run.result.degraded else None,
@@ -144,6 +147,14 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
                   f"wall time: {'-' if wall is None else f'{wall:.1f} s'}")
     for fork in summary.get("forks") or []:
         console.print(f"forked from {fork}", highlight=False)
+    written, skipped, restored = summary.get("checkpoints") or [0, [], None]
+    if written or restored is not None:
+        console.print(f"checkpoints: {written} written"
+                      + (f", restored from the one at {restored / 3600:g} h" if restored is not
+                         None else "")
+                      + " (`sandbox fork` and `sandbox rerun` start from them)", highlight=False)
+    for why in skipped:
+        console.print(f"[yellow]checkpoint not written:[/] {why}", highlight=False)
     if summary["error"]:
         console.print(f"[red]error:[/] {summary['error']}")
     for warning in summary.get("warnings") or []:

@@ -59,11 +59,13 @@ def restored_run(town, start, out):
         RESTORE.reset(token)
 
 
-def test_a_run_writes_a_checkpoint_every_interval_and_says_so(town):
+def test_a_run_writes_a_checkpoint_every_interval_and_says_so(town, capsys):
     run, _ = town
     found = checkpoint.listed(run)
     assert [t for t, _ in found] == [600.0 * n for n in range(1, 36)]
     assert result(run)["checkpoints"] == 35 and "checkpoints_skipped" not in result(run)
+    assert main(["log", str(run)]) == 0
+    assert "checkpoints: 35 written" in capsys.readouterr().out
 
 
 def test_restoring_any_checkpoint_goes_on_byte_for_byte(town, tmp_path):
