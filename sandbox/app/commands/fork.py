@@ -57,8 +57,10 @@ def agent_arch(text: str) -> tuple[str, str]:
 def register(sub) -> None:
     p = sub.add_parser(
         "fork", help="a new run that is RUN up to a time and goes on from there, changed",
-        description="Make NEW: RUN's recorded command replayed from RUN's cache up to TIME "
-                    "(no model call; NEW's events so far checked to be RUN's), then the "
+        description="Make NEW: RUN up to TIME, restored from RUN's last checkpoint before "
+                    "TIME (`sandbox run --checkpoint-every`) and the rest of the way RUN's "
+                    "recorded command replayed from RUN's cache (no model call; NEW's events "
+                    "so far checked to be RUN's), then the "
                     "changes (an agent's architecture swapped, its modules' state carried "
                     "where the new modules take it; memories whispered), then the episode "
                     "goes on, the model answering what the cache does not hold. RUN is not "
