@@ -132,16 +132,7 @@ def _run(scenario: Scenario, llm, *, seed: int, out_dir: Path, overwrite: bool, 
                     now=restored.now if restored is not None else 0.0)
     happened: Counter[str] = Counter()
     if restored is not None:
-        checkpoint.keep_until(restored.path.parent.parent, out_dir, restored.t)
-        log.carry(restored.events)
-        calls.carry(restored.calls)
-        happened.update(json.loads(line).get("kind") for line in restored.events)
-        engine.restored = {"t": restored.t, "events": log.count, "calls": len(calls.records),
-                           "cached": sum(c.cached for c in calls.records)}
-        for budget in engine.budgets:  # what the calls before the checkpoint spent
-            budget.calls += len(calls.records)
-            budget.spend_tokens(sum(c.prompt_tokens + c.completion_tokens
-                                    for c in calls.records))
+        _carry_over(restored, out_dir, engine, happened)
     elif overwrite:
         shutil.rmtree(out_dir / checkpoint.CHECKPOINTS, ignore_errors=True)  # another run's
     if on_event is not None:
@@ -192,6 +183,23 @@ def _run(scenario: Scenario, llm, *, seed: int, out_dir: Path, overwrite: bool, 
         log.finish(result)
         calls.close()
     return result
+
+
+def _carry_over(restored: checkpoint.Checkpoint, out_dir: Path, engine: Engine,
+                happened: Counter[str]) -> None:
+    """A run restored from a checkpoint begins with its run's events and calls up to it (and
+    its checkpoints up to it), counted as this run's: in the events that happened, in the
+    budgets, in what a fork says it copied (`engine.restored`)."""
+    log, calls = engine.log, engine.calls
+    checkpoint.keep_until(restored.path.parent.parent, out_dir, restored.t)
+    log.carry(restored.events)
+    calls.carry(restored.calls)
+    happened.update(json.loads(line).get("kind") for line in restored.events)
+    engine.restored = {"t": restored.t, "events": log.count, "calls": len(calls.records),
+                       "cached": sum(c.cached for c in calls.records)}
+    for budget in engine.budgets:  # what the calls before the checkpoint spent
+        budget.calls += len(calls.records)
+        budget.spend_tokens(sum(c.prompt_tokens + c.completion_tokens for c in calls.records))
 
 
 def _stops(scenario: Scenario, start: float, every: float | None
