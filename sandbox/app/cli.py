@@ -168,8 +168,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         hint = ""
         if args.command == "run":  # the run's cache holds every answer given so far
-            hint = ("; run the same command with --overwrite to continue: answers already "
-                    "given come from the run's cache, so it fast-forwards to where it stopped")
+            hint = ("; `sandbox rerun RUN` goes on from the run's last checkpoint (or run the "
+                    "same command with --overwrite): answers already given come from the "
+                    "run's cache, so it fast-forwards to where it stopped")
         elif getattr(args, "resumable", False):  # suites and benchmarks
             hint = "; run the same command again to resume: finished episodes are skipped"
         print(f"sandbox {args.command}: interrupted; what was written is kept{hint}",
