@@ -113,6 +113,8 @@ def main() -> int:
     args = p.parse_args()
     if not 0 < args.at < 1:
         p.error("--at: a share of the window, above 0 and below 1")
+    if args.repeat < 1:
+        p.error("--repeat: 1 or more")
     if args.keep:
         args.keep.mkdir(parents=True, exist_ok=True)
         fork_twice(args, run_twice(args, args.keep), args.keep)
