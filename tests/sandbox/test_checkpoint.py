@@ -201,3 +201,14 @@ def test_no_checkpoints_when_turned_off_and_none_for_a_single_room(town, tmp_pat
     assert main(["run", "single_room", "--model", "scripted/default", "--quiet",
                  "--out", str(room)]) == 0
     assert not checkpoint.listed(room) and "checkpoints" not in result(room)
+
+
+@pytest.mark.parametrize("every, message", [
+    ("soon", "is not a duration"), ("30s", "a minute or more"), ("90.5s", "whole seconds")])
+def test_a_bad_interval_is_one_line_before_anything_runs(tmp_path, capsys, every, message):
+    out = tmp_path / "run"
+    assert main(["run", "town_day", *MODEL, "--checkpoint-every", every,
+                 "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1
+    assert not out.exists()

@@ -192,9 +192,14 @@ def checkpoint_interval(text: str) -> float:
     if text.strip().lower() in ("0", "off", "none"):
         return 0.0
     try:
-        return parse_duration(text)
+        seconds = parse_duration(text)
     except TimeSpecError as exc:
         raise argparse.ArgumentTypeError(f"{exc} (or 0 / off for no checkpoints)") from None
+    # Checkpoints are named by their whole second; more often than a minute is of no use.
+    if seconds < 60 or seconds != int(seconds):
+        raise argparse.ArgumentTypeError(f"{text!r}: give whole seconds, a minute or more "
+                                         "(10m, 1h), or 0 / off for no checkpoints")
+    return seconds
 
 
 def add_checkpoint_option(g) -> None:
