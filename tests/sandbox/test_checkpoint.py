@@ -212,3 +212,20 @@ def test_a_bad_interval_is_one_line_before_anything_runs(tmp_path, capsys, every
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1
     assert not out.exists()
+
+
+def test_a_task_templates_episode_restores_byte_for_byte_too(tmp_path):
+    """An STSS episode wraps the town (its task given at the start): every checkpoint of a
+    short one restores and goes on as the uninterrupted run did."""
+    command = ["run", "public_spring_tasting", *MODEL, "--background", "2", "--same-day",
+               "--start", "15:00", "--checkpoint-every", "20m"]
+    run = tmp_path / "run"
+    assert main([*command, "--out", str(run)]) == 0
+    found = checkpoint.listed(run)
+    assert len(found) == 14  # 15:00 to 20:00, every 20 minutes
+    for t, path in found:
+        out = tmp_path / f"from-{int(t)}"
+        assert restored_run((run, command), path, out) == 0
+        assert (out / "events.jsonl").read_bytes() == (run / "events.jsonl").read_bytes()
+        assert json.loads((out / "score.json").read_text())["score"] == \
+            json.loads((run / "score.json").read_text())["score"]
