@@ -112,7 +112,6 @@ class Society:
         it believes it had, of importance WHISPER_IMPORTANCE: logs `whispered`, then the
         memory's `memory_added`; it ranks in the agent's retrievals from then on. Call it after
         `start` (the agent logs its memories once its process runs)."""
-        self.agent(name)
         self._plant(engine, _Whisper(name, text, at))
 
     def _plant(self, engine: Engine, whisper: _Whisper) -> None:

@@ -148,19 +148,18 @@ class EpisodeLog:
     def carry(self, lines: list[str]) -> None:
         """Begin with these lines of another run's events (a run restored from a checkpoint:
         the events before it, as they were written)."""
+        self._append(lines)
+
+    def emit(self, event: Event) -> Event:
+        self._append([event.model_dump_json() + "\n"])
+        return event
+
+    def _append(self, lines: list[str]) -> None:
         self._fh.writelines(lines)
-        self._fh.flush()
+        self._fh.flush()  # a killed run keeps every event written so far
         self.count += len(lines)
         for line in lines:
             self._sha.update(line.encode())
-
-    def emit(self, event: Event) -> Event:
-        line = event.model_dump_json() + "\n"
-        self._fh.write(line)
-        self._sha.update(line.encode())
-        self._fh.flush()  # a killed run keeps every event written so far
-        self.count += 1
-        return event
 
     def finish(self, result: RunResult) -> None:
         self.close()

@@ -83,8 +83,9 @@ class Pause(NamedTuple):
 PAUSES: ContextVar[tuple[Pause, ...]] = ContextVar("pauses", default=())
 RECORDED: ContextVar[dict[str, Any] | None] = ContextVar("recorded", default=None)
 # Set around a one-episode command by `sandbox fork` and `sandbox rerun`: the checkpoint its
-# episode starts from (sandbox/checkpoint.py), its pauses before it already made.
-RESTORE: ContextVar[Path | None] = ContextVar("restore", default=None)
+# episode starts from (sandbox/checkpoint.py, read already: a run restored in place has it in
+# memory before its log empties the directory), its pauses before it already made.
+RESTORE: ContextVar[checkpoint.Checkpoint | None] = ContextVar("restore", default=None)
 
 
 def run_episode(scenario: Scenario, llm, *, seed: int, out_dir: Path | str,
@@ -97,8 +98,8 @@ def run_episode(scenario: Scenario, llm, *, seed: int, out_dir: Path | str,
 
     `checkpoint_every` simulated seconds (None or 0: never) it writes a checkpoint
     (sandbox/checkpoint.py) if the scenario can make one; a run under RESTORE starts from
-    that checkpoint instead of the beginning (NotResumable, before anything is written, when
-    it cannot).
+    that checkpoint instead of the beginning (NotResumable when it belongs to another
+    episode).
 
     A budget that runs out (sandbox.budget) ends the run with status "budget", not an error.
     The run holds its directory's lock (sandbox.lock) while it writes; a scenario longer than
@@ -116,8 +117,7 @@ def run_episode(scenario: Scenario, llm, *, seed: int, out_dir: Path | str,
 def _run(scenario: Scenario, llm, *, seed: int, out_dir: Path, overwrite: bool, on_event,
          max_concurrency: int | None, extra_header: dict[str, Any] | None,
          budgets: list[Budget] | None, checkpoint_every: float | None) -> RunResult:
-    # Read before the log below empties the directory: a run restored in place reads its own.
-    restored = checkpoint.read(RESTORE.get()) if RESTORE.get() is not None else None
+    restored = RESTORE.get()
     start = restored.t if restored is not None else 0.0
     header = RunHeader(scenario=scenario.name, seed=seed, start_time=scenario.start_time,
                        models=scenario.models(llm.model_id), backend=backend_settings(llm),

@@ -21,7 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from sandbox.checkpoint import NotResumable, listed, read
+from sandbox.checkpoint import Checkpoint, NotResumable, listed, read
 from sandbox.errors import UserError
 from sandbox.log import CACHE, HEADER, RunFormatError, RunHeader, read_header
 from sandbox.runner import PAUSES, RECORDED, RESTORE, Pause
@@ -149,7 +149,7 @@ def copy_cache(run: Path, out: Path) -> bool:
 
 def run_recorded(command: list[str], out: Path, *, cache_only: bool,
                  pauses: tuple[Pause, ...] = (), recorded: dict[str, Any] | None = None,
-                 start: Path | None = None) -> int:
+                 start: Checkpoint | None = None) -> int:
     """Run the recorded `sandbox run ...` words again into OUT (over it: --overwrite), from
     OUT's cache, pausing at `pauses` and recording `recorded` in its header; from the
     checkpoint `start` (its pauses before it already made) when given, else from the start."""
@@ -173,7 +173,7 @@ def run_recorded(command: list[str], out: Path, *, cache_only: bool,
         RESTORE.reset(restore)
 
 
-def from_checkpoint(run: Path, at: float, attempt: Callable[[Path | None], int], *,
+def from_checkpoint(run: Path, at: float, attempt: Callable[[Checkpoint | None], int], *,
                     also: tuple[type[Exception], ...] = ()) -> int:
     """`attempt(checkpoint)` from RUN's last checkpoint at or before `at` that can be read
     (sandbox/checkpoint.py: those that cannot are said and passed over); when there is none,
@@ -186,15 +186,16 @@ def from_checkpoint(run: Path, at: float, attempt: Callable[[Path | None], int],
 
     console = terminal.console()
     start_time = read_header(run).start_time
-    for t, path in reversed([(t, p) for t, p in listed(run) if t <= at]):
+    found = listed(run)
+    for t, path in reversed([(t, p) for t, p in found if t <= at]):
         when = clock_text(start_time, t)
         try:
-            read(path)
+            start = read(path)
             console.print(f"[dim]from {run}'s checkpoint at {when}[/]", highlight=False)
-            return attempt(path)
+            return attempt(start)
         except (NotResumable, *also) as exc:
             console.print(f"[yellow]the checkpoint at {when} cannot be used[/] "
                           f"({escape(str(exc))})", highlight=False)
-    if listed(run):
+    if found:
         console.print(f"running {run}'s command from its start instead", highlight=False)
     return attempt(None)

@@ -71,11 +71,15 @@ class CallLog:
         the calls before it), counted as this run's."""
         with self._lock:
             self.records.extend(CallRecord.model_validate_json(line) for line in lines)
-            if self._fh:
-                self._fh.writelines(lines)
-                self._fh.flush()
-            for line in lines:
-                self._sha.update(line.encode())
+            self._append(lines)
+
+    def _append(self, lines: list[str]) -> None:
+        """Write lines (under the lock), keeping their digest."""
+        for line in lines:
+            self._sha.update(line.encode())
+        if self._fh:
+            self._fh.writelines(lines)
+            self._fh.flush()
 
     def record(self, request: LLMRequest, completion: Completion, t: float | None = None,
                model: str = "") -> CallRecord:
@@ -95,11 +99,7 @@ class CallLog:
                 prefix_restore_s=round(completion.prefix_restore_s, 4),
                 dictated_tokens=completion.dictated_tokens)
             self.records.append(rec)
-            line = rec.model_dump_json() + "\n"
-            self._sha.update(line.encode())
-            if self._fh:
-                self._fh.write(line)
-                self._fh.flush()
+            self._append([rec.model_dump_json() + "\n"])
             return rec
 
     def close(self) -> None:

@@ -52,7 +52,7 @@ def restored_run(town, start, out):
     run, command = town
     out.mkdir()
     shutil.copyfile(run / "llm_cache.jsonl", out / "llm_cache.jsonl")
-    token = RESTORE.set(start)
+    token = RESTORE.set(checkpoint.read(start))
     try:
         return main([*command, "--out", str(out), "--overwrite", "--cache-only"])
     finally:
@@ -158,7 +158,7 @@ def test_a_checkpoint_of_another_episode_is_refused(town, tmp_path):
     out = tmp_path / "other"
     out.mkdir()
     shutil.copyfile(run / "llm_cache.jsonl", out / "llm_cache.jsonl")
-    token = RESTORE.set(checkpoint.latest(run, NINE))
+    token = RESTORE.set(checkpoint.read(checkpoint.latest(run, NINE)))
     try:
         with pytest.raises(checkpoint.NotResumable, match="belongs to another episode"):
             main([*command, "--seed", "1", "--out", str(out), "--overwrite", "--cache-only"])

@@ -22,6 +22,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from sandbox import terminal
+from sandbox.checkpoint import Checkpoint
 from sandbox.errors import UserError
 from sandbox.llm import cache_in
 from sandbox.lock import hold_output
@@ -149,7 +150,7 @@ def main(args: argparse.Namespace) -> int:
         for whisper in fork.whispers:
             console.print(f"  whisper {str(whisper)!r}", highlight=False)
 
-    def attempt(start: Path | None) -> int:
+    def attempt(start: Checkpoint | None) -> int:
         reached.clear()
         return run_recorded(command, out, cache_only=True,
                             pauses=fork_pauses(chain, before=before, after=after),

@@ -8,6 +8,7 @@ import argparse
 import math
 from pathlib import Path
 
+from sandbox.checkpoint import Checkpoint
 from sandbox.errors import UserError
 from sandbox.log import read_header
 
@@ -54,7 +55,7 @@ def main(args: argparse.Namespace) -> int:
     if args.out is not None:
         copy_cache(args.run, args.out)
 
-    def attempt(start: Path | None) -> int:
+    def attempt(start: Checkpoint | None) -> int:
         return run_recorded(command, args.out or args.run, cache_only=args.cache_only,
                             pauses=fork_pauses(chain),
                             recorded=recorded_forks(chain) if chain else None, start=start)
