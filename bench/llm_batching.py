@@ -68,6 +68,34 @@ class Context:
         llama_cpp.llama_free(self.ctx)
 
 
+def template_tokens(llama) -> list[int]:
+    """Real prompt text of ours, tokenized: the conversation-turn template, eight times over."""
+    return llama.tokenize((TEMPLATE.read_text(encoding="utf-8") * 8).encode())
+
+
+def pass_seconds(model, threads: int, tokens: list[int], rows=(1, 2, 4, 8),
+                 context: int = 300) -> dict[int, float]:
+    """What a decode pass of k rows costs (one token for each of k sequences, each holding
+    `context` tokens of `tokens`), best of 10, for each k in `rows`."""
+    prompt = tokens[:context]
+    costs = {}
+    for k in rows:
+        ctx = Context(model, k, threads)
+        for seq in range(k):
+            ctx.decode([(t, p, seq, p == len(prompt) - 1) for p, t in enumerate(prompt)])
+        best = float("inf")
+        for _ in range(10):
+            for seq in range(k):
+                llama_cpp.llama_memory_seq_rm(llama_cpp.llama_get_memory(ctx.ctx), seq,
+                                              len(prompt), -1)
+            started = time.perf_counter()
+            ctx.decode([(tokens[context + 100], len(prompt), seq, True) for seq in range(k)])
+            best = min(best, time.perf_counter() - started)
+        ctx.close()
+        costs[k] = best
+    return costs
+
+
 def diff(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.abs(a - b).max())
 
@@ -76,8 +104,7 @@ def main() -> int:
     backend = LocalBackend(lanes=1, prefix_mb=0)
     llama = backend.contexts[0]
     model, threads = llama._model.model, backend.threads
-    text = TEMPLATE.read_text(encoding="utf-8") * 8
-    tokens = llama.tokenize(text.encode())
+    tokens = template_tokens(llama)
     a, b, c = tokens[:300], tokens[50:250], tokens[100:220]
     print(f"weights {backend.weights}, {threads} threads; prompts of {len(a)}, {len(b)} and "
           f"{len(c)} tokens")
@@ -110,19 +137,7 @@ def main() -> int:
           f"{diff(two, three)}; A's cells first vs last of 3 sequences {diff(two, last)}")
 
     print("a decode pass of k rows (one token for each of k sequences), best of 10:")
-    for k in (1, 2, 4, 8):
-        ctx = Context(model, k, threads)
-        for seq in range(k):
-            ctx.decode([(t, p, seq, p == len(a) - 1) for p, t in enumerate(a)])
-        best = float("inf")
-        for _ in range(10):
-            for seq in range(k):
-                llama_cpp.llama_memory_seq_rm(llama_cpp.llama_get_memory(ctx.ctx), seq,
-                                              len(a), -1)
-            started = time.perf_counter()
-            ctx.decode([(tokens[400], len(a), seq, True) for seq in range(k)])
-            best = min(best, time.perf_counter() - started)
-        ctx.close()
+    for k, best in pass_seconds(model, threads, tokens).items():
         print(f"  {k} rows: {best * 1000:6.2f} ms, {best * 1000 / k:5.2f} ms a sequence")
     return 0
 
