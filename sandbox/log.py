@@ -326,6 +326,18 @@ def run_outcome(run_dir: Path | str) -> RunOutcome:
     return RunOutcome(state="finished", degraded=degraded)
 
 
+def read_calls(run_dir: Path | str) -> tuple[list[CallRecord], list[str]]:
+    """A run's call records, and what could not be read ("RUN/calls.jsonl: missing", or a line
+    and why): a board counting calls names every call it could not count."""
+    run_dir = Path(run_dir)
+    path = run_dir / CALLS
+    if not path.is_file():  # every run writes it when it starts, if only empty
+        return [], [f"{run_dir.name}/{CALLS}: missing"]
+    problems: list[LogProblem] = []
+    calls = _read_jsonl(path, CallRecord.model_validate, problems)
+    return calls, [f"{run_dir.name}/{CALLS} line {p.line}: {p.reason}" for p in problems]
+
+
 def load_run(run_dir: Path | str) -> Run:
     run_dir = Path(run_dir)
     header = read_header(run_dir)

@@ -30,6 +30,7 @@ from .board import (
     plot_png,
     read_bench_dir,
     role_usage,
+    uncounted_note,
     usage_table,
 )
 from .dialogue import Dialogue, NotABenchmarkRun, read_dialogue
@@ -51,5 +52,5 @@ __all__ = [
     "bracketed_number", "check_judges", "dialogue_digest", "judge_asks", "judge_dialogue",
     "judge_run", "judge_seed", "judgment_problem", "macro_average", "manifest_data",
     "markdown_table", "mean_or_none", "metric_means", "micro_average", "plot_png",
-    "read_bench_dir", "read_dialogue", "role_usage", "usage_table",
+    "read_bench_dir", "read_dialogue", "role_usage", "uncounted_note", "usage_table",
 ]

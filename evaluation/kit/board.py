@@ -18,10 +18,10 @@ from pydantic import BaseModel
 
 from sandbox.errors import one_line
 from sandbox.llm import CallRecord
+from sandbox.log import read_calls
 from sandbox.storage import write_atomic
 
 RUNS = "runs"
-CALLS = "calls.jsonl"
 
 
 @dataclass
@@ -113,27 +113,26 @@ class RoleUsage(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
 
+    def add(self, record: CallRecord) -> None:
+        self.calls += 1
+        self.prompt_tokens += record.prompt_tokens
+        self.completion_tokens += record.completion_tokens
 
-def role_usage(run_dirs: Sequence[Path], roles_by_tag: Mapping[str, str]
-               ) -> dict[str, RoleUsage]:
+
+def role_usage(run_dirs: Sequence[Path], roles_by_tag: Mapping[str, str],
+               uncounted: list[str] | None = None) -> dict[str, RoleUsage]:
     """Calls and tokens per role, from the runs' calls.jsonl (judges' calls included).
-    A call whose tag names no role counts under its tag."""
+    A call whose tag names no role counts under its tag. What could not be read (a missing
+    file, a line cut by a kill) is added to `uncounted`."""
     usage: dict[str, RoleUsage] = {role: RoleUsage() for role in dict.fromkeys(
         roles_by_tag.values())}
     for run_dir in run_dirs:
-        path = Path(run_dir) / CALLS
-        if not path.is_file():
-            continue
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                record = CallRecord.model_validate_json(line)
-            except ValueError:
-                continue  # a line cut by a kill
+        records, problems = read_calls(run_dir)
+        if uncounted is not None:
+            uncounted += problems
+        for record in records:
             role = roles_by_tag.get(record.tag, record.tag)
-            have = usage.setdefault(role, RoleUsage())
-            have.calls += 1
-            have.prompt_tokens += record.prompt_tokens
-            have.completion_tokens += record.completion_tokens
+            usage.setdefault(role, RoleUsage()).add(record)
     return usage
 
 
@@ -166,14 +165,26 @@ def markdown_table(columns: Sequence[Column], rows: Sequence[Mapping[str, Any]])
     return lines
 
 
-def usage_table(usage_by_label: Mapping[str, Mapping[str, RoleUsage]]) -> list[str]:
-    """Calls and tokens of every role of every configuration."""
+def usage_table(usage_by_label: Mapping[str, Mapping[str, RoleUsage]],
+                uncounted: Sequence[str] = ()) -> list[str]:
+    """Calls and tokens of every role of every configuration; under it, the calls it could
+    not count (role_usage), if any."""
     columns = [Column("label", "Configuration", None, "---"), Column("role", "Role", None, "---"),
                Column("calls", "Calls", None), Column("prompt_tokens", "Tokens in", None),
                Column("completion_tokens", "Tokens out", None)]
     rows = [{"label": label, "role": role, **use.model_dump()}
             for label, roles in usage_by_label.items() for role, use in roles.items()]
-    return markdown_table(columns, rows)
+    return markdown_table(columns, rows) + uncounted_note(uncounted)
+
+
+def uncounted_note(uncounted: Sequence[str], shown: int = 5) -> list[str]:
+    """The lines under a usage table naming what it could not count (none: nothing)."""
+    if not uncounted:
+        return []
+    more = f"; {len(uncounted) - shown} more in the board's JSON" if len(uncounted) > shown \
+        else ""
+    return ["", f"Not counted above ({len(uncounted)} unreadable): " +
+            "; ".join(one_line(u) for u in uncounted[:shown]) + more]
 
 
 @dataclass

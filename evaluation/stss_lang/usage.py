@@ -8,9 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from evaluation.kit import BoardReport, read_bench_dir
-from sandbox.llm import CallRecord
-from sandbox.log import CALLS, RunFormatError, read_header
+from evaluation.kit import BoardReport, RoleUsage, read_bench_dir, uncounted_note
+from sandbox.log import RunFormatError, read_calls, read_header
 
 from .board import MANIFEST, table3
 
@@ -24,33 +23,27 @@ def table3_report(dirs: Sequence[Path | str], *, judges=None, seed: int = 0,
     return BoardReport(markdown=markdown, data=data, plot=plot)
 
 
-def usage_by_role(run_dirs: Sequence[Path]) -> dict[str, dict[str, int]]:
+def usage_by_role(run_dirs: Sequence[Path], uncounted: list[str] | None = None
+                  ) -> dict[str, dict[str, int]]:
     """Calls and tokens of the performer, the partner and the judges, from calls.jsonl (a call
-    names its agent; the judges' calls are `judge:<model>`)."""
-    usage = {role: {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0} for role in ROLES}
+    names its agent; the judges' calls are `judge:<model>`). What could not be read is added to
+    `uncounted` (evaluation.kit.role_usage)."""
+    usage = {role: RoleUsage() for role in ROLES}
     for run_dir in run_dirs:
-        path = Path(run_dir) / CALLS
-        if not path.is_file():
-            continue
+        records, problems = read_calls(run_dir)
+        if uncounted is not None:
+            uncounted += problems
         try:
             config = read_header(run_dir).config
         except RunFormatError:
             config = {}  # a damaged header (the board names it): its calls go by agent name
         roles = {config.get("performer_agent"): "performer", config.get("partner_agent"):
                  "partner"}
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                record = CallRecord.model_validate_json(line)
-            except ValueError:
-                continue
+        for record in records:
             role = "judge" if (record.agent or "").startswith("judge:") else \
                 roles.get(record.agent, record.agent or record.tag)
-            have = usage.setdefault(role, {"calls": 0, "prompt_tokens": 0,
-                                           "completion_tokens": 0})
-            have["calls"] += 1
-            have["prompt_tokens"] += record.prompt_tokens
-            have["completion_tokens"] += record.completion_tokens
-    return usage
+            usage.setdefault(role, RoleUsage()).add(record)
+    return {role: use.model_dump() for role, use in usage.items()}
 
 
 def bench_dirs(paths: Sequence[Path | str]) -> list[Path]:
@@ -71,13 +64,15 @@ def table3_board(paths: Sequence[Path | str], **kwargs) -> BoardReport:
     report = table3_report(dirs, **kwargs)
     lines = ["", "Calls and tokens per role (per scenario):", "",
              "| Configuration | Role | Calls | Tokens in | Tokens out |", "|---|---|--:|--:|--:|"]
-    usage = {}
+    usage, uncounted = {}, []
     for path in dirs:
         bench = read_bench_dir(path, MANIFEST, "sandbox stss-lang", "STSS language-level")
         n = max(len(bench.runs), 1)
-        usage[bench.label] = usage_by_role(bench.runs)
+        usage[bench.label] = usage_by_role(bench.runs, uncounted)
         for role, use in usage[bench.label].items():
             lines.append(f"| {bench.label} | {role} | {use['calls'] / n:.1f} | "
                          f"{use['prompt_tokens'] / n:.0f} | {use['completion_tokens'] / n:.0f} |")
+    lines += uncounted_note(uncounted)
     return BoardReport(markdown=report.markdown + "\n".join(lines) + "\n",
-                       data={**report.data, "usage": usage}, plot=report.plot)
+                       data={**report.data, "usage": usage, "usage_uncounted": uncounted},
+                       plot=report.plot)

@@ -130,6 +130,29 @@ def test_the_toy_board_compares_configurations_with_a_plot(tmp_path, toy, capsys
     assert (tmp_path / "b.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_the_boards_usage_names_the_calls_it_could_not_count(tmp_path, toy, capsys):
+    """A run's calls.jsonl cut mid-line by a kill, another's gone: the calls and tokens per role
+    are what could be read, and the board says what it left out instead of a clean figure."""
+    cli, _, _ = toy
+    out = tmp_path / "kind"
+    assert cli("toy", "--speaker", "scripted/toy-kind", "--judge", "scripted/toy-judge",
+               "--out", str(out)) == 0
+    first, second, _ = (out / "runs" / name_id(q) for q in QUESTIONS)
+    calls = first / "calls.jsonl"
+    calls.write_text(calls.read_text()[:-20])  # the judge's line cut short
+    (second / "calls.jsonl").unlink()
+    capsys.readouterr()
+    assert cli("toy-board", str(out), "--json", str(tmp_path / "b.json")) == 0
+    table = capsys.readouterr().out
+    assert "| scripted/toy-kind | speaker | 2 |" in table  # the third run's, and the first's
+    assert "Not counted above (2 unreadable)" in table
+    data = json.loads((tmp_path / "b.json").read_text())
+    assert data["usage"]["scripted/toy-kind"]["judge"]["calls"] == 1
+    assert sorted(data["usage_uncounted"]) == [
+        f"{first.name}/calls.jsonl line 2: truncated last line",
+        f"{second.name}/calls.jsonl: missing"]
+
+
 def test_another_configuration_in_the_same_directory_is_one_line_exit_2(tmp_path, toy, capsys):
     cli, _, _ = toy
     assert cli("toy", "--speaker", "scripted/toy-kind", "--judge", "scripted/toy-judge",

@@ -50,6 +50,19 @@ def test_replay_judges_and_prints_table_3(scenario_set, tmp_path, capsys):
     usage = data["usage"]["scripted/stss-lang ga_tdp"]
     assert usage["performer"]["calls"] > usage["partner"]["calls"] - 2  # TDP plans
     assert usage["judge"]["calls"] == 2 * 3  # conversation and summary, 3 scenarios
+    assert data["usage_uncounted"] == []
+
+
+def test_the_usage_table_names_a_run_whose_calls_it_could_not_read(scenario_set, tmp_path,
+                                                                   capsys):
+    from evaluation.stss_lang.usage import table3_board
+    assert lang(scenario_set, tmp_path / "lang") == 0
+    run = tmp_path / "lang" / "ga" / "runs" / "golden_task-s0__julian-reyes-1"
+    (run / "calls.jsonl").unlink()
+    report = table3_board([tmp_path / "lang"])
+    assert "Not counted above (1 unreadable): golden_task-s0__julian-reyes-1/calls.jsonl: " \
+           "missing" in report.markdown
+    assert report.data["usage_uncounted"] == ["golden_task-s0__julian-reyes-1/calls.jsonl: missing"]
 
 
 def test_same_seed_and_cache_give_the_same_log_and_a_rerun_resumes(scenario_set, tmp_path,

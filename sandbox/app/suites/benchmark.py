@@ -383,10 +383,12 @@ def board_report(bench: Benchmark, dirs: Sequence[Path | str], **kwargs) -> Boar
     report = bench.board.build(dirs, **kwargs)
     found = [read_bench_dir(path, bench.manifest_file, f"sandbox {bench.name}") for path in dirs]
     labels = [f.label for f in found]
+    uncounted: list[str] = []
     usage = {(f.label if labels.count(f.label) == 1 else f"{f.label} ({f.path.name})"):
-             role_usage(f.runs, bench.roles_by_tag()) for f in found}
+             role_usage(f.runs, bench.roles_by_tag(), uncounted) for f in found}
     markdown = report.markdown + "\nCalls and tokens per role:\n\n" + \
-        "\n".join(usage_table(usage)) + "\n"
+        "\n".join(usage_table(usage, uncounted)) + "\n"
     data = {**report.data, "usage": {label: {role: u.model_dump() for role, u in roles.items()}
-                                     for label, roles in usage.items()}}
+                                     for label, roles in usage.items()},
+            "usage_uncounted": uncounted}
     return BoardReport(markdown=markdown, data=data, plot=report.plot)

@@ -19,6 +19,7 @@ failed and the suite goes on.
 
 from __future__ import annotations
 
+import logging
 import os
 import resource
 import threading
@@ -30,6 +31,8 @@ from typing import Any, Literal
 
 from sandbox.engine import INTERRUPT
 from sandbox.llm import calls_recorded
+
+_log = logging.getLogger(__name__)
 
 RAY_INSTALL = "pip install '.[ray]' in the project's directory (or: pip install ray)"
 
@@ -314,6 +317,7 @@ class RayPool:
     work: Work
     closed: bool = False
     last_calls: int = 0
+    failed_polls: int = 0  # progress polls a dead worker did not answer
 
     def calls(self) -> int:
         """Every worker's calls so far (polled by the progress line; the last count once the
@@ -324,8 +328,10 @@ class RayPool:
             if len(ready) == len(refs):  # a worker being restarted: keep the last count
                 try:
                     self.last_calls = sum(self.ray.get(ready))
-                except Exception:  # noqa: BLE001 - a dead worker; its episodes say more
-                    pass
+                except Exception as exc:  # noqa: BLE001 - a dead worker; its episodes say more
+                    # The progress line keeps the last count; the failure is counted and logged.
+                    self.failed_polls += 1
+                    _log.info("a worker did not answer the progress poll: %s", exc)
         return self.last_calls
 
     def peak_rss_mib(self) -> list[float]:
@@ -346,8 +352,6 @@ class RayPool:
 
 
 def start_ray(setup: Callable[[], Any], work: Work, parallel: Parallel) -> RayPool:
-    import logging
-
     ray = import_ray()
     started = not ray.is_initialized()
     if started:
