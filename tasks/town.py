@@ -24,7 +24,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from agents.society import Society, build_society
 from sandbox.engine import Engine
@@ -265,15 +265,18 @@ def town_of(scenario) -> TownScenario | None:
 def recorded_town(config: dict[str, Any]) -> TownScenario | None:
     """The town a run's header config records (a town day's, or the one a task's episode
     wraps under `town`), not started: to check what a change to it needs before anything
-    runs. None when the config holds no town."""
+    runs. None when the config holds no town; a ValueError naming the field when it holds one
+    that does not read (a damaged or hand-edited header)."""
     town = config.get("town") if isinstance(config.get("town"), dict) else config
     if not {"world", "architecture", "tasks", "hours"} <= set(town):
         return None
     fields = {k: v for k, v in town.items() if k in TownConfig.model_fields}
     try:
         return TownScenario(TownConfig.model_validate(fields))
-    except ValueError:
-        return None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "town"
+        raise ValueError(f"its header's town does not read: {where}: {first['msg']}") from None
 
 
 def performer_of(config: dict[str, Any]) -> str | None:

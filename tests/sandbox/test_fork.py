@@ -224,6 +224,23 @@ def test_a_run_without_a_recorded_command_cannot_be_forked(day, tmp_path, capsys
     assert "its header records no command" in err and len(err.splitlines()) == 1
 
 
+def test_a_run_whose_town_does_not_read_says_so_when_its_architecture_would_change(
+        day, tmp_path, capsys):
+    run = tmp_path / "run"
+    run.mkdir()
+    for path in day.iterdir():
+        if path.is_file():
+            (run / path.name).write_bytes(path.read_bytes())
+    header = json.loads((day / "header.json").read_text())
+    header["config"]["hours"] = "six"  # a hand-edited header
+    (run / "header.json").write_text(json.dumps(header))
+    assert main(["fork", str(run), "--at", "08:00", "--arch", "ga",
+                 "--out", str(tmp_path / "fork")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "its header's town does not read: hours:" in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "fork").exists()
+
+
 def test_a_replay_that_is_not_the_run_is_refused_at_the_fork_point(day, tmp_path, capsys):
     run = tmp_path / "run"
     run.mkdir()

@@ -217,7 +217,10 @@ def _architectures(args, header) -> dict[str, str]:
 
     if args.arch is None and not args.agent_arch:
         return {}
-    town = recorded_town(header.config)
+    try:
+        town = recorded_town(header.config)
+    except ValueError as exc:
+        raise UserError(f"{args.run}: {exc}") from None
     if town is None:
         raise UserError(f"{args.run}: a {header.scenario} run has no town residents whose "
                         "architecture could change")
