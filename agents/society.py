@@ -37,27 +37,41 @@ def arena_of(world: World, place: str) -> str:
     return str(address.up_to("arena")) if address.level == "object" else str(address)
 
 
-def known_places(world: World, persona: Persona, homes: Iterable[str] = ()) -> list[str]:
+class Homes:
+    """The living areas private to their residents, indexed once for a whole town (a town of
+    4,000 spent 130 s building its residents' known places when each resident went through
+    everyone's home): the sectors homes are in, the home arenas, each arena's sector."""
+
+    def __init__(self, world: World, homes: Iterable[str]):
+        self.arenas = {world.resolve(h).up_to("arena") for h in homes}
+        self.sectors = {a.up_to("sector") for a in self.arenas}
+        self.sector_of = {a: a.up_to("sector") for a in world.arenas()}
+
+    def private(self, arena: Address, home: Address) -> bool:
+        """Whether `arena` is private to residents other than the one living in `home`: every
+        room of another sector with a home in it; in the home's own sector, the others' own
+        rooms."""
+        sector = self.sector_of[arena]
+        if sector != home.up_to("sector"):
+            return sector in self.sectors
+        return arena in self.arenas and arena != home
+
+
+def known_places(world: World, persona: Persona, homes: Iterable[str] | Homes = ()) -> list[str]:
     """Arena addresses the agent knows, in map order: the arenas of its spatial memory when the
     persona has one (and the pieces an arena is drawn in), else every arena. Never other
     residents' homes (every room of their home's sector; in a sector several people share, the
-    others' own rooms), never a place no walk from its home reaches; always its own home."""
+    others' own rooms), never a place no walk from its home reaches; always its own home.
+    `homes`: every resident's living area, or their `Homes` built once for a whole town."""
     home = world.resolve(persona.living_area).up_to("arena")
-    own_sector = home.up_to("sector")
-    private: set[Address] = set()
-    for other in homes:
-        other = world.resolve(other).up_to("arena")
-        if other.up_to("sector") != own_sector:
-            private.update(world.arenas(other.up_to("sector")))
-        elif other != home:
-            private.add(other)
+    index = homes if isinstance(homes, Homes) else Homes(world, homes)
     known = None
     if persona.spatial_memory:
         named = {str(world.resolve(p).up_to("arena")) for p in persona.spatial_memory}
         known = named | {str(a) for a in world.arenas()
                          if re.sub(r" \(\d+\)$", "", str(a)) in named}
     return [str(a) for a in world.arenas()
-            if a == home or (a not in private and world.reachable(a, home)
+            if a == home or (not index.private(a, home) and world.reachable(a, home)
                              and (known is None or str(a) in known))]
 
 
@@ -241,11 +255,11 @@ def build_society(town: WorldState, personas: Iterable[Persona | object], *,
             loaded[choice] = load_architecture(choice)
         return loaded[choice]
 
-    homes = [p.living_area for p in people] if homes is None else list(homes)
+    homes = Homes(town.world, [p.living_area for p in people] if homes is None else homes)
     agents = [GenerativeAgent(p, resolve(overrides.get(p.name, architecture)),
                               places=known_places(town.world, p, homes), attention=attention)
               for p in people]
     return Society(town, agents)
 
 
-__all__ = ["WHISPER_IMPORTANCE", "Address", "Society", "build_society", "known_places"]
+__all__ = ["WHISPER_IMPORTANCE", "Address", "Homes", "Society", "build_society", "known_places"]
