@@ -70,9 +70,25 @@ def _key_path(parts: list) -> str:
     return ".".join(str(p) for p in parts) or "top level"
 
 
+# libyaml's loader, when PyYAML was built with it: 8x faster (a town of 4,000 residents spent
+# 43 s parsing their files with the pure-Python one).
+_FAST_LOADER = getattr(yaml, "CSafeLoader", None)
+
+
 def _read_yaml(path: Path, text: str) -> tuple[object, dict[str, int]]:
+    if _FAST_LOADER is not None:
+        try:
+            return _parse_yaml(path, text, _FAST_LOADER)
+        except FileFormatError:
+            # Whatever is wrong is said in the pure-Python parser's words (they name what was
+            # expected; the bad-input corpus checks them): read again with it, it raises its own.
+            return _parse_yaml(path, text, yaml.SafeLoader)
+    return _parse_yaml(path, text, yaml.SafeLoader)
+
+
+def _parse_yaml(path: Path, text: str, loader_class) -> tuple[object, dict[str, int]]:
     try:
-        loader = yaml.SafeLoader(text)  # refuses control characters already
+        loader = loader_class(text)  # refuses control characters already
     except yaml.YAMLError as exc:
         raise FileFormatError(path, f"not valid YAML: {getattr(exc, 'reason', exc)}") from None
     try:

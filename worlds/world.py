@@ -93,6 +93,7 @@ class World:
         # One world serves the episodes a suite runs side by side (--jobs): the cache of
         # search trees is shared, so its reads and writes take turns.
         self._trees_lock = threading.Lock()
+        self._insides: dict[Address, nx.Graph] = {}  # path_inside's graphs, under the same lock
 
     # -- loading --------------------------------------------------------------------------------
     @classmethod
@@ -473,11 +474,31 @@ class World:
     def path_inside(self, start: Tile, goal: Tile, place: Address | str) -> list[Tile]:
         """The shortest walk between two tiles of one place, not leaving it (both ends
         included); just [start] when the place splits them apart."""
-        inside = self.tile_graph.subgraph(self._tiles[self.resolve(place)])
         try:
-            return nx.shortest_path(inside, start, goal)
+            return nx.shortest_path(self._inside(self.resolve(place)), start, goal)
         except (nx.NetworkXNoPath, nx.NodeNotFound):
             return [start]
+
+    def _inside(self, place: Address) -> nx.Graph:
+        """A place's walkable tiles as a graph of their own, built once and kept: searching the
+        town's graph through a view kept to the place filtered every neighbour of every step
+        (a 4,000-resident day spent 33 s there). It is built as the town's graph is, row-major
+        with each tile's right and lower edges, so each tile lists its neighbours in the same
+        order and a search takes the same steps, to the same path."""
+        with self._trees_lock:
+            graph = self._insides.get(place)
+        if graph is not None:
+            return graph
+        graph = nx.Graph()
+        graph.add_nodes_from(sorted((t for t in self._tiles[place] if t in self.tile_graph),
+                                    key=lambda t: (t[1], t[0])))
+        for x, y in list(graph):
+            for n in ((x + 1, y), (x, y + 1)):
+                if n in graph:
+                    graph.add_edge((x, y), n)
+        with self._trees_lock:
+            self._insides[place] = graph
+        return graph
 
     def seconds_per_tile(self, speed: float) -> float:
         """Seconds to cross one tile at `speed` metres per second."""

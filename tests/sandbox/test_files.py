@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from sandbox import files
 from sandbox.app.cli import main
 from sandbox.files import FileFormatError, read_data, read_with_lines
 
@@ -107,3 +108,28 @@ def test_a_pingpong_settings_json_with_a_key_given_twice_is_refused(tmp_path):
         load_settings(path)
     assert caught.value.path == path
     assert caught.value.where == "en.characters.0.char_name, line 1"
+
+
+SHIPPED_YAML = sorted(p for d in ("agents", "tasks", "worlds", "sandbox", "tests/data")
+                      for p in (ROOT / d).rglob("*.yaml") if "bad" not in p.parts)
+
+
+def test_every_yaml_file_we_ship_reads_the_same_with_libyaml_and_pure_python(monkeypatch):
+    """libyaml parses (8x faster); a file must mean the same data and lines either way."""
+    assert len(SHIPPED_YAML) > 50
+    fast = [files.read_with_lines(p) for p in SHIPPED_YAML]
+    monkeypatch.setattr(files, "_FAST_LOADER", None)
+    assert fast == [files.read_with_lines(p) for p in SHIPPED_YAML]
+
+
+@pytest.mark.parametrize("text", ["a: [1, 2\n", "a: 1\n  b: 2\n", "a: 1\nb: \x07\n"])
+def test_a_broken_yaml_file_is_described_in_pure_python_parsers_words(tmp_path, monkeypatch,
+                                                                       text):
+    path = tmp_path / "broken.yaml"
+    path.write_text(text)
+    with pytest.raises(files.FileFormatError) as fast:
+        files.read_data(path)
+    monkeypatch.setattr(files, "_FAST_LOADER", None)
+    with pytest.raises(files.FileFormatError) as slow:
+        files.read_data(path)
+    assert str(fast.value) == str(slow.value)

@@ -65,3 +65,31 @@ def test_town_paths_are_shortest_and_repeatable():
 def test_travel_time_follows_walking_speed(tiny):
     path = tiny.path((1, 1), "tiny:outside:garden")
     assert tiny.travel_time(path, speed=1.4) == pytest.approx((len(path) - 1) * 1.0)
+
+
+@pytest.mark.parametrize("town", ["town", "generated"])
+def test_a_walk_inside_a_place_is_the_one_a_search_kept_to_the_place_finds(town, tmp_path):
+    """path_inside searches a graph of the place's own, kept; its paths are the very ones a
+    search of the town's graph kept to the place finds (the same steps, the same ties), so no
+    log changes: every arena and sector, up to 40 pairs of tiles each."""
+    import random
+
+    from worlds.generate import generate_town
+
+    world = load_world(generate_town(60, seed=2).write(tmp_path) if town == "generated"
+                       else "town")
+    draw = random.Random(7)
+    places = [*world.arenas(), *world.sectors()]
+    compared = 0
+    for place in places:
+        tiles = [t for t in world._tiles[place] if world.walkable(t)]
+        view = world.tile_graph.subgraph(tiles)
+        for _ in range(min(40, len(tiles))):
+            start, goal = draw.choice(tiles), draw.choice(tiles)
+            try:
+                expected = nx.shortest_path(view, start, goal)
+            except nx.NetworkXNoPath:
+                expected = [start]
+            assert world.path_inside(start, goal, place) == expected, (place, start, goal)
+            compared += 1
+    assert compared > 500
