@@ -17,7 +17,7 @@ from pathlib import Path
 from agents.frozen import memories_at
 from sandbox.events import ConversationEnded, ConversationStarted, Utterance
 from sandbox.events.agent import MemoryAdded, MemoryRetrieved, TaskPlanned
-from sandbox.log import Run, load_run, read_header
+from sandbox.log import Run, RunFormatError, load_run, read_header
 from tasks.kit import name_id
 from tasks.stss.schema import TaskType
 
@@ -38,29 +38,38 @@ class NotAnSTSSRun(Exception):
     """A directory given to the harvest is not an STSS run (nor a folder holding some)."""
 
 
-def stss_runs(paths: Iterable[Path | str]) -> list[Path]:
-    """Every STSS run directory under `paths` (a run, or a suite holding runs), sorted."""
+def stss_runs(paths: Iterable[Path | str], unreadable: list[str] | None = None) -> list[Path]:
+    """Every STSS run directory under `paths` (a run, or a suite holding runs), sorted. A run
+    directory inside a suite whose header does not read is added to `unreadable` (it may have
+    been an STSS run; nobody can tell), never dropped quietly."""
     found: list[Path] = []
     for path in map(Path, paths):
         if (path / "header.json").is_file():
-            if not _is_stss(path):
+            if _stss_header(path) is not True:
                 raise NotAnSTSSRun(f"{path} is a run, but not an STSS task episode")
             found.append(path)
             continue
         if not path.is_dir():
             raise NotAnSTSSRun(f"{path}: no such run directory or suite")
-        inside = sorted(h.parent for h in path.rglob("header.json") if _is_stss(h.parent))
+        inside = []
+        for header in sorted(path.rglob("header.json")):
+            kind = _stss_header(header.parent)
+            if kind is True:
+                inside.append(header.parent)
+            elif isinstance(kind, str) and unreadable is not None:
+                unreadable.append(kind)  # it names the header
         if not inside:
             raise NotAnSTSSRun(f"{path} holds no STSS run directory")
         found += inside
     return list(dict.fromkeys(found))
 
 
-def _is_stss(run_dir: Path) -> bool:
+def _stss_header(run_dir: Path) -> bool | str:
+    """True for an STSS run, False for another run, why not when its header does not read."""
     try:
         return "stss_task" in read_header(run_dir).config
-    except Exception:  # noqa: BLE001 - an unreadable header is not a run of ours
-        return False
+    except RunFormatError as exc:
+        return str(exc)
 
 
 def task_id(template: str, seed: int) -> str:
@@ -69,18 +78,22 @@ def task_id(template: str, seed: int) -> str:
 
 def harvest(paths: Iterable[Path | str], *, per_pair: int = PER_PAIR) -> ScenarioSet:
     """The scenario set of every STSS run under `paths`, in run then log order."""
-    runs = stss_runs(paths)
+    problems: list[str] = []
+    runs = stss_runs(paths, problems)
     taken: dict[tuple[str, str], int] = {}
     scenarios: list[Scenario] = []
     for run_dir in runs:
-        for scenario in run_scenarios(load_run(run_dir)):
+        run = load_run(run_dir)
+        problems += [f"{run_dir}/{p.file} line {p.line}: {p.reason}" for p in run.problems]
+        for scenario in run_scenarios(run):
             key = (scenario.task.id, scenario.partner.name)
             if taken.get(key, 0) >= per_pair:
                 continue
             taken[key] = taken.get(key, 0) + 1
             scenario.id = f"{scenario.task.id}__{name_id(scenario.partner.name)}-{taken[key]}"
             scenarios.append(scenario)
-    return ScenarioSet(harvested_from=[str(r) for r in runs], scenarios=scenarios)
+    return ScenarioSet(harvested_from=[str(r) for r in runs], scenarios=scenarios,
+                       problems=problems)
 
 
 def _personas(world: str) -> dict[str, dict]:

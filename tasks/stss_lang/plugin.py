@@ -45,7 +45,7 @@ from sandbox.app.commands.common import (
     use_prompts,
 )
 from sandbox.app.plugins import Benchmark, Board, Items, Judging, Option, Plugin, Sweep
-from sandbox.errors import UserError
+from sandbox.errors import UserError, one_line
 from sandbox.files import FileFormatError
 from sandbox.lock import hold_output
 
@@ -153,8 +153,14 @@ def harvest_main(args) -> int:
     hold_output(args.out, file=True)
     save_set(found, args.out)
     tasks = len({s.task.id for s in found.scenarios})
-    terminal.console().print(f"{len(found.scenarios)} scenarios of {tasks} tasks from "
-                             f"{len(found.harvested_from)} runs: {args.out}", highlight=False)
+    console = terminal.console()
+    console.print(f"{len(found.scenarios)} scenarios of {tasks} tasks from "
+                  f"{len(found.harvested_from)} runs: {args.out}", highlight=False)
+    if found.problems:  # kept in the set's file too (`problems`)
+        console.print(f"[yellow]not read ({len(found.problems)}):[/] " +
+                      "; ".join(one_line(p) for p in found.problems[:5]) +
+                      (f"; {len(found.problems) - 5} more in {args.out}"
+                       if len(found.problems) > 5 else ""), highlight=False)
     return 0
 
 

@@ -105,6 +105,9 @@ class ScenarioSet(_Strict):
     version: Literal[1] = VERSION
     harvested_from: list[str] = Field(default_factory=list)
     scenarios: list[Scenario] = Field(default_factory=list)
+    # What the harvest could not read: a run directory whose header does not, a damaged line
+    # of a run's log (its conversations are harvested from the lines that read).
+    problems: list[str] = Field(default_factory=list)
 
 
 def save_set(scenarios: ScenarioSet, path: Path | str) -> Path:

@@ -157,3 +157,26 @@ def test_harvest_command_writes_a_set_and_refuses_a_non_stss_run(tmp_path, capsy
     capsys.readouterr()
     assert main(["stss-harvest", str(tmp_path / "room"), "--out", str(tmp_path / "x.json")]) == 2
     assert "not an STSS task episode" in capsys.readouterr().err
+
+
+def test_a_suite_with_a_damaged_run_says_what_it_could_not_harvest(tmp_path, capsys):
+    """A run whose header is cut short and a run whose log has a torn last line: the first is
+    named as not read, the second's conversations still harvested and its torn line named, on
+    the terminal and in the set's file; never a smaller set that looks whole."""
+    golden(tmp_path / "suite" / "a", seed=0)
+    torn = golden(tmp_path / "suite" / "b", seed=1)
+    broken = golden(tmp_path / "suite" / "c", seed=2)
+    header = broken / "header.json"
+    header.write_text(header.read_text()[:40])
+    with (torn / "events.jsonl").open("a") as log:
+        log.write('{"t": 9999, "kind": "utter')
+    out = tmp_path / "set.json"
+    assert main(["stss-harvest", str(tmp_path / "suite"), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "from 2 runs" in printed and "not read (2)" in printed
+    problems = load_set(out).problems
+    assert len(problems) == 2
+    assert any(str(header) in p and "not valid JSON" in p for p in problems)
+    assert any(p.startswith(f"{torn}/events.jsonl line ") and "truncated last line" in p
+               for p in problems)
+    assert {s.task.id for s in load_set(out).scenarios} == {"golden_task-s0", "golden_task-s1"}
