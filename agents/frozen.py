@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sandbox.errors import one_line
 from sandbox.events import AgentJoined
 from sandbox.events.agent import ActionStarted, MemoryAdded, MemoryRetrieved
 
@@ -121,6 +122,9 @@ class FrozenAgent:
     clock: datetime  # the simulated date and time of `at`
     location: str  # where it was at `at`
     doing: str  # what it was doing at `at` ("" before its first action)
+    # Why the persona is a bare one (its name and place only), when it is: said by the
+    # commands, since every answer would come from an agent who knows less about itself.
+    persona_note: str = ""
 
     def rebuild(self) -> GenerativeAgent:
         return rebuild(self.persona, self.memories, self.architecture, location=self.location)
@@ -164,22 +168,28 @@ def run_architecture(config: dict[str, Any], name: str) -> Architecture:
     return architecture
 
 
-def run_persona(run: Run, name: str, location: str = "") -> Persona:
+def run_persona(run: Run, name: str, location: str = "") -> tuple[Persona, str]:
     """The agent's persona: its resident file in the run's world, with the task the run gave
-    it as its `currently`; a bare persona when the world has no such resident."""
+    it as its `currently`; a bare persona when the world has no such resident or no longer
+    loads, and then why (else "")."""
     from .persona import Persona
 
     town = town_config(run.header.config)
+    world = town.get("world") or run.header.world or "town"
+    note = ""
     try:
-        resident = _residents(town.get("world") or run.header.world or "town").get(name)
-    except Exception:  # noqa: BLE001 - a world that no longer loads: the log still speaks
+        resident = _residents(world).get(name)
+        if resident is None:
+            note = f"world '{world}' has no resident {name}"
+    except Exception as exc:  # noqa: BLE001 - a world that no longer loads: the log still speaks
         resident = None
+        note = f"world '{world}' does not load ({one_line(str(exc))})"
     persona = Persona.from_resident(resident) if resident is not None else \
         Persona(name=name, living_area=location)
     task = town.get("tasks", {}).get(name)
     if task:  # what `GenerativeAgent.give_task` did in the run
         persona = persona.model_copy(update={"currently": task})
-    return persona
+    return persona, note
 
 
 @cache
@@ -204,9 +214,10 @@ def frozen_agent(run: Run, name: str, at: float) -> FrozenAgent:
         if e.agent == name and e.t <= at and isinstance(e, AgentJoined | ActionStarted):
             location = e.location
             doing = e.description if isinstance(e, ActionStarted) else ""
+    persona, note = run_persona(run, name, location)
     return FrozenAgent(
         name=name, architecture_name=agents[name],
         architecture=run_architecture(run.header.config, agents[name]),
-        persona=run_persona(run, name, location), memories=memories_at(run.events, name, at),
+        persona=persona, memories=memories_at(run.events, name, at),
         at=at, clock=run.header.start_time + timedelta(seconds=at), location=location,
-        doing=doing)
+        doing=doing, persona_note=note)

@@ -171,3 +171,22 @@ def test_a_bad_question_file_is_one_line_naming_the_field(runs, tmp_path, capsys
                  "--model", "scripted/town", "--cache", str(tmp_path / "cache.jsonl")]) == 2
     err = capsys.readouterr().err
     assert reason in err and str(path) in err and len(err.strip().splitlines()) == 1
+
+
+def test_an_agent_whose_world_no_longer_loads_answers_with_a_warning(runs, tmp_path, capsys):
+    """The run's world is gone (renamed, a later version that does not load): the agent is
+    interviewed from its log with a bare persona, and the command says so."""
+    import shutil
+
+    run = tmp_path / "moved"
+    shutil.copytree(runs["ga"], run)
+    header = json.loads((run / "header.json").read_text())
+    header["config"]["world"] = "no_such_world"
+    header["world"] = "no_such_world"
+    (run / "header.json").write_text(json.dumps(header))
+    assert interview(run, tmp_path / "out", "Who are you?") == 0
+    printed = capsys.readouterr().out
+    assert f"warning: {AGNES} answers with a bare persona" in printed
+    assert "world 'no_such_world' does not load" in printed
+    (path,) = answer_files(tmp_path / "out")
+    assert load_answer(path).answer

@@ -183,6 +183,14 @@ def _run_id(run_dir: Path) -> str:
 
 
 # -- sandbox interview --------------------------------------------------------------------------
+def _say_bare_persona(who, console=None) -> None:
+    """A warning when the agent answers as a bare persona (its name and place only)."""
+    if who.persona_note:
+        (console or terminal.console()).print(
+            f"[yellow]warning:[/] {who.name} answers with a bare persona (name and place "
+            f"only): {who.persona_note}", highlight=False)
+
+
 def interview_main(args) -> int:
     from sandbox.llm import CacheMiss
 
@@ -214,6 +222,7 @@ def _interview(args) -> int:
         who = frozen_agent(run, args.agent, at)
     except NoSuchAgent as exc:
         raise UserError(str(exc)) from exc
+    _say_bare_persona(who)
     cache = None if args.no_cache else (
         args.cache or (args.out / CACHE if args.out else default_cache()))
     _outside(run.dir, args.out, "--out")
@@ -337,6 +346,7 @@ def _interview_set(args) -> int:
         for run, rid, agents, at in zip(runs, ids, agents_of, moments, strict=True):
             for name in agents:
                 who = frozen_agent(run, name, at)
+                _say_bare_persona(who, console)
                 made = 0
                 for question in questions:
                     filled = question.filled(who, others_of(name, list(agents)))
