@@ -176,6 +176,22 @@ def test_the_monitor_counts_and_estimates_the_time_left():
     assert monitor.summary().startswith("done 2 (1 already), running 1, failed 0;")
 
 
+def test_a_calls_count_that_fails_keeps_the_last_one_and_is_counted():
+    calls = [0]
+
+    def source():
+        if calls[0] < 0:
+            raise OSError("a worker's calls.jsonl went away")
+        return calls[0]
+
+    monitor = Monitor(total=2)
+    monitor.begin(source)
+    calls[0] = 7
+    assert monitor.calls() == 7
+    calls[0] = -1
+    assert monitor.calls() == 7 and monitor.failed_polls == 1
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--jobs", "0"], "argument --jobs: 0: must be 1 or more (see: sandbox stss --help)"),
     (["--workers", "2"], "--workers needs --executor ray"),

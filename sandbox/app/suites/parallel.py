@@ -93,6 +93,8 @@ class Monitor:
     _calls_at_start: int = 0
     _started: float = field(default_factory=time.perf_counter)
     _episode_calls: list[int] = field(default_factory=list)
+    _calls_seen: int = 0
+    failed_polls: int = 0  # calls counts the progress line could not take
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def begin(self, calls_source: Callable[[], int]) -> None:
@@ -134,9 +136,12 @@ class Monitor:
 
     def calls(self) -> int:
         try:
-            return self.calls_source() - self._calls_at_start
-        except Exception:  # noqa: BLE001 - a progress line never stops a suite
-            return 0
+            self._calls_seen = self.calls_source() - self._calls_at_start
+        except Exception as exc:  # noqa: BLE001 - a progress line never stops a suite
+            # It keeps the last count it had; the failure is counted and logged.
+            self.failed_polls += 1
+            _log.info("the progress line could not count the calls: %s", exc)
+        return self._calls_seen
 
     def calls_per_s(self) -> float:
         return self.calls() / max(self.elapsed_s, 1e-9)
