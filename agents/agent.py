@@ -254,8 +254,8 @@ class GenerativeAgent:
 
     # -- perception and conversation ------------------------------------------------------------
     def _perceive(self, engine: Engine, society) -> Process:
-        others = [society.agents[n] for n in society.town.sharing_arena(self.name)
-                  if n in society.agents][: self.attention]
+        others = [society.agents[n] for n in society.town.sharing_arena(
+            self.name, first=self.attention, among=society.agents)]
         for other in others:
             seen = f"{other.name} is {other.doing}"
             if self.seen.get(other.name) != seen:  # only what changed is worth a memory

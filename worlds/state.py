@@ -17,8 +17,11 @@ walking process (`process.interrupt(cause)`) stops the agent on its current tile
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+import heapq
+from bisect import bisect_left, insort
+from collections.abc import Callable, Container, Generator
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 import simpy
@@ -39,6 +42,11 @@ from .world import Tile, World
 WALKING_SPEED = 1.4  # metres per second, an unhurried adult pace
 
 EnterCallback = Callable[[str, Address | None, Address, float], None]
+
+
+def _drop(names: list[str], name: str) -> None:
+    """Take `name` out of the sorted list `names` (it is there)."""
+    del names[bisect_left(names, name)]
 
 
 @dataclass
@@ -68,13 +76,14 @@ class WorldState:
         self._standing: dict[str, Tile] = {}  # agents not walking
         self._walking: dict[str, _Walk] = {}
         self._arena: dict[str, Address] = {}
-        # arena -> agents whose last entered arena it is (the index `sharing_arena` reads, so
-        # perceiving costs the arena's people, not the whole town's)
-        self._occupants: dict[Address, set[str]] = {}
-        # arena (as its walks log it) -> walkers whose path crosses it: a walker is found by
-        # the arenas it passes, not by looking at every walker in town (a 4,000-resident day
-        # spent 138 s of 520 in sharing_arena before)
-        self._crossing: dict[str, set[str]] = {}
+        # arena -> agents whose last entered arena it is, by name (the index `sharing_arena`
+        # reads, so perceiving costs the arena's people, not the whole town's)
+        self._occupants: dict[Address, list[str]] = {}
+        # arena (as its walks log it) -> walkers whose path crosses it, by name: a walker is
+        # found by the arenas it passes, not by looking at every walker in town (a
+        # 4,000-resident day spent 138 s of 520 in sharing_arena before). Both kept sorted, so
+        # the first few names of a crowded arena are found without going through all of it.
+        self._crossing: dict[str, list[str]] = {}
         self._objects: dict[Address, str] = {}
         self._on_enter: list[EnterCallback] = []
 
@@ -120,18 +129,21 @@ class WorldState:
         place = str(self.world.resolve(place))
         return sorted(a for a in self._arena if within(place, str(self.arena_of(a))))
 
-    def sharing_arena(self, agent: str) -> list[str]:
-        """The other agents in `agent`'s arena now: whom it can perceive."""
+    def sharing_arena(self, agent: str, first: int | None = None,
+                      among: Container[str] | None = None) -> list[str]:
+        """The other agents in `agent`'s arena now, by name: whom it can perceive. `first`:
+        only the first that many of them (of those in `among`, when given)."""
         arena = self.arena_of(agent)
         if arena is None:
             return []
         # Standing agents are where they last entered; a walker is read from its tile now (as
-        # arena_of does), whatever arena it last entered.
-        found = {a for a in self._occupants.get(arena, ()) if a not in self._walking}
-        found.update(a for a in self._crossing.get(str(arena), ())
-                     if a in self._arena and self.arena_of(a) == arena)
-        found.discard(agent)
-        return sorted(found)
+        # arena_of does), whatever arena it last entered. Two sorted streams, apart.
+        standing = (a for a in self._occupants.get(arena, ()) if a not in self._walking)
+        walking = (a for a in self._crossing.get(str(arena), ())
+                   if a in self._arena and self.arena_of(a) == arena)
+        found = (a for a in heapq.merge(standing, walking)
+                 if a != agent and (among is None or a in among))
+        return list(islice(found, first))
 
     def on_enter(self, callback: EnterCallback) -> None:
         """Call `callback(agent, left_arena, entered_arena, t)` whenever an agent changes arena."""
@@ -143,8 +155,8 @@ class WorldState:
             return
         self._arena[agent] = arena
         if before is not None:
-            self._occupants[before].discard(agent)
-        self._occupants.setdefault(arena, set()).add(agent)
+            _drop(self._occupants[before], agent)
+        insort(self._occupants.setdefault(arena, []), agent)
         for callback in self._on_enter:
             callback(agent, before, arena, self.engine.now)
 
@@ -189,14 +201,14 @@ class WorldState:
 
     def _start_walking(self, agent: str, walk: _Walk) -> None:
         self._walking[agent] = walk
-        for entry in walk.enters:
-            self._crossing.setdefault(entry.arena, set()).add(agent)
+        for arena in dict.fromkeys(entry.arena for entry in walk.enters):  # each arena once
+            insort(self._crossing.setdefault(arena, []), agent)
 
     def _stop_walking(self, agent: str) -> None:
         walk = self._walking.pop(agent, None)
         if walk is not None:
-            for entry in walk.enters:
-                self._crossing[entry.arena].discard(agent)
+            for arena in dict.fromkeys(entry.arena for entry in walk.enters):
+                _drop(self._crossing[arena], agent)
 
     def walk_on(self, agent: str, waiting: simpy.Event | None = None
                 ) -> Generator[simpy.Event, Any, Tile]:
@@ -259,7 +271,7 @@ class WorldState:
         for agent, arena in state["arena"]:
             address = self.world.resolve(arena)
             self._arena[agent] = address
-            self._occupants.setdefault(address, set()).add(agent)
+            insort(self._occupants.setdefault(address, []), agent)
         self._objects = {self.world.resolve(o): s for o, s in state["objects"]}
 
     # -- objects --------------------------------------------------------------------------------
