@@ -256,8 +256,17 @@ def build_society(town: WorldState, personas: Iterable[Persona | object], *,
         return loaded[choice]
 
     homes = Homes(town.world, [p.living_area for p in people] if homes is None else homes)
+    lists: dict[tuple, list[str]] = {}
+
+    def places(p: Persona) -> list[str]:
+        # What known_places reads of a persona; housemates share theirs (computed once).
+        key = (p.living_area, tuple(p.spatial_memory or ()))
+        if key not in lists:
+            lists[key] = known_places(town.world, p, homes)
+        return list(lists[key])
+
     agents = [GenerativeAgent(p, resolve(overrides.get(p.name, architecture)),
-                              places=known_places(town.world, p, homes), attention=attention)
+                              places=places(p), attention=attention)
               for p in people]
     return Society(town, agents)
 
