@@ -190,6 +190,7 @@ def test_a_calls_count_that_fails_keeps_the_last_one_and_is_counted():
     assert monitor.calls() == 7
     calls[0] = -1
     assert monitor.calls() == 7 and monitor.failed_polls == 1
+    assert "(calls not counted 2 times)" in monitor.summary()  # it polls once more
 
 
 @pytest.mark.parametrize("argv, message", [

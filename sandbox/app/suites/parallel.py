@@ -165,8 +165,11 @@ class Monitor:
         eta = self.eta_s()
         left = "--" if eta is None else _clock(eta)
         skipped = f" ({self.skipped} already)" if self.skipped else ""
+        rate = f"{self.calls_per_s():.1f} calls/s"
+        if self.failed_polls:  # the rate is then as of the last count that worked
+            rate += f" (calls not counted {self.failed_polls} times)"
         return (f"done {self.done}{skipped}, running {len(self.running)}, failed {self.failed}; "
-                f"{self.calls_per_s():.1f} calls/s; left {left}")
+                f"{rate}; left {left}")
 
 
 def _clock(seconds: float) -> str:
@@ -322,7 +325,6 @@ class RayPool:
     work: Work
     closed: bool = False
     last_calls: int = 0
-    failed_polls: int = 0  # progress polls a dead worker did not answer
 
     def calls(self) -> int:
         """Every worker's calls so far (polled by the progress line; the last count once the
@@ -334,8 +336,7 @@ class RayPool:
                 try:
                     self.last_calls = sum(self.ray.get(ready))
                 except Exception as exc:  # noqa: BLE001 - a dead worker; its episodes say more
-                    # The progress line keeps the last count; the failure is counted and logged.
-                    self.failed_polls += 1
+                    # The progress line keeps the last count; the failure is logged.
                     _log.info("a worker did not answer the progress poll: %s", exc)
         return self.last_calls
 
