@@ -119,10 +119,15 @@ def _run(scenario: Scenario, llm, *, seed: int, out_dir: Path, overwrite: bool, 
          budgets: list[Budget] | None, checkpoint_every: float | None) -> RunResult:
     restored = RESTORE.get()
     start = restored.t if restored is not None else 0.0
+    models = scenario.models(llm.model_id)
+    roles = getattr(llm, "recorded", None)  # a Router: each agent's role's model
+    if roles is not None:
+        models = {agent: llm.model_of(agent) for agent in models}
     header = RunHeader(scenario=scenario.name, seed=seed, start_time=scenario.start_time,
-                       models=scenario.models(llm.model_id), backend=backend_settings(llm),
+                       models=models, backend=backend_settings(llm),
                        world=scenario.world,
                        config={**scenario.config(), **(extra_header or {}),
+                               **({"roles": roles} if roles else {}),
                                **({"command": COMMAND.get()} if COMMAND.get() else {}),
                                **(RECORDED.get() or {})})
     log = EpisodeLog(out_dir, header, overwrite=overwrite)
@@ -228,14 +233,29 @@ def fallback_counts(calls: list[CallRecord]) -> dict[str, Any]:
 
 
 def unreached(calls: list[CallRecord]) -> str | None:
-    """Why no call reached a model, when none did (every one unavailable); else None."""
-    if not calls or not all("unavailable" in call.faults for call in calls):
+    """Why no call reached a model, when none did (every one unavailable), or none of one
+    role's did (a run whose roles are answered by different endpoints, one of them dead: its
+    numbers rest on that role's canned answers); else None."""
+    if not calls:
         return None
-    kinds = Counter(f for call in calls for f in call.faults
-                    if f not in ("unavailable", "fallback", "reasked"))
-    seen = ", ".join(f"{kind} {n}" for kind, n in kinds.most_common(4))
-    return (f"no LLM call reached a model: all {len(calls)} calls were unavailable"
-            f"{f' ({seen})' if seen else ''}; check the endpoint, the model name and the key")
+    by_role: dict[str, list[CallRecord]] = {}
+    for call in calls:
+        by_role.setdefault(call.role or "", []).append(call)
+    for role, mine in by_role.items():
+        if not all("unavailable" in call.faults for call in mine):
+            continue
+        kinds = Counter(f for call in mine for f in call.faults
+                        if f not in ("unavailable", "fallback", "reasked"))
+        seen = ", ".join(f"{kind} {n}" for kind, n in kinds.most_common(4))
+        if len(mine) == len(calls):
+            return (f"no LLM call reached a model: all {len(calls)} calls were unavailable"
+                    f"{f' ({seen})' if seen else ''}; check the endpoint, the model name and "
+                    "the key")
+        endpoint = mine[0].endpoint or mine[0].model
+        return (f"no call of the {role} role reached its model ({endpoint}): all {len(mine)} "
+                f"were unavailable{f' ({seen})' if seen else ''}; check that endpoint, the "
+                "model name and the key")
+    return None
 
 
 def nothing_happened(happened: Counter[str], calls: list[CallRecord],

@@ -36,6 +36,11 @@ class CallRecord(BaseModel):
     tag: str
     agent: str | None = None
     model: str
+    # Who answered: the role the call was made in (a Router's or a benchmark's: evaluated,
+    # background, player, judge...) and the models file's alias of the endpoint (None: the
+    # bare backend/model form). Both absent from lines written before they existed.
+    role: str | None = None
+    endpoint: str | None = None
     prompt_tokens: int = 0
     completion_tokens: int = 0
     latency_s: float = 0.0
@@ -46,6 +51,10 @@ class CallRecord(BaseModel):
     prefix_restored: bool = False
     prefix_restore_s: float = 0.0
     dictated_tokens: int = 0  # answer tokens written in as the grammar dictated (local backend)
+
+
+# Written only when set: a call of a single-model run reads as it always has.
+_ONLY_WHEN_SET = ("role", "endpoint")
 
 
 class CallLog:
@@ -82,14 +91,15 @@ class CallLog:
             self._fh.flush()
 
     def record(self, request: LLMRequest, completion: Completion, t: float | None = None,
-               model: str = "") -> CallRecord:
+               model: str = "", role: str | None = None,
+               endpoint: str | None = None) -> CallRecord:
         global _recorded
         with _recorded_lock:
             _recorded += 1
         with self._lock:
             rec = CallRecord(
                 seq=self._first_seq + len(self.records), t=t, tag=request.tag, agent=request.agent,
-                model=completion.model or model,
+                model=completion.model or model, role=role, endpoint=endpoint,
                 prompt_tokens=completion.usage.prompt_tokens,
                 completion_tokens=completion.usage.completion_tokens,
                 latency_s=round(completion.latency_s, 4), cached=completion.cached,
@@ -99,7 +109,8 @@ class CallLog:
                 prefix_restore_s=round(completion.prefix_restore_s, 4),
                 dictated_tokens=completion.dictated_tokens)
             self.records.append(rec)
-            self._append([rec.model_dump_json() + "\n"])
+            self._append([rec.model_dump_json(
+                exclude={k for k in _ONLY_WHEN_SET if getattr(rec, k) is None}) + "\n"])
             return rec
 
     def close(self) -> None:
@@ -135,5 +146,6 @@ class AccountingLLM:
     def complete(self, request: LLMRequest) -> Completion:
         completion = timed_complete(self.inner, request)
         self.calls.record(request, completion, t=self.clock() if self.clock else None,
-                          model=self.model_id)
+                          model=self.model_id, role=getattr(self.inner, "role", None),
+                          endpoint=getattr(self.inner, "endpoint", None))
         return completion

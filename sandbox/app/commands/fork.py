@@ -24,7 +24,7 @@ from pathlib import Path
 from sandbox import terminal
 from sandbox.checkpoint import Checkpoint
 from sandbox.errors import UserError
-from sandbox.llm import cache_in
+from sandbox.llm import caches_in
 from sandbox.lock import hold_output
 from sandbox.log import CACHE, EVENTS, RESULT, RunFormatError, RunResult, read_header
 from sandbox.simtime import TimeSpecError, clock_text, parse_time
@@ -131,9 +131,9 @@ def main(args: argparse.Namespace) -> int:
     def after(index: int, engine, scenario) -> None:
         if index != len(chain) - 1:
             return
-        cache = cache_in(engine.llm)
-        if cache is not None and not args.cache_only:
-            cache.mode = "record"  # from here on the model answers what the cache lacks
+        for cache in caches_in(engine.llm):  # one per role's model
+            if not args.cache_only:
+                cache.mode = "record"  # from here on the model answers what the cache lacks
         restored = engine.restored
         console.print(f"[bold]fork point {fork.time}[/]: "
                       + (f"{restored['events']} events and {restored['calls']} calls copied "
