@@ -8,6 +8,7 @@ which must be identical between two runs with the same seed and answers.
 from __future__ import annotations
 
 import hashlib
+import json
 import threading
 import time
 from collections.abc import Callable
@@ -57,14 +58,28 @@ class CallRecord(BaseModel):
 _ONLY_WHEN_SET = ("role", "endpoint")
 
 
+PROMPTS = "prompts.jsonl"  # beside calls.jsonl: each call's messages and answer, by seq
+
+
+class PromptRecord(BaseModel):
+    """What a call asked and what came back (prompts.jsonl), joined to its CallRecord by seq:
+    why an agent said what it said, without re-rendering a template by hand."""
+
+    seq: int
+    messages: list[dict[str, str]]
+    answer: str
+
+
 class CallLog:
-    """Thread-safe sink of call records; optionally appends them to a JSONL file."""
+    """Thread-safe sink of call records; optionally appends them to a JSONL file, and each
+    call's prompt and answer to prompts.jsonl beside it."""
 
     def __init__(self, path: Path | str | None = None):
         self.path = Path(path) if path else None
         # Appending to a run's calls (its judges' calls after the dialogue's) goes on with the
         # numbering: `seq` stays unique within the file.
         self._fh = open_append(self.path) if self.path else None  # a torn line is cut first
+        self._prompts = open_append(self.path.with_name(PROMPTS)) if self.path else None
         self._first_seq = _lines(self.path) if self.path else 0
         self._lock = threading.Lock()
         self.records: list[CallRecord] = []
@@ -75,12 +90,15 @@ class CallLog:
         with self._lock:
             return self._sha.hexdigest()
 
-    def carry(self, lines: list[str]) -> None:
+    def carry(self, lines: list[str], prompts: list[str] | None = None) -> None:
         """Begin with these lines of another run's calls (a run restored from a checkpoint:
-        the calls before it), counted as this run's."""
+        the calls before it), counted as this run's, and their prompts' lines."""
         with self._lock:
             self.records.extend(CallRecord.model_validate_json(line) for line in lines)
             self._append(lines)
+            if self._prompts and prompts:
+                self._prompts.writelines(prompts)
+                self._prompts.flush()
 
     def _append(self, lines: list[str]) -> None:
         """Write lines (under the lock), keeping their digest."""
@@ -111,12 +129,39 @@ class CallLog:
             self.records.append(rec)
             self._append([rec.model_dump_json(
                 exclude={k for k in _ONLY_WHEN_SET if getattr(rec, k) is None}) + "\n"])
+            if self._prompts:
+                self._prompts.write(PromptRecord(
+                    seq=rec.seq, messages=[m.model_dump() for m in request.messages],
+                    answer=completion.text).model_dump_json() + "\n")
+                self._prompts.flush()
             return rec
 
     def close(self) -> None:
         if self._fh:
             self._fh.close()
             self._fh = None
+        if self._prompts:
+            self._prompts.close()
+            self._prompts = None
+
+
+def read_prompt_lines(path: Path, calls: int) -> list[str]:
+    """The lines of a prompts.jsonl of the calls numbered below `calls` (whole lines only: a
+    line cut by a kill, or one that does not read, is left out)."""
+    if not path.is_file():
+        return []
+    kept = []
+    with path.open(encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            if not line.endswith("\n"):
+                break
+            try:
+                seq = json.loads(line).get("seq")
+            except (json.JSONDecodeError, AttributeError):
+                continue
+            if isinstance(seq, int) and seq < calls:
+                kept.append(line)
+    return kept
 
 
 def _lines(path: Path) -> int:
