@@ -5,8 +5,10 @@ and names every other selected item; `judgments_of` gives, per judge, the saved 
 their dialogue and counts and names the rest. Nothing selected disappears: each item and each
 judgment it was owed is in exactly one count.
 
-    runs        finished | unfinished | failed | missing          (sandbox.log.run_outcome);
-                degraded counts finished runs most of whose calls fell back
+    runs        finished | unfinished | failed | damaged | missing   (sandbox.log.run_outcome;
+                damaged: finished, but a line of its events does not read, so what a board
+                would read of it is not what was run); degraded counts finished runs most of
+                whose calls fell back
     judgments   usable | fallback | unavailable | stale | unreadable | unjudged  (+ a
                 benchmark's own, such
                 as SimulBench's "out of range", through `leave_out`)
@@ -39,7 +41,7 @@ from .dialogue import Dialogue, NotABenchmarkRun, read_dialogue
 from .judges import JudgeSpec, judgment_problem
 
 # degraded: finished and on the board, but most of its calls fell back (counted beside finished)
-RUN_STATES = ("finished", "unfinished", "failed", "missing")
+RUN_STATES = ("finished", "unfinished", "failed", "damaged", "missing")
 JUDGMENT_STATES = ("usable", "fallback", "unavailable", "stale", "unreadable", "unjudged")
 
 
@@ -100,11 +102,19 @@ class Ledger:
             outcome = run_outcome(run_dir)
             if outcome.finished:
                 try:
-                    out.append(FinishedRun(item, run_dir,
-                                           read_dialogue(run_dir, benchmark, item_key)))
+                    dialogue = read_dialogue(run_dir, benchmark, item_key)
                 except (NotABenchmarkRun, RunFormatError) as exc:
                     self.count("runs", "missing", item, str(exc).replace(f"{run_dir}/", ""))
                     continue
+                if dialogue.damaged:
+                    # A lost utterance or decision would be scored as if never said (a 1.0
+                    # dialogue read as "nothing to check"); the resume still takes the run as
+                    # finished, so the user is told to remove it.
+                    self.count("runs", "damaged", item, "; ".join(dialogue.damaged) +
+                               " (remove its run directory and run again)")
+                    self._orphans(run_dir, item, only, "its run's events are damaged")
+                    continue
+                out.append(FinishedRun(item, run_dir, dialogue))
                 self.runs["finished"] += 1
                 if outcome.degraded:  # on the board, but said: its numbers are suspect
                     self.count("runs", "degraded", item, outcome.degraded)
@@ -119,13 +129,14 @@ class Ledger:
         self.runs["finished"] -= 1
         self.count("runs", "missing", run.item, reason)
 
-    def _orphans(self, run_dir: Path, item: str, only: Sequence[str] | None) -> None:
-        """Judgments beside a run that did not finish judged a dialogue that is not there."""
+    def _orphans(self, run_dir: Path, item: str, only: Sequence[str] | None,
+                 reason: str = "its run is not finished") -> None:
+        """Judgments beside a run that did not finish (or whose events are damaged) judged a
+        dialogue that is not there."""
         found, unreadable = read_judgments(run_dir)
         for judgment in found:
             if only is None or judgment.model in only:
-                self.count("judgments", "stale", item, "its run is not finished",
-                           _file(run_dir, judgment))
+                self.count("judgments", "stale", item, reason, _file(run_dir, judgment))
         for bad in unreadable:
             self.count("judgments", "unreadable", item, bad.reason, bad.path.name)
 

@@ -141,3 +141,63 @@ def test_every_1_0_dialogue_is_on_the_board_or_counted_with_its_reason(tmp_path,
     assert "  - conflict (every sense of the feedback word was already in the answer (1.0's " \
         "conflict): the dialogue stopped, no feedback to check): " in printed
     assert data["rows"][0]["accounting"]["items"] == {"conflict": 2, "no feedback turn": 1}
+
+
+# -- a public 1.0 email file whose run's events are damaged afterwards -----------------------
+EMAIL = ("Please write me an email to my friend Mark. Tell him we are putting together a "
+         "softball team and would like him to join. Sign the email as Cameron.")
+
+
+def email_line(name: str) -> str:
+    return json.dumps({
+        "system_prompt": "You are a helpful assistant.", "domain": "friend",
+        "feedbacks": {"choices": ["Greetings"], "checker": "greetings"},
+        "feedback_prompt": "When writing my emails to my friends, please start the email with "
+                           "the greetings: \n\"{choice}\"",
+        "queries": [EMAIL.replace("Mark", name), "[MAYBE FEEDBACK]",
+                    "What is the Balfour Declaration?", EMAIL.replace("Mark", name)]})
+
+
+def greeter(request) -> str:
+    said = [m.content for m in request.messages if m.role == "user"]
+    if "email" not in said[-1]:
+        return "A 1917 statement of British policy."
+    return ("Greetings" if any("Greetings" in s for s in said) else "Hi") + \
+        " Mark!\n\nJoin our team.\n\nCameron"
+
+
+def test_a_run_whose_events_have_a_damaged_line_is_named_damaged(tmp_path, capsys,
+                                                                 monkeypatch):
+    monkeypatch.setitem(SCRIPTS, "greeter", lambda: ScriptedBackend(
+        {ANSWER_TAG: greeter}, model_id="scripted/greeter"))
+    items = tmp_path / "email.memory.NC-1.jsonl"
+    items.write_text("\n".join(email_line(n) for n in ("Mark", "Ann", "Joe")) + "\n",
+                     encoding="utf-8")
+    out = tmp_path / "email"
+    assert main(["refutebench", "--items", str(items), "--model", "scripted/greeter",
+                 "--out", str(out)]) == 0
+    capsys.readouterr()
+    printed, _ = board(out, capsys)
+    assert "- scripted/greeter: 3 selected: 3 finished; judgments: 0 usable\n" in printed
+    first, second, _ = runs(out)
+
+    def damage(run_dir, change) -> int:
+        """Rewrite the rule_feedback line in place (still a whole line); its line number."""
+        path = run_dir / "events.jsonl"
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        at = next(i for i, line in enumerate(lines) if '"rule_feedback"' in line)
+        lines[at] = change(lines[at])
+        path.write_text("".join(lines), encoding="utf-8")
+        return at + 1
+
+    torn = damage(first, lambda line: line[: len(line) // 2] + "\n")  # a mid-file cut
+    odd = damage(second, lambda line: line.replace('"given"', '"perhaps"'))  # unknown outcome
+    printed, data = board(out, capsys)
+    assert "- scripted/greeter: 1 of 3 dialogues on the board" in printed
+    assert "3 selected: 1 finished, 2 damaged; judgments: 0 usable\n" in printed
+    assert f"  - damaged (events.jsonl line {torn}: unreadable: " in printed
+    assert f"(remove its run directory and run again)): {first.name}" in printed
+    assert f"  - damaged (events.jsonl line {odd}: unreadable: " in printed
+    # not mistaken for a dialogue with nothing to check, or for one run before the 1.0 rules
+    assert "nothing to check" not in printed and "undecided" not in printed
+    assert data["rows"][0]["accounting"]["runs"] == {"finished": 1, "damaged": 2}
