@@ -9,9 +9,9 @@ judgment it was owed is in exactly one count.
                 damaged: finished, but a line of its events does not read, so what a board
                 would read of it is not what was run); degraded counts finished runs most of
                 whose calls fell back
-    judgments   usable | fallback | unavailable | stale | unreadable | unjudged  (+ a
-                benchmark's own, such
-                as SimulBench's "out of range", through `leave_out`)
+    judgments   usable | fallback | unavailable | stale | unreadable | unjudged | out of
+                range (a score outside its JudgeSpec's `scale`, or not a number) (+ a
+                benchmark's own, such as SimulBench's "out of range", through `leave_out`)
     items       a benchmark's reasons to leave a finished, judged item out of its means (e.g.
                 a RefuteBench 1.0 dialogue with nothing to check), through `count`
 
@@ -38,7 +38,7 @@ from sandbox.log import RunFormatError, run_outcome
 
 from .board import RUNS, BenchDir
 from .dialogue import Dialogue, NotABenchmarkRun, read_dialogue
-from .judges import JudgeSpec, judgment_problem
+from .judges import JudgeSpec, judgment_problem, off_scale
 
 # degraded: finished and on the board, but most of its calls fell back (counted beside finished)
 RUN_STATES = ("finished", "unfinished", "failed", "damaged", "missing")
@@ -178,6 +178,10 @@ class Ledger:
                                "reached no model", _file(run.run_dir, judgment))
                 elif not judgment.usable:
                     self.count("judgments", "fallback")
+                elif off := off_scale(spec, judgment):
+                    self.count("judgments", "out of range", run.item, off,
+                               _file(run.run_dir, judgment))
+                    continue
                 elif leave_out is not None and (why := leave_out(judgment)):
                     self.count("judgments", why[0], run.item, why[1],
                                _file(run.run_dir, judgment))

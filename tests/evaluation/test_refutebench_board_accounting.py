@@ -69,6 +69,18 @@ def test_damaged_runs_and_judgments_are_counted_named_and_made_good(finished, ca
     assert "3 selected: 3 finished; judgments: 27 usable\n" in printed
 
 
+def test_a_rating_off_the_1_to_5_scale_or_not_a_number_is_named_out_of_range(finished,
+                                                                            capsys):
+    first, second = runs(finished)[:2]
+    edit_judgment(judgment_files(first)[0], lambda d: d["scores"].update(rating=7))
+    edit_judgment(judgment_files(second)[0], lambda d: d["scores"].update(rating=float("nan")))
+    printed, _ = board(finished, capsys)
+    assert "3 selected: 3 finished; judgments: 25 usable, 2 out of range\n" in printed
+    assert f"  - out of range judgment (rating 7, outside 1-5): {first.name} (" in printed
+    assert f"  - out of range judgment (rating nan, not a number): {second.name} (" in printed
+    assert "nan" not in printed.split("Accounting")[0]
+
+
 def test_a_board_of_nothing_but_damage_still_names_it(finished, capsys):
     for run_dir in runs(finished):
         cut_header(run_dir)
