@@ -8,7 +8,9 @@ judgment it was owed is in exactly one count.
     runs        finished | unfinished | failed | damaged | missing   (sandbox.log.run_outcome;
                 damaged: finished, but a line of its events does not read, so what a board
                 would read of it is not what was run); degraded counts finished runs most of
-                whose calls fell back
+                whose calls fell back; duplicate counts the selections of an item a row
+                already read from another of its directories (read once; not in `selected`,
+                which counts a row's distinct items)
     judgments   usable | fallback | unavailable | stale | unreadable | unjudged | out of
                 range (a score outside its JudgeSpec's `scale`, or not a number) (+ a
                 benchmark's own, such as SimulBench's "out of range", through `leave_out`)
@@ -80,6 +82,8 @@ class Ledger:
     judgments: Counter = field(default_factory=Counter)
     items: Counter = field(default_factory=Counter)
     named: list[Named] = field(default_factory=list)
+    # item -> the directory it was read from: a row pooling directories reads an item once
+    read_from: dict[str, Path] = field(default_factory=dict, repr=False)
 
     def count(self, section: str, what: str, item: str = "", reason: str = "",
               file: str = "") -> None:
@@ -98,6 +102,14 @@ class Ledger:
         # same seeded bootstrap) whatever order a later run selected them in.
         for item in sorted(bench.selected):
             run_dir = bench.path / RUNS / item
+            if item in self.read_from:
+                # Two directories of one row holding the same item (the same model run twice
+                # into two directories): counted once, or n doubles and the interval narrows.
+                # Not selected again: `selected` counts the row's distinct items.
+                self.count("runs", "duplicate", item, f"also selected by "
+                           f"{self.read_from[item]}: counted once, from there")
+                continue
+            self.read_from[item] = bench.path
             self.selected += 1
             outcome = run_outcome(run_dir)
             if outcome.finished:
@@ -201,11 +213,15 @@ class Ledger:
         """One line: the counts, zeros left out but for finished runs and usable judgments."""
         # degraded runs are a part of the finished ones, not another state
         degraded = f" ({self.runs['degraded']} degraded)" if self.runs["degraded"] else ""
-        others = Counter({k: n for k, n in self.runs.items() if k not in ("finished", "degraded")})
+        others = Counter({k: n for k, n in self.runs.items()
+                          if k not in ("finished", "degraded", "duplicate")})
         runs = ", ".join([f"{self.runs['finished']} finished{degraded}",
                           *([_counts(others, RUN_STATES)] if +others else [])])
         judged = _counts(self.judgments, JUDGMENT_STATES, always="usable")
-        line = f"{self.label}: {self.selected} selected: {runs}; judgments: {judged}"
+        # duplicates are selections, not items: beside the count of distinct items
+        twice = f" (and {self.runs['duplicate']} again by another directory, counted once)" \
+            if self.runs["duplicate"] else ""
+        line = f"{self.label}: {self.selected} selected{twice}: {runs}; judgments: {judged}"
         if self.items:
             line += "; left out: " + _counts(self.items, ())
         return line

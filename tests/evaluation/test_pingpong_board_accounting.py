@@ -217,3 +217,15 @@ def test_a_degraded_run_and_an_unavailable_judgment_are_named(finished, capsys):
     assert f"  - unavailable judgment (its judge's call reached no model): {second.name} (" \
         in printed
     assert data["accounting"]["scripted/pingpong"]["runs"] == {"finished": 4, "degraded": 1}
+
+
+def test_two_players_of_one_label_are_rows_told_apart_by_directory(tmp_path, finished, capsys):
+    # both directories are named "pp": the name alone (the old tell) left two equal rows
+    for parent in ("a", "b"):
+        shutil.copytree(finished, tmp_path / parent / "pp")
+    assert main(["pingpong-board", str(tmp_path / "a" / "pp"), str(tmp_path / "b" / "pp")]) == 0
+    printed = capsys.readouterr().out
+    assert "| scripted/pingpong (a/pp) |" in printed and "| scripted/pingpong (b/pp) |" in printed
+    assert "| scripted/pingpong (pp) |" not in printed
+    assert main(["pingpong-board", str(finished), str(finished)]) == 2
+    assert capsys.readouterr().err.strip().endswith("is given twice: each directory once")

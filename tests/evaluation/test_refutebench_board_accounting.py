@@ -45,6 +45,13 @@ def board(out, capsys, *extra):
     return read_board("refutebench-board", out, capsys, *extra)
 
 
+def boards(dirs, capsys):
+    """The board of several directories: (what it printed, the board as JSON)."""
+    target = dirs[0].parent / "board.json"
+    assert main(["refutebench-board", *map(str, dirs), "--json", str(target)]) == 0
+    return capsys.readouterr().out, json.loads(target.read_text())
+
+
 def test_damaged_runs_and_judgments_are_counted_named_and_made_good(finished, capsys):
     printed, _ = board(finished, capsys)
     assert "- scripted/refutebench: 3 of 3 dialogues on the board" in printed
@@ -213,3 +220,40 @@ def test_a_run_whose_events_have_a_damaged_line_is_named_damaged(tmp_path, capsy
     # not mistaken for a dialogue with nothing to check, or for one run before the 1.0 rules
     assert "nothing to check" not in printed and "undecided" not in printed
     assert data["rows"][0]["accounting"]["runs"] == {"finished": 1, "damaged": 2}
+
+
+def test_an_item_two_directories_of_one_label_hold_is_counted_once_and_said(tmp_path, finished,
+                                                                           capsys):
+    import shutil
+
+    again = tmp_path / "again"
+    shutil.copytree(finished, again)  # the same model's same items under the same label
+    printed, data = boards([finished, again], capsys)
+    # was n=6 and 54 judgments, while the row's Δ column said n=3
+    assert "| scripted/refutebench | 5.00 [5.00, 5.00] n=3 | 5.00 [5.00, 5.00] n=3 | " \
+        "0.00 [0.00, 0.00] n=3 |" in printed
+    assert "- scripted/refutebench: 3 of 3 dialogues on the board, 0 of 27 judgments" in printed
+    assert "- scripted/refutebench: 3 selected (and 3 again by another directory, counted " \
+        "once): 3 finished; judgments: 27 usable\n" in printed
+    assert f"  - duplicate (also selected by {finished}: counted once, from there): " in printed
+    assert data["rows"][0]["dialogues"] == 3
+    assert main(["refutebench-board", str(finished), str(finished)]) == 2
+    assert capsys.readouterr().err.strip().endswith("is given twice: each directory once")
+
+
+def test_a_1_0_file_run_into_two_directories_of_one_label_is_listed_once(tmp_path, capsys,
+                                                                        monkeypatch):
+    monkeypatch.setitem(SCRIPTS, "greeter", lambda: ScriptedBackend(
+        {ANSWER_TAG: greeter}, model_id="scripted/greeter"))
+    items = tmp_path / "email.memory.NC-1.jsonl"
+    items.write_text("\n".join(email_line(n) for n in ("Mark", "Ann")) + "\n", encoding="utf-8")
+    for out in ("one", "two"):
+        assert main(["refutebench", "--items", str(items), "--model", "scripted/greeter",
+                     "--out", str(tmp_path / out)]) == 0
+    capsys.readouterr()
+    printed, _ = boards([tmp_path / "one", tmp_path / "two"], capsys)
+    # was "4 of 4" with every item listed twice
+    assert "| scripted/greeter | email.memory.NC-1.jsonl | greetings | 1.00 [1.00, 1.00] n=2 |" \
+        in printed
+    assert "- scripted/greeter: 2 of 2 dialogues on the board" in printed
+    assert "2 selected (and 2 again by another directory, counted once)" in printed
