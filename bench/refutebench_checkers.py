@@ -184,6 +184,10 @@ def made_email_texts(corpus: Corpus, rng: np.random.Generator, n: int) -> list[s
         "Dr. Smith said the results look fine. Mr. Jones will call you on Mon. with the rest.",
         "“Thanks for everything.” That is what I wanted to say. See you soon.",
         "Thank you for the book! I read it in two days... it was that good.",
+        # repeated end marks closing the text, and a spaced ellipsis: NLTK 3.8.1 splits the
+        # last mark off ("soon!", "!") and may end a sentence at each spaced period
+        "Happy New Year!! I hope you are well. See you soon!!",
+        "Can you come?! We start at noon . . . or a bit later??",
     ]
     foreign = {
         "de": "Lieber Mark, wir gründen eine Mannschaft und ich hoffe, dass du dabei bist.",
