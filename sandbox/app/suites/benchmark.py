@@ -42,7 +42,14 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from evaluation.kit import manifest_data, read_bench_dir, read_dialogue, role_usage, usage_table
+from evaluation.kit import (
+    manifest_data,
+    read_bench_dir,
+    read_dialogue,
+    role_usage,
+    told_apart,
+    usage_table,
+)
 from evaluation.kit.judging import JudgeTally, Panel, judge_run
 from sandbox.budget import Budget, BudgetExhausted
 from sandbox.llm import CacheMiss, LLMSettings, ModelsFile, make_backend, make_llm, resolve
@@ -389,10 +396,10 @@ def board_report(bench: Benchmark, dirs: Sequence[Path | str], **kwargs) -> Boar
     of every role, judges included, of every configuration (from the runs' calls.jsonl)."""
     report = bench.board.build(dirs, **kwargs)
     found = [read_bench_dir(path, bench.manifest_file, f"sandbox {bench.name}") for path in dirs]
-    labels = [f.label for f in found]
+    labels = told_apart([f.label for f in found], [f.path for f in found])  # as the board's
     uncounted: list[str] = []
-    usage = {(f.label if labels.count(f.label) == 1 else f"{f.label} ({f.path.name})"):
-             role_usage(f.runs, bench.roles_by_tag(), uncounted) for f in found}
+    usage = {label: role_usage(f.runs, bench.roles_by_tag(), uncounted)
+             for f, label in zip(found, labels, strict=True)}
     markdown = report.markdown + "\nCalls and tokens per role:\n\n" + \
         "\n".join(usage_table(usage, uncounted)) + "\n"
     data = {**report.data, "usage": {label: {role: u.model_dump() for role, u in roles.items()}
