@@ -254,3 +254,21 @@ def test_a_dead_endpoint_of_one_role_makes_the_run_unavailable_naming_the_role(t
         dead.refuse_chat = None  # the endpoint is back: the same command goes on
         assert main([*argv, "--overwrite"]) == 0
     assert json.loads((out / "result.json").read_text())["status"] == "completed"
+
+
+def test_a_sweeps_models_axis_is_the_evaluated_model_over_a_fixed_background(tmp_path,
+                                                                            capsys):
+    sweep = tmp_path / "experiment.yaml"
+    sweep.write_text(yaml.safe_dump({
+        "out": str(tmp_path / "exp"),
+        "models": {"town": "scripted/town", "plain": "scripted/default"},
+        "architectures": ["ga"], "seeds": [0],
+        "benchmarks": {"stss": {"flags": {
+            "templates": "public_spring_tasting", "embedder": "hashing", "background": 2,
+            "same-day": True, "start": "15:00", "background-model": "scripted/town"}}}}))
+    assert main(["sweep", str(sweep)]) == 0
+    for cell, model in (("town-ga", "scripted/town"), ("plain-ga", "scripted/default")):
+        [run] = (tmp_path / "exp" / "stss" / cell).glob("*/*/s0")
+        header = json.loads((run / "header.json").read_text())
+        assert header["models"][PERFORMER] == model
+        assert {m for a, m in header["models"].items() if a != PERFORMER} == {"scripted/town"}
