@@ -267,6 +267,17 @@ def unreached(calls: list[CallRecord]) -> str | None:
         return (f"no call of the {role} role reached its model ({endpoint}): all {len(mine)} "
                 f"were unavailable{f' ({seen})' if seen else ''}; check that endpoint, the "
                 "model name and the key")
+    # Some calls, not all: an endpoint that died (or refused) mid-run. What the agents did
+    # after rests on canned answers, so the run is not finished either: the same command goes
+    # on from the cache, asking only what was never answered.
+    lost = [call for call in calls if "unavailable" in call.faults]
+    if lost:
+        kinds = Counter(f for call in lost for f in call.faults
+                        if f not in ("unavailable", "fallback", "reasked"))
+        seen = ", ".join(f"{kind} {n}" for kind, n in kinds.most_common(4))
+        return (f"{len(lost)} of {len(calls)} LLM calls never reached a model"
+                f"{f' ({seen})' if seen else ''}, from call {lost[0].seq} on; the endpoint "
+                "failed during the run")
     return None
 
 

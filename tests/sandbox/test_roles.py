@@ -272,3 +272,25 @@ def test_a_sweeps_models_axis_is_the_evaluated_model_over_a_fixed_background(tmp
         header = json.loads((run / "header.json").read_text())
         assert header["models"][PERFORMER] == model
         assert {m for a, m in header["models"].items() if a != PERFORMER} == {"scripted/town"}
+
+
+def test_an_endpoint_dying_mid_run_leaves_it_unfinished_and_the_same_command_goes_on(
+        tmp_path, capsys):
+    out = tmp_path / "run"
+    with Loopback("town") as server:
+        argv = ["run", *EPISODE, "--model", "openai/town", "--base-url", server.url,
+                "--out", str(out)]
+        assert main(argv) == 0  # a whole run, every answer in its cache
+        # the same run again, the endpoint refusing from the 10th call it gets on
+        server.refuse_chat = 401
+        lines = (out / "llm_cache.jsonl").read_text().splitlines()
+        (out / "llm_cache.jsonl").write_text("\n".join(lines[:10]) + "\n")
+        assert main([*argv, "--overwrite"]) == 1
+        result = json.loads((out / "result.json").read_text())
+        assert result["status"] == "unavailable" and result["unavailable_calls"] > 0
+        assert "LLM calls never reached a model" in result["error"]
+        assert 10 < result["llm_calls"] and result["sim_time_s"] > 0  # ran on, canned
+        assert "unavailable:" in capsys.readouterr().out
+        server.refuse_chat = None
+        assert main([*argv, "--overwrite"]) == 0  # goes on: the cached ten are not asked again
+    assert json.loads((out / "result.json").read_text())["status"] == "completed"

@@ -50,7 +50,9 @@ def test_the_api_key_appears_in_no_file_log_or_frame(tmp_path, monkeypatch, caps
     finally:
         logging.getLogger().removeHandler(handler)
         handler.close()
-    assert result.status == "completed"
+    # Ran to its end (a call whose retries all failed makes it "unavailable": not finished,
+    # the next run asks again; what matters here is where the key went)
+    assert result.status in ("completed", "unavailable") and result.sim_time_s > 0
     assert sum(injected.values()) >= 10 and {"429", "429_retry_after"} & set(injected)
     assert "Authorization: Bearer" in logs.read_text(encoding="utf-8")  # the echo was logged
 
