@@ -229,3 +229,23 @@ def test_a_task_templates_episode_restores_byte_for_byte_too(tmp_path):
         assert (out / "events.jsonl").read_bytes() == (run / "events.jsonl").read_bytes()
         assert json.loads((out / "score.json").read_text())["score"] == \
             json.loads((run / "score.json").read_text())["score"]
+
+
+def test_with_the_minilm_embedder_every_checkpoint_restores_byte_for_byte(tmp_path):
+    """The default embedder's numbers restore too: a run restored from a checkpoint embeds its
+    memories again (in a new process: the embedder's cache cleared here), and each text's
+    vector must be the bits the run had, or relevances move in the 4th decimal."""
+    from agents.embedding import minilm_embedder
+
+    command = ["run", "inviting_jogging", "--model", "scripted/town", "--quiet", "--background",
+               "3", "--same-day", "--start", "07:00", "--until", "10:30", "--seed", "3",
+               "--checkpoint-every", "1h"]
+    run = tmp_path / "run"
+    assert main([*command, "--out", str(run)]) == 0
+    events = (run / "events.jsonl").read_bytes()
+    assert b'"memory_retrieved"' in events
+    for t, path in checkpoint.listed(run):
+        minilm_embedder().clear()  # as a new process would have it
+        out = tmp_path / f"from-{int(t)}"
+        assert restored_run((run, command), path, out) == 0
+        assert (out / "events.jsonl").read_bytes() == events, f"restored at {t}"
