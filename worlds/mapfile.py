@@ -15,6 +15,7 @@
     spawns: {Maya Lindqvist: "town:Willow Court:apartment 1:bed"}
     object_states: {bed: made, "town:Copper Kettle Cafe:dining room:piano": closed}
     residents: ../residents/town    # optional: a directory of resident files
+    start_date: 2023-02-13          # optional: the day a day in this town starts by default
     allow_unreachable: false        # optional: load even with places no walk reaches (imports)
 
 This module only parses and checks the shape of the file (`load_world_file`); `World` checks
@@ -24,6 +25,7 @@ silently overwritten as plain YAML would.
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -88,6 +90,9 @@ class WorldFile(BaseModel):
     spawns: dict[str, str] = Field(default_factory=dict)
     object_states: dict[str, str] = Field(default_factory=dict)
     residents: str | None = None
+    # The town's own calendar: the imported reference town starts on the day its storage base
+    # says (reverie/meta.json), which its residents' `currently` lines speak of.
+    start_date: date | None = None
     # Imported maps (the reference town) may have places nobody can walk to; they load, are
     # listed by `sandbox world`, and a walk there fails. Our own maps must be fully connected.
     allow_unreachable: bool = False

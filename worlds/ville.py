@@ -38,7 +38,7 @@ from sandbox.files import FileFormatError
 
 from .mapfile import WorldFile
 from .residents import Resident
-from .ville_residents import find_personas, read_personas
+from .ville_residents import find_personas, read_personas, read_start_date
 from .world import World
 
 MATRIX_IN_CHECKOUT = Path("environment/frontend_server/static_dirs/assets/the_ville/matrix")
@@ -349,6 +349,9 @@ def import_ville(source: Path | str, out: Path | str, *, personas: Path | str | 
     data = converted.data
     if personas is not None:
         data["residents"] = "residents"
+        start = read_start_date(find_personas(personas).parent)
+        if start is not None:  # the day the reference's own runs of this town start
+            data["start_date"] = start
     world_file = out / f"{name}.yaml"
     # homes=[]: where people live is not known until the personas are read (and a residents/
     # folder left by an earlier import must not count); the spawning spots say it meanwhile.

@@ -60,6 +60,7 @@ class World:
         self.source = Path(source) if source else Path(f"<{spec.name}>")
         self.name = spec.name
         self.title = spec.title or spec.name
+        self.start_date = spec.start_date  # the day a day here starts by default (None: ours)
         self.tile_meters = spec.tile_meters
         self._line0 = first_row_line
         self.rows = spec.rows()

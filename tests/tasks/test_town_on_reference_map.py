@@ -6,6 +6,7 @@ measurement."""
 from __future__ import annotations
 
 import json
+from datetime import date, datetime
 
 import pytest
 import yaml
@@ -44,6 +45,10 @@ def _day(tmp_path, world, **changes):
 def test_a_scripted_day_on_the_reference_shaped_town_has_moves_and_talk(tmp_path, walled):
     code, run = _day(tmp_path, walled)
     assert code == 0 and run.result.status == "completed"
+    # On the day the storage base starts (its meta.json), which the residents' lines speak of:
+    # before, every day in the imported town started on 2024-02-13.
+    assert walled.start_date == date(2023, 2, 13)
+    assert run.header.start_time == datetime(2023, 2, 13, 6, 0)
     kinds = [e.kind for e in run.events]
     assert kinds.count("move") >= 6 and kinds.count("utterance") >= 2
     assert "walk_failed" not in kinds

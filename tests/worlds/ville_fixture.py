@@ -139,6 +139,7 @@ def write_checkout(root: Path, art: str = ART, personas: dict | None = None, *,
             {name: {"maze": "the_ville", "x": x, "y": y} for name, (x, y) in starts.items()}))
     (base / "reverie").mkdir(parents=True)
     (base / "reverie" / "meta.json").write_text(json.dumps({
-        "fork_sim_code": "base_the_ville_n25", "maze_name": "the_ville",
+        "fork_sim_code": "base_the_ville_n25", "start_date": "February 13, 2023",
+        "curr_time": "February 13, 2023, 00:00:00", "sec_per_step": 10, "maze_name": "the_ville",
         "persona_names": list(people)}))
     return root
