@@ -26,6 +26,7 @@ only on collision tiles cannot be stood at and is left out (reported). Spawning 
 from __future__ import annotations
 
 import json
+import re
 import string
 from collections import Counter
 from dataclasses import dataclass, field
@@ -36,6 +37,7 @@ import yaml
 
 from sandbox.files import FileFormatError
 
+from .address import Address
 from .mapfile import WorldFile
 from .residents import Resident
 from .ville_residents import find_personas, read_personas, read_start_date
@@ -52,6 +54,14 @@ GROUNDS = "grounds"  # arena of a sector's walkable tiles that no arena of the r
 # pace: with this tile size walks take as long as in the reference.
 REFERENCE_TILE_METERS = 14.0
 WALL, OBSTACLE = "#", "^"
+
+
+def invented(arena: Address) -> bool:
+    """Whether an arena of an imported town is one the reference has no name for (a sector's
+    `grounds`, the `outdoors` ground, and their pieces): its residents never know or learn it,
+    since the reference's perception only records places its map names."""
+    name = re.sub(r" \(\d+\)$", "", arena.arena or "")
+    return name == GROUNDS or (arena.sector == OUTDOORS and name == OUTDOORS)
 
 
 def _symbol_pool() -> list[str]:

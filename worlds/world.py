@@ -391,6 +391,26 @@ class World:
         tiles = self._tiles[self.resolve(place)]
         return tiles[len(tiles) // 2]
 
+    def arenas_near(self, tiles: list[Tile], radius: int) -> set[Address]:
+        """The arenas of every walkable tile within `radius` tiles (a square, as the reference
+        perceives) of any of `tiles`."""
+        rows: dict[int, list[tuple[int, int]]] = {}  # row -> x intervals the squares cover
+        for x, y in tiles:
+            for row in range(max(0, y - radius), min(self.height, y + radius + 1)):
+                rows.setdefault(row, []).append((max(0, x - radius),
+                                                 min(self.width - 1, x + radius)))
+        found: set[Address] = set()
+        for y, spans in rows.items():
+            spans.sort()
+            reach = -1  # columns up to here are done: overlapping squares are read once
+            for lo, hi in spans:
+                for x in range(max(lo, reach + 1), hi + 1):
+                    arena = self._arena_of.get((x, y))
+                    if arena is not None:
+                        found.add(arena)
+                reach = max(reach, hi)
+        return found
+
     def default_state(self, obj: Address | str) -> str:
         obj = self.resolve(obj)
         return self._default_states.get(str(obj), self._default_states.get(

@@ -95,3 +95,28 @@ def test_a_resident_who_cannot_get_home_logs_each_failed_walk(tmp_path, capsys):
     capsys.readouterr()
     assert main(["log", str(tmp_path / "run")]) == 0
     assert f"walks that could not happen: {len(failed)}" in capsys.readouterr().out
+
+
+def test_a_resident_learns_the_places_it_passes_within_its_vision(tmp_path):
+    """The reference's perception adds the places within its vision radius to the spatial
+    memory as a resident walks; before, an imported memory never grew."""
+    people = {**PERSONAS, "Mei Lin": MEI}
+    spatial = {"Klaus Mueller": {"the Ville": {  # his room and the cafe, nothing else
+        "Dorm for Oak Hill College": {"Klaus Mueller's room": ["bed"]},
+        "Hobbs Cafe": {"cafe": ["behind the cafe counter"]}}}}
+    world = import_ville(write_checkout(tmp_path / "ga", art=walled_town(), personas=people,
+                                        spatial=spatial), tmp_path / "out").world
+    code, run = _day(tmp_path, world)
+    assert code == 0
+    learned = [e for e in run.events if e.kind == "places_learned"]
+    assert learned and {e.agent for e in learned} == {"Klaus Mueller"}  # the others know all
+    places = [p for e in learned for p in e.places]
+    assert learned[0].radius == 8 and len(places) == len(set(places))
+    assert "ville:Johnson Park:park" in places
+    assert "ville:Isabella Rodriguez's apartment:main room" in places  # seen from the street
+    # Never a place the reference's map has no name for, nor the ground no walk reaches.
+    assert not [p for p in places if "outdoors" in p or "grounds" in p]
+    off = tmp_path / "off"
+    off.mkdir()
+    code, run = _day(off, world, params={"memory": {"vision_radius": 0}})
+    assert code == 0 and not [e for e in run.events if e.kind == "places_learned"]

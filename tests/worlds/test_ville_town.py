@@ -111,7 +111,7 @@ def _persona(world: World, name: str) -> Persona:
     return Persona.from_resident(next(r for r in world_residents(world) if r.name == name))
 
 
-def test_an_agent_knows_its_spatial_memory_its_home_and_no_one_elses(walled):
+def test_an_agent_knows_its_spatial_memory_its_home_and_without_one_no_one_elses(walled):
     homes = [str(h) for h in walled.homes]
     klaus = known_places(walled, _persona(walled, "Klaus Mueller"), homes)
     # The park's other piece is part of the park he knows; Isabella's rooms are not his.
@@ -122,6 +122,20 @@ def test_an_agent_knows_its_spatial_memory_its_home_and_no_one_elses(walled):
     assert f"ville:{DORM}:Klaus Mueller's room" not in isabella  # his home is private
     assert "ville:outdoors:outdoors" not in isabella  # no walk reaches it
     assert f"ville:{CAFE}:cafe" in isabella and "ville:outdoors:outdoors (2)" in isabella
+
+
+def test_an_imported_spatial_memory_is_kept_as_the_reference_wrote_it(walled):
+    """The rule that hides other residents' homes no longer cuts an imported memory: before,
+    a room of Isabella's apartment that Klaus's memory names (as the reference's memories
+    name housemates' rooms and a dorm's common room) was taken out of what he knows."""
+    homes = [str(h) for h in walled.homes]
+    klaus = _persona(walled, "Klaus Mueller")
+    klaus = klaus.model_copy(update={"spatial_memory": [
+        *klaus.spatial_memory, f"ville:{HOME}:main room", "ville:outdoors:outdoors"]})
+    known = known_places(walled, klaus, homes)
+    assert f"ville:{HOME}:main room" in known  # another's home, as his memory has it
+    assert f"ville:{HOME}:bathroom" not in known  # not in it: not known
+    assert "ville:outdoors:outdoors" not in known  # named, but no walk reaches it
 
 
 def test_a_walk_that_cannot_happen_is_logged_and_the_walker_stays(walled, engine):
