@@ -12,7 +12,7 @@
       #######
       #ccc=c#
       #######
-    spawns: {Maya Lindqvist: "town:Willow Court:apartment 1:bed"}
+    spawns: {Maya Lindqvist: "town:Willow Court:apartment 1:bed", sp-B: [4, 1]}  # place or tile
     object_states: {bed: made, "town:Copper Kettle Cafe:dining room:piano": closed}
     residents: ../residents/town    # optional: a directory of resident files
     start_date: 2023-02-13          # optional: the day a day in this town starts by default
@@ -87,7 +87,7 @@ class WorldFile(BaseModel):
     tile_meters: float = Field(default=1.0, gt=0)
     legend: dict[str, LegendEntry] = Field(min_length=1)
     grid: str = Field(min_length=1)
-    spawns: dict[str, str] = Field(default_factory=dict)
+    spawns: dict[str, str | tuple[int, int]] = Field(default_factory=dict)  # a place or a tile
     object_states: dict[str, str] = Field(default_factory=dict)
     residents: str | None = None
     # The town's own calendar: the imported reference town starts on the day its storage base

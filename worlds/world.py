@@ -85,8 +85,18 @@ class World:
         self._check_arenas_connected()
         self.location_graph = self._build_location_graph()
         self._by_lower = {str(a).lower(): a for a in self._tiles}
-        self.spawns: dict[str, Address] = {
-            who: self._resolve_field(where, f"spawns.{who}") for who, where in spec.spawns.items()}
+        # Spawning spots: each its tile (a spot given as a tile stays that tile, so two spots in
+        # one arena stay two) and the place it is in.
+        self.spawn_tiles: dict[str, Tile] = {}
+        self.spawns: dict[str, Address] = {}
+        for who, where in spec.spawns.items():
+            if isinstance(where, tuple):
+                if where not in self.tile_graph:
+                    self._fail(f"tile {list(where)} is not a walkable tile", f"spawns.{who}")
+                self.spawn_tiles[who], self.spawns[who] = where, self.place_at(where)
+            else:
+                self.spawns[who] = self._resolve_field(where, f"spawns.{who}")
+                self.spawn_tiles[who] = self.tile_for(self.spawns[who])
         # Walkable areas: pieces of ground no walk joins, each in map order of its first tile.
         self.areas: list[list[Tile]] = sorted(
             (sorted(piece, key=lambda t: (t[1], t[0]))
@@ -248,21 +258,33 @@ class World:
         places to go by: the area holding the most arenas."""
         if len(self.areas) == 1:
             return 0, "the rest of the map"
-        people = Counter(self.area_of(p) for p in [*self.homes, *self.spawns.values()])
+        people = Counter([*(self.area_of(h) for h in self.homes),
+                          *(self._area_index[t] for t in self.spawn_tiles.values())])
         if people:
             area = min(people, key=lambda a: (-people[a], a))
             return area, "where the residents live and spawn"
         arenas = Counter(self.area_of(a) for a in self.arenas())
         return min(arenas, key=lambda a: (-arenas[a], a)), "the area holding most places"
 
+    def areas_of(self, place: Address | str) -> set[int]:
+        """The indexes in `areas` of the walkable areas a place lies in: one for an arena or an
+        object (each is one piece), those of its arenas for a sector (or the world)."""
+        address = self.resolve(place)
+        if address.level in ("arena", "object"):
+            return {self._area_index[self._tiles[address][0]]}
+        return {self._area_index[self._tiles[a][0]] for a in self.arenas(address)}
+
     def area_of(self, place: Address | str) -> int:
-        """The index in `areas` of the walkable area holding a place (an arena or object is
-        always in one piece; a sector by its first tile)."""
-        return self._area_index[self._tiles[self.resolve(place)][0]]
+        """The index in `areas` of the walkable area holding a place. A sector is judged by
+        its arenas, never by its first tile (which may lie on a cut-off piece of its ground):
+        the town's area when any of its arenas is there, else the first of theirs."""
+        areas = self.areas_of(place)
+        town = getattr(self, "town_area", None)  # (not yet known while the town is found)
+        return town if town in areas else min(areas)
 
     def reachable(self, place: Address | str, start: Address | str) -> bool:
-        """Whether a walk from `start` can get to `place`."""
-        return self.area_of(place) == self.area_of(start)
+        """Whether a walk from `start` can get to `place` (a sector: to any of its arenas)."""
+        return bool(self.areas_of(place) & self.areas_of(start))
 
     def areas_summary(self) -> list[dict]:
         """Each walkable area: its size, arenas, homes and spawning spots (`sandbox world`)."""
@@ -272,7 +294,8 @@ class World:
             rows.append({"area": i + 1, "tiles": len(tiles), "first_tile": list(tiles[0]),
                          "arenas": len(arenas),
                          "homes": sum(self.area_of(h) == i for h in self.homes),
-                         "spawns": sum(self.area_of(s) == i for s in self.spawns.values()),
+                         "spawns": sum(self._area_index[t] == i
+                                       for t in self.spawn_tiles.values()),
                          "town": i == self.town_area})
         return rows
 
@@ -539,6 +562,7 @@ class World:
             "town_area": self.town_area + 1, "town_rule": self.town_rule,
             "areas": self.areas_summary(),
             "spawns": {k: str(v) for k, v in self.spawns.items()},
+            "spawn_tiles": {k: list(t) for k, t in self.spawn_tiles.items()},
         }
 
     def __repr__(self) -> str:

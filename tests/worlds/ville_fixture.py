@@ -73,8 +73,8 @@ PERSONAS = {
 def walled_town(margin: int = 12) -> str:
     """The same town inside a boundary wall, with bare ground all around it: as in the real
     reference map, the ground outside the boundary (no sector: 'outdoors') is a walkable area
-    larger than the town itself, and no walk joins the two. Inside, the streets are their own
-    piece of 'outdoors' ('outdoors (2)')."""
+    larger than the town itself, and no walk joins the two. The streets inside keep the plain
+    name; the ground outside is the other piece of 'outdoors' ('outdoors (2)')."""
     town = ART.split("\n")
     inner = [town[0], *town[1:5]] + ["#" + row[1:-1] + "#" for row in town[5:]] + ["#" * 16]
     width = 16 + 2 * margin
