@@ -409,10 +409,13 @@ def _import(raw: dict[str, Any], world: World, placer: _Placer, path: Path | str
         data["time_choices"] = clocks if draw_times or published is None else clocks[:1]
         if published is not None:
             data["published_time"] = published[1]
-        if len(clocks) > 1:
+        if len(clocks) > 1 and published is None:
+            time_notes.append(f"time drawn per seed from {', '.join(clocks)}: no published "
+                              "time (task.goal.0.start_time N/A)")
+        elif len(clocks) > 1:
             time_notes.append(
                 f"time drawn per seed from {', '.join(clocks)} (--draw-times); published "
-                f"{clocks[0]}" if draw_times or published is None else
+                f"{clocks[0]}" if draw_times else
                 f"runs at its published time {clocks[0]} (task.goal.0.start_time), as the "
                 f"reference does; its other time_choices ({', '.join(clocks[1:])}) are drawn "
                 "per seed only with --draw-times")
