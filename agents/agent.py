@@ -19,8 +19,9 @@ import simpy
 from sandbox.checkpoint import NotResumable
 from sandbox.engine import Engine, Process
 from sandbox.events import Utterance
-from sandbox.events.agent import ActionStarted, MemoryAdded, MemoryScored
+from sandbox.events.agent import ActionStarted, MemoryAdded, MemoryScored, PlacesLearned
 from worlds import AddressError
+from worlds.ville import invented
 
 from .architecture import Architecture
 from .chat import Progress, converse, go_on
@@ -45,6 +46,12 @@ class ModuleSpeaker:
 def seconds_per_turn(conversation) -> float:
     """The sim time one utterance takes: the module's `params.seconds_per_turn`, or 15 s."""
     return getattr(getattr(conversation, "params", None), "seconds_per_turn", 15.0)
+
+
+def vision_radius(memory) -> int:
+    """How far the agent sees places as it walks: the memory module's `params.vision_radius`,
+    or 0 (a module without one: what the agent knows never grows)."""
+    return getattr(getattr(memory, "params", None), "vision_radius", 0)
 
 
 @dataclass
@@ -162,8 +169,9 @@ class GenerativeAgent:
             yield from self._arrived(engine, society, action)
 
     def _arrived(self, engine: Engine, society, action: Action) -> Process:
-        """The action at its place: begin it, notice who is here, maybe talk, reflect, wait it
-        out (or until someone talks to us)."""
+        """The action at its place: learn the places it passed, begin it, notice who is here,
+        maybe talk, reflect, wait it out (or until someone talks to us)."""
+        self._learn_places(engine, society.town)
         self._begin(engine, action)
         if not action.sleeping:
             yield from self._perceive(engine, society)
@@ -239,6 +247,27 @@ class GenerativeAgent:
         finally:
             self._at = None
         self.location = str(town.arena_of(self.name))
+
+    def _learn_places(self, engine: Engine, town) -> None:
+        """A resident with a spatial memory (the reference town's) learns the arenas within
+        its vision radius of the tiles it passed, as the reference's perception grows its
+        spatial memory; logged as `places_learned`. Places no walk from home reaches, and those
+        the reference's map does not name (an imported town's `grounds`, its `outdoors`), are
+        not learned. Without a spatial memory it knows every public place already."""
+        radius = vision_radius(self.memory)
+        if not self.persona.spatial_memory or radius <= 0:
+            return
+        world = town.world
+        home = world.resolve(self.persona.living_area)
+        known = set(self.places)
+        new = {str(a) for a in world.arenas_near(town.walked(self.name), radius)
+               if str(a) not in known and not invented(a) and world.reachable(a, home)}
+        if not new:
+            return
+        order = [str(a) for a in world.arenas()]
+        self.places = [a for a in order if a in known or a in new]
+        engine.emit(PlacesLearned(t=engine.now, agent=self.name,
+                                  places=[a for a in order if a in new], radius=radius))
 
     def _begin(self, engine: Engine, action: Action) -> None:
         previous = self.action
@@ -328,7 +357,7 @@ class GenerativeAgent:
     # -- checkpoint -----------------------------------------------------------------------------
     def get_state(self) -> dict:
         return {"persona": self.persona.model_dump(), "task": self.task,
-                "location": self.location, "seen": dict(self.seen),
+                "location": self.location, "seen": dict(self.seen), "places": list(self.places),
                 "modules": {slot: getattr(self, slot).get_state() for slot in (
                     "memory", "retriever", "planner", "reflector", "conversation",
                     "task_planner")}}
@@ -409,5 +438,7 @@ class GenerativeAgent:
         self.task, self.location = state["task"], state["location"]
         self._task_taken = bool(self.task)
         self.seen = dict(state["seen"])
+        if "places" in state:  # what it learned as it walked (a checkpoint before issue 47: none)
+            self.places = list(state["places"])
         for slot, module_state in state["modules"].items():
             getattr(self, slot).set_state(module_state)

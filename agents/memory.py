@@ -70,6 +70,10 @@ class MemoryParams(BaseModel):
     importance_batch: int = Field(default=10, ge=1, le=50)
     ivf_from: int = Field(default=20_000, ge=1_000)  # flat index below this many memories
     ivf_probe: int = Field(default=16, ge=1, le=256)
+    # The spatial memory's growth: a resident with one (the reference town's) learns the arenas
+    # within this many tiles of where it walks, as the reference's perception does (its
+    # vision_r, 8 in its town's personas); 0: what it knows never grows.
+    vision_radius: int = Field(default=8, ge=0, le=64)
 
 
 def importance_schema(count: int) -> type[BaseModel]:

@@ -9,8 +9,10 @@
     engine.run(until=...)
 
 A different architecture per agent is just a different entry in `architectures`. Each agent knows
-the places of its spatial memory (or of the world) except other residents' homes and places no
-walk from its home reaches (`known_places`); its planner can only choose among those.
+the places of its spatial memory as written, or else every place but other residents' homes,
+never a place no walk from its home reaches (`known_places`); its planner can only choose among
+those. A resident with a spatial memory learns the places it passes as it walks (GenerativeAgent,
+`places_learned`).
 """
 
 from __future__ import annotations
@@ -58,21 +60,22 @@ class Homes:
 
 
 def known_places(world: World, persona: Persona, homes: Iterable[str] | Homes = ()) -> list[str]:
-    """Arena addresses the agent knows, in map order: the arenas of its spatial memory when the
-    persona has one (and the pieces an arena is drawn in), else every arena. Never other
-    residents' homes (every room of their home's sector; in a sector several people share, the
-    others' own rooms), never a place no walk from its home reaches; always its own home.
-    `homes`: every resident's living area, or their `Homes` built once for a whole town."""
+    """Arena addresses the agent knows, in map order, never a place no walk from its home
+    reaches, always its own home. With a spatial memory (the reference town's personas): the
+    arenas it names, as written -- housemates' rooms and other homes included, as the
+    reference's agents know them -- and the pieces an arena is drawn in. Without one: every
+    arena but other residents' homes (every room of their home's sector; in a sector several
+    people share, the others' own rooms). `homes`: every resident's living area, or their
+    `Homes` built once for a whole town."""
     home = world.resolve(persona.living_area).up_to("arena")
-    index = homes if isinstance(homes, Homes) else Homes(world, homes)
-    known = None
     if persona.spatial_memory:
         named = {str(world.resolve(p).up_to("arena")) for p in persona.spatial_memory}
-        known = named | {str(a) for a in world.arenas()
-                         if re.sub(r" \(\d+\)$", "", str(a)) in named}
+        return [str(a) for a in world.arenas()
+                if a == home or (world.reachable(a, home) and (
+                    str(a) in named or re.sub(r" \(\d+\)$", "", str(a)) in named))]
+    index = homes if isinstance(homes, Homes) else Homes(world, homes)
     return [str(a) for a in world.arenas()
-            if a == home or (not index.private(a, home) and world.reachable(a, home)
-                             and (known is None or str(a) in known))]
+            if a == home or (not index.private(a, home) and world.reachable(a, home))]
 
 
 # A whisper is meant to matter to the agent: as important as a memorable thought (the scale is

@@ -77,6 +77,15 @@ _WHISPER = re.compile(r"(?P<agent>[^@]+)@(?P<at>\+[0-9.smhd ]+|"
                       r"\s*:\s*(?P<text>.*)", re.DOTALL)
 
 
+DEFAULT_START = datetime(2024, 2, 13, 6, 0)
+
+
+def default_start(world: str) -> datetime:
+    """06:00 on the world's own start date (the imported reference town's), else on ours."""
+    found = load_world(world).start_date
+    return DEFAULT_START if found is None else datetime.combine(found, DEFAULT_START.time())
+
+
 class TownConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -85,7 +94,9 @@ class TownConfig(BaseModel):
     architecture: str = "ga"
     architectures: dict[str, str] = Field(default_factory=dict)  # per-agent overrides
     tasks: dict[str, str] = Field(default_factory=dict)  # agent -> task text
-    start_time: datetime = datetime(2024, 2, 13, 6, 0)
+    # [default: 06:00 on the world's start_date (the imported reference town's: February 13,
+    # 2023), else on 2024-02-13]
+    start_time: datetime | None = None
     hours: float = Field(default=16, gt=0)
     embedder: str | None = None  # override every architecture's (e.g. "hashing" in tests)
     # Module parameters changed in every architecture of the episode, by slot, e.g.
@@ -104,6 +115,8 @@ class TownScenario:
                        "utterance": "nobody talked: no conversation happened"}
 
     def __init__(self, config: TownConfig):
+        if config.start_time is None:  # recorded in full: the header says when it started
+            config = config.model_copy(update={"start_time": default_start(config.world)})
         self.cfg = config
         self.start_time = config.start_time
         self.world = config.world

@@ -12,9 +12,10 @@
       #######
       #ccc=c#
       #######
-    spawns: {Maya Lindqvist: "town:Willow Court:apartment 1:bed"}
+    spawns: {Maya Lindqvist: "town:Willow Court:apartment 1:bed", sp-B: [4, 1]}  # place or tile
     object_states: {bed: made, "town:Copper Kettle Cafe:dining room:piano": closed}
     residents: ../residents/town    # optional: a directory of resident files
+    start_date: 2023-02-13          # optional: the day a day in this town starts by default
     allow_unreachable: false        # optional: load even with places no walk reaches (imports)
 
 This module only parses and checks the shape of the file (`load_world_file`); `World` checks
@@ -24,6 +25,7 @@ silently overwritten as plain YAML would.
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -85,9 +87,12 @@ class WorldFile(BaseModel):
     tile_meters: float = Field(default=1.0, gt=0)
     legend: dict[str, LegendEntry] = Field(min_length=1)
     grid: str = Field(min_length=1)
-    spawns: dict[str, str] = Field(default_factory=dict)
+    spawns: dict[str, str | tuple[int, int]] = Field(default_factory=dict)  # a place or a tile
     object_states: dict[str, str] = Field(default_factory=dict)
     residents: str | None = None
+    # The town's own calendar: the imported reference town starts on the day its storage base
+    # says (reverie/meta.json), which its residents' `currently` lines speak of.
+    start_date: date | None = None
     # Imported maps (the reference town) may have places nobody can walk to; they load, are
     # listed by `sandbox world`, and a walk there fails. Our own maps must be fully connected.
     allow_unreachable: bool = False

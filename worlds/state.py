@@ -86,6 +86,9 @@ class WorldState:
         self._crossing: dict[str, list[str]] = {}
         self._objects: dict[Address, str] = {}
         self._on_enter: list[EnterCallback] = []
+        # agent -> the tiles of its last walk, as far as it went: what it passed (perception
+        # reads it). Not part of the checkpoint: a walk under way is, and sets it as it ends.
+        self._walked: dict[str, list[Tile]] = {}
 
     # -- agents ---------------------------------------------------------------------------------
     def place(self, agent: str, where: Address | str | Tile) -> Tile:
@@ -232,15 +235,22 @@ class WorldState:
         except simpy.Interrupt as stop:
             index = tile_index(walk.t0, walk.seconds_per_tile, len(walk.path), engine.now)
             tile = walk.path[index]
+            self._walked[agent] = walk.path[:index + 1]
             self._stop_walking(agent)
             self._standing[agent] = tile
             self._enter(agent, self.world.arena_at(tile))
             engine.emit(MoveStopped(t=engine.now, agent=agent, tile=tile, index=index,
                                     reason=str(stop.cause or "")))
             raise
+        self._walked[agent] = walk.path
         self._stop_walking(agent)
         self._standing[agent] = walk.path[-1]
         return walk.path[-1]
+
+    def walked(self, agent: str) -> list[Tile]:
+        """The tiles `agent` passed on its last walk (up to where it stopped), or the tile it
+        stands on when it has not walked."""
+        return self._walked.get(agent) or [self.tile_of(agent)]
 
     def waiting(self, agent: str) -> simpy.Event | None:
         """The timeout `agent`'s walk waits on now (None when it is not walking)."""

@@ -16,16 +16,19 @@ What becomes what: a collision tile is blocked (`wall` inside a sector, `obstacl
 every other tile is the floor of its arena (sector and arena named as in the reference). Walkable
 tiles the reference leaves without an arena still need one here: a sector's own become its
 `grounds`, tiles outside every sector the `outdoors` sector. An arena drawn in several
-unconnected pieces keeps its name on the largest piece; the others are `name (2)`, `name (3)`.
+unconnected pieces keeps its name on its piece in the town (the walkable ground holding the most
+spawning spots), else on its largest; the others are `name (2)`, `name (3)`: the town's streets
+are `outdoors:outdoors`, the bare ground outside its walls `outdoors (2)`.
 Objects belong to the arena they lie in (tied legend entries, so none is guessed); an object
 only on collision tiles cannot be stood at and is left out (reported). Spawning spots become
-`spawns` named `sector:arena:sp-A`. Places no walk can reach are kept and listed
+`spawns` named `sector:arena:sp-A`, each its own tile. Places no walk can reach are kept and listed
 (`allow_unreachable`); a walk there fails and the agent stays where it is.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import string
 from collections import Counter
 from dataclasses import dataclass, field
@@ -36,9 +39,10 @@ import yaml
 
 from sandbox.files import FileFormatError
 
+from .address import Address
 from .mapfile import WorldFile
 from .residents import Resident
-from .ville_residents import find_personas, read_personas
+from .ville_residents import find_personas, read_personas, read_start_date
 from .world import World
 
 MATRIX_IN_CHECKOUT = Path("environment/frontend_server/static_dirs/assets/the_ville/matrix")
@@ -52,6 +56,14 @@ GROUNDS = "grounds"  # arena of a sector's walkable tiles that no arena of the r
 # pace: with this tile size walks take as long as in the reference.
 REFERENCE_TILE_METERS = 14.0
 WALL, OBSTACLE = "#", "^"
+
+
+def invented(arena: Address) -> bool:
+    """Whether an arena of an imported town is one the reference has no name for (a sector's
+    `grounds`, the `outdoors` ground, and their pieces): its residents never know or learn it,
+    since the reference's perception only records places its map names."""
+    name = re.sub(r" \(\d+\)$", "", arena.arena or "")
+    return name == GROUNDS or (arena.sector == OUTDOORS and name == OUTDOORS)
 
 
 def _symbol_pool() -> list[str]:
@@ -223,15 +235,34 @@ def convert(matrix: Matrix, name: str = "ville",
                 on_floor.add(address)
                 objects[(x, y)] = obj
     result.lost_objects = sorted(on_blocked - on_floor)
-    _split_pieces(arena_of, result)
+    _split_pieces(arena_of, result, _town_tiles(matrix, arena_of))
     data = _world_file(matrix, name, tile_meters, arena_of, blocked, objects)
     data["spawns"] = _spawns(matrix, name, arena_of, objects, result)
     result.data = data
     return result
 
 
-def _split_pieces(arena_of: dict[tuple[int, int], tuple[str, str]], result: VilleWorld) -> None:
-    """Rename the smaller unconnected pieces of an arena `name (2)`, `name (3)`, ..."""
+def _town_tiles(matrix: Matrix, arena_of: dict[tuple[int, int], tuple[str, str]]
+                ) -> set[tuple[int, int]]:
+    """The walkable ground the residents spawn on (the piece of the map holding the most
+    spawning spots): the town, whatever the size of the bare ground outside its walls."""
+    graph = nx.Graph()
+    graph.add_nodes_from(arena_of)
+    for x, y in arena_of:
+        for n in ((x + 1, y), (x, y + 1)):
+            if n in arena_of:
+                graph.add_edge((x, y), n)
+    spawns = {(x, y) for y, row in enumerate(matrix.mazes["spawning_location"])
+              for x, block in enumerate(row) if block and (x, y) in arena_of}
+    pieces = sorted(nx.connected_components(graph), key=lambda p: (-len(spawns & p), -len(p)))
+    return set(pieces[0]) if pieces and spawns else set()
+
+
+def _split_pieces(arena_of: dict[tuple[int, int], tuple[str, str]], result: VilleWorld,
+                  town: set[tuple[int, int]]) -> None:
+    """Rename the other unconnected pieces of an arena `name (2)`, `name (3)`, ...: the plain
+    name goes to its piece in the town (the largest such), else to its largest piece, so that
+    `outdoors:outdoors` names the town's streets, not the ground outside its walls."""
     graph = nx.Graph()
     graph.add_nodes_from(arena_of)
     for (x, y), place in arena_of.items():
@@ -246,7 +277,7 @@ def _split_pieces(arena_of: dict[tuple[int, int], tuple[str, str]], result: Vill
         if len(parts) == 1:
             continue
         result.split.append(f"{sector}:{arena} ({len(parts)} pieces)")
-        parts.sort(key=lambda p: (-len(p), p[0][1], p[0][0]))
+        parts.sort(key=lambda p: (p[0] not in town, -len(p), p[0][1], p[0][0]))
         for number, piece in enumerate(parts[1:], 2):
             for tile in piece:
                 arena_of[tile] = (sector, f"{arena} ({number})")
@@ -291,8 +322,8 @@ def _world_file(matrix: Matrix, name: str, tile_meters: float,
 
 
 def _spawns(matrix: Matrix, name: str, arena_of: dict, objects: dict,
-            result: VilleWorld) -> dict[str, str]:
-    spawns: dict[str, str] = {}
+            result: VilleWorld) -> dict[str, list[int]]:
+    spawns: dict[str, list[int]] = {}
     counts: Counter[str] = Counter()
     for y in range(matrix.height):
         for x in range(matrix.width):
@@ -307,8 +338,7 @@ def _spawns(matrix: Matrix, name: str, arena_of: dict, objects: dict,
             counts[label] += 1
             if counts[label] > 1:
                 label = f"{label} ({counts[label]})"
-            place = [name, *arena_of[(x, y)]] + ([objects[(x, y)]] if (x, y) in objects else [])
-            spawns[label] = ":".join(place)
+            spawns[label] = [x, y]  # the spot itself: two spots in one place stay two
     return spawns
 
 
@@ -349,6 +379,9 @@ def import_ville(source: Path | str, out: Path | str, *, personas: Path | str | 
     data = converted.data
     if personas is not None:
         data["residents"] = "residents"
+        start = read_start_date(find_personas(personas).parent)
+        if start is not None:  # the day the reference's own runs of this town start
+            data["start_date"] = start
     world_file = out / f"{name}.yaml"
     # homes=[]: where people live is not known until the personas are read (and a residents/
     # folder left by an earlier import must not count); the spawning spots say it meanwhile.

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import date, datetime
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -202,6 +203,25 @@ def read_personas(path: Path | str, world: World,
                                                f"in {seen[resident.name]}", "name")
         seen[resident.name] = d.name
     return sorted(residents, key=lambda r: r.name)
+
+
+def read_start_date(base: Path) -> date | None:
+    """The day the storage base's town starts (reverie/meta.json's `start_date`, "February 13,
+    2023"); None without the file or the field."""
+    meta = base / "reverie" / "meta.json"
+    if not meta.is_file():
+        return None
+    try:
+        text = json.loads(meta.read_text(encoding="utf-8")).get("start_date")
+    except (json.JSONDecodeError, UnicodeDecodeError, AttributeError) as exc:
+        raise FileFormatError(meta, f"not a storage base's meta file ({exc})") from exc
+    if text is None:
+        return None
+    try:
+        return datetime.strptime(str(text).strip(), "%B %d, %Y").date()
+    except ValueError:
+        raise FileFormatError(meta, f"start_date {text!r} is not a day as the reference writes "
+                                    "one ('February 13, 2023')", "start_date") from None
 
 
 def _listed(meta: Path) -> list[str]:

@@ -60,6 +60,7 @@ class World:
         self.source = Path(source) if source else Path(f"<{spec.name}>")
         self.name = spec.name
         self.title = spec.title or spec.name
+        self.start_date = spec.start_date  # the day a day here starts by default (None: ours)
         self.tile_meters = spec.tile_meters
         self._line0 = first_row_line
         self.rows = spec.rows()
@@ -84,8 +85,18 @@ class World:
         self._check_arenas_connected()
         self.location_graph = self._build_location_graph()
         self._by_lower = {str(a).lower(): a for a in self._tiles}
-        self.spawns: dict[str, Address] = {
-            who: self._resolve_field(where, f"spawns.{who}") for who, where in spec.spawns.items()}
+        # Spawning spots: each its tile (a spot given as a tile stays that tile, so two spots in
+        # one arena stay two) and the place it is in.
+        self.spawn_tiles: dict[str, Tile] = {}
+        self.spawns: dict[str, Address] = {}
+        for who, where in spec.spawns.items():
+            if isinstance(where, tuple):
+                if where not in self.tile_graph:
+                    self._fail(f"tile {list(where)} is not a walkable tile", f"spawns.{who}")
+                self.spawn_tiles[who], self.spawns[who] = where, self.place_at(where)
+            else:
+                self.spawns[who] = self._resolve_field(where, f"spawns.{who}")
+                self.spawn_tiles[who] = self.tile_for(self.spawns[who])
         # Walkable areas: pieces of ground no walk joins, each in map order of its first tile.
         self.areas: list[list[Tile]] = sorted(
             (sorted(piece, key=lambda t: (t[1], t[0]))
@@ -247,21 +258,33 @@ class World:
         places to go by: the area holding the most arenas."""
         if len(self.areas) == 1:
             return 0, "the rest of the map"
-        people = Counter(self.area_of(p) for p in [*self.homes, *self.spawns.values()])
+        people = Counter([*(self.area_of(h) for h in self.homes),
+                          *(self._area_index[t] for t in self.spawn_tiles.values())])
         if people:
             area = min(people, key=lambda a: (-people[a], a))
             return area, "where the residents live and spawn"
         arenas = Counter(self.area_of(a) for a in self.arenas())
         return min(arenas, key=lambda a: (-arenas[a], a)), "the area holding most places"
 
+    def areas_of(self, place: Address | str) -> set[int]:
+        """The indexes in `areas` of the walkable areas a place lies in: one for an arena or an
+        object (each is one piece), those of its arenas for a sector (or the world)."""
+        address = self.resolve(place)
+        if address.level in ("arena", "object"):
+            return {self._area_index[self._tiles[address][0]]}
+        return {self._area_index[self._tiles[a][0]] for a in self.arenas(address)}
+
     def area_of(self, place: Address | str) -> int:
-        """The index in `areas` of the walkable area holding a place (an arena or object is
-        always in one piece; a sector by its first tile)."""
-        return self._area_index[self._tiles[self.resolve(place)][0]]
+        """The index in `areas` of the walkable area holding a place. A sector is judged by
+        its arenas, never by its first tile (which may lie on a cut-off piece of its ground):
+        the town's area when any of its arenas is there, else the first of theirs."""
+        areas = self.areas_of(place)
+        town = getattr(self, "town_area", None)  # (not yet known while the town is found)
+        return town if town in areas else min(areas)
 
     def reachable(self, place: Address | str, start: Address | str) -> bool:
-        """Whether a walk from `start` can get to `place`."""
-        return self.area_of(place) == self.area_of(start)
+        """Whether a walk from `start` can get to `place` (a sector: to any of its arenas)."""
+        return bool(self.areas_of(place) & self.areas_of(start))
 
     def areas_summary(self) -> list[dict]:
         """Each walkable area: its size, arenas, homes and spawning spots (`sandbox world`)."""
@@ -271,7 +294,8 @@ class World:
             rows.append({"area": i + 1, "tiles": len(tiles), "first_tile": list(tiles[0]),
                          "arenas": len(arenas),
                          "homes": sum(self.area_of(h) == i for h in self.homes),
-                         "spawns": sum(self.area_of(s) == i for s in self.spawns.values()),
+                         "spawns": sum(self._area_index[t] == i
+                                       for t in self.spawn_tiles.values()),
                          "town": i == self.town_area})
         return rows
 
@@ -389,6 +413,26 @@ class World:
         """A fixed tile to put someone at a place: the middle tile of the place in map order."""
         tiles = self._tiles[self.resolve(place)]
         return tiles[len(tiles) // 2]
+
+    def arenas_near(self, tiles: list[Tile], radius: int) -> set[Address]:
+        """The arenas of every walkable tile within `radius` tiles (a square, as the reference
+        perceives) of any of `tiles`."""
+        rows: dict[int, list[tuple[int, int]]] = {}  # row -> x intervals the squares cover
+        for x, y in tiles:
+            for row in range(max(0, y - radius), min(self.height, y + radius + 1)):
+                rows.setdefault(row, []).append((max(0, x - radius),
+                                                 min(self.width - 1, x + radius)))
+        found: set[Address] = set()
+        for y, spans in rows.items():
+            spans.sort()
+            reach = -1  # columns up to here are done: overlapping squares are read once
+            for lo, hi in spans:
+                for x in range(max(lo, reach + 1), hi + 1):
+                    arena = self._arena_of.get((x, y))
+                    if arena is not None:
+                        found.add(arena)
+                reach = max(reach, hi)
+        return found
 
     def default_state(self, obj: Address | str) -> str:
         obj = self.resolve(obj)
@@ -518,6 +562,7 @@ class World:
             "town_area": self.town_area + 1, "town_rule": self.town_rule,
             "areas": self.areas_summary(),
             "spawns": {k: str(v) for k, v in self.spawns.items()},
+            "spawn_tiles": {k: list(t) for k, t in self.spawn_tiles.items()},
         }
 
     def __repr__(self) -> str:

@@ -10,7 +10,8 @@ stss-reference-scoring.md). Our log becomes the same view (`steps_view`):
   at the destination it set out for, as the reference writes an action's planned address the
   moment it is chosen; an action with no walk counts from its `action_started`;
 - a conversation reads "conversing about SUMMARY" at "<persona> PARTNER", SUMMARY being the
-  agent's own memory of it (its chat memory), else the lines said;
+  agent's own memory of that conversation (its chat memory), else the lines said; the
+  conversation is found by agent and time (the one it joined at that moment);
 - consecutive steps with the same action and address merge into one event that starts at the
   first step (the reference's diary); every step is also a moment with every agent's action.
 
@@ -18,9 +19,10 @@ The rules then decide as the reference does: clock times without dates, an event
 its span), places as case-sensitive substrings (the task's place as its file wrote it,
 TaskStep.reference_location), keywords as case-insensitive substrings, conversations counted
 where the reference counts them, denominators target_num - 1, the conversation ratio over the
-performer's conversations that ended before midnight of the event day, and runs that did not
+performer's conversations that started before midnight of the event day, and runs that did not
 complete scored with a warning. Where the reference itself would stop with an error (a public
-activity without a start time, target_num 1), the task is unscored and says why.
+activity without a start time, an appointment with no target, target_num 1), the task is
+unscored and says why.
 """
 
 from __future__ import annotations
@@ -104,13 +106,17 @@ def doings(events: list[Event]) -> dict[str, list[Doing]]:
     """Each agent's actions as the reference writes them: from setting out, at the
     destination, conversations as 'conversing about ...' at '<persona> PARTNER'."""
     summaries = _summaries(events)
-    setting_out: dict[str, tuple[float, str]] = {}  # agent -> (t, destination) of its walk
-    talk: dict[str, str] = {}  # agent -> the conversation it joined last
-    out: dict[str, list[Doing]] = {}
-    for i, e in enumerate(events):
+    # agent -> (start, conversation) of each conversation it joined. Looked up by agent and
+    # time, not by the last one seen: the engine logs both "talking with" actions before the
+    # conversation's start at the same instant, so the last one seen is the one before.
+    joined: dict[str, list[tuple[float, str]]] = {}
+    for e in events:
         if isinstance(e, ConversationStarted):
             for agent in e.participants:
-                talk[agent] = e.conversation
+                joined.setdefault(agent, []).append((e.t, e.conversation))
+    setting_out: dict[str, tuple[float, str]] = {}  # agent -> (t, destination) of its walk
+    out: dict[str, list[Doing]] = {}
+    for i, e in enumerate(events):
         if not e.agent:
             continue
         if isinstance(e, Moved | WalkFailed):
@@ -118,7 +124,8 @@ def doings(events: list[Event]) -> dict[str, list[Doing]]:
         elif isinstance(e, ActionStarted):
             if e.activity == "conversation":
                 partner = e.description.removeprefix("talking with ").strip()
-                summary = summaries.get((e.agent, talk.get(e.agent, "")), "")
+                summary = summaries.get((e.agent, _conversation_at(joined.get(e.agent, []),
+                                                                   e.t)), "")
                 row = Doing(e.t, CHAT + summary, PARTNER + partner, i)
                 setting_out.pop(e.agent, None)
             else:
@@ -126,6 +133,12 @@ def doings(events: list[Event]) -> dict[str, list[Doing]]:
                 row = Doing(t, e.description, place, i)
             out.setdefault(e.agent, []).append(row)
     return out
+
+
+def _conversation_at(joined: list[tuple[float, str]], t: float) -> str:
+    """The conversation an agent is in at `t`: the last it joined at or before `t`."""
+    found = bisect_right([start for start, _ in joined], t) - 1
+    return joined[found][1] if found >= 0 else ""
 
 
 def steps_view(run: Run, end: float, sec_per_step: int = 60) -> View:
@@ -228,7 +241,10 @@ def public(task: STSSTask, view: View) -> Verdict:
 def appointment(task: STSSTask, view: View) -> Verdict:
     """Over every moment: target and performer both doing a keyword action (not a
     conversation) 0.5, in the same arena 1; the best moment, any day, any time."""
-    pair = [task.target or "", task.performer]
+    if not task.target:
+        raise Unscorable("an appointment with no target: the reference scorer fails on it "
+                         "(it reads the task's first target)")
+    pair = [task.target, task.performer]
     best, at = 0.0, None
     for when, now in view.moments:
         value = 0.0
@@ -324,19 +340,16 @@ RULES = {
 
 
 def chatted_before(run: Run, performer: str, day: date) -> list[str]:
-    """Whom the performer talked with in conversations that ended (its chat memory made)
-    before 00:00 of the event day."""
+    """Whom the performer talked with in conversations that started before 00:00 of the event
+    day. The reference counts the chat memories made before then, and its engine makes that
+    memory as the chat starts (a step later at most): a chat from 23:58 to 00:02 counts, and
+    so does one the log never saw end."""
     midnight = datetime.combine(day, time())
     cutoff = (midnight - run.header.start_time).total_seconds()
-    members: dict[str, list[str]] = {}
     partners: list[str] = []
     for e in run.events:
-        if isinstance(e, ConversationStarted):
-            members[e.conversation] = list(e.participants)
-        elif isinstance(e, ConversationEnded) and e.t < cutoff:
-            people = members.get(e.conversation, [])
-            if performer in people:
-                partners += [p for p in people if p != performer and p not in partners]
+        if isinstance(e, ConversationStarted) and e.t < cutoff and performer in e.participants:
+            partners += [p for p in e.participants if p != performer and p not in partners]
     return partners
 
 

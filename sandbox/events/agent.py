@@ -57,6 +57,15 @@ class MemoryScored(Event):
     importance: int
 
 
+class PlacesLearned(Event):
+    """Places an agent now knows because it saw them: the arenas within its vision radius of the
+    tiles it passed (the reference's perception grows the spatial memory this way)."""
+
+    kind: Literal["places_learned"] = "places_learned"
+    places: list[str]  # arena addresses, in map order
+    radius: int  # tiles (a square around each tile passed)
+
+
 class MemoryRetrieved(Event):
     """One retrieval that fed a prompt: the query, the chosen memories and why."""
 

@@ -29,8 +29,13 @@ shrink to what they state (`import_notes`); what the task contradicts in itself 
 
 Times: `start_time` and `time_choices` are 'YYYY-MM-DD HH:MM' (seconds and a 'T' are read too;
 a bare 'HH:MM' choice takes the task's day); all of one task's times must fall on one day, which
-becomes the template's `date`. Every error names the task's index and id (`[4] (party_3)`) and
-the field.
+becomes the template's `date`. A task without one (appointment, find partner, ask for others:
+"N/A") takes the day its sentences name, else the reference's event day, 2023-02-14; a sentence
+(or the title) naming another day than the one the task is scored on is an error. A task runs at
+its published time (the goal's `start_time`, `published_time` in the template), as the
+reference plans and scores it; its other `time_choices` are drawn per seed only with
+`draw_times` (`--draw-times`), and the title and sentences then name the time drawn. Every error
+names the task's index and id (`[4] (party_3)`) and the field.
 
 `target_num` is kept in the template for the reference rule set, which divides by
 target_num - 1 as the authors' scorer does; our rules count against ceil(background / 2) (or
@@ -63,8 +68,11 @@ from worlds import Address, AddressError, World, world_residents
 
 from .instantiate import SHARE, expected_count, place_name
 from .schema import TaskTemplate, TaskType, check_in_world, parse_template
-from .statements import name_pattern, place_key, stated_counts, tell_drawn_values
+from .statements import name_pattern, place_key, stated_counts, stated_days, tell_drawn_values
 
+# The day the reference's tasks happen on: its scorer counts chats before a fixed
+# datetime(2023, 2, 14), and its town's storage base starts on February 13, 2023 (meta.json).
+REFERENCE_EVENT_DAY = date(2023, 2, 14)
 WILDCARDS = {"#any"}  # a character field that means "any resident", compared lower-cased
 PUBLIC_TYPES = {
     "party": TaskType.public_activity, "public activity": TaskType.public_activity,
@@ -272,6 +280,27 @@ def _times(raw: dict[str, Any], first: dict[str, Any]) -> tuple[date | None, lis
     return day, clocks
 
 
+def _event_day(day: date | None, sentences: dict[str, str]) -> tuple[date, str]:
+    """The day a task is scored on, and where it comes from: the day of its times; else the one
+    day its sentences name; else the reference's event day (its scorer's fixed cutoff)."""
+    if day is not None:
+        return day, "its times"
+    named = {(d.year, d.month, d.day) for text in sentences.values() for d in stated_days(text)
+             if d.year}
+    if len(named) == 1:
+        return date(*named.pop()), "the day its sentences name"
+    return REFERENCE_EVENT_DAY, "the reference's event day (its times give none)"
+
+
+def _check_days(field: str, text: str, day: date, day_from: str) -> None:
+    """A sentence naming another day than the one the task is scored on is an error: the
+    performer would be told one day and scored on another."""
+    for named in stated_days(text):
+        if (named.month, named.day) != (day.month, day.day) or named.year not in (0, day.year):
+            raise _FieldError(field, f"names the day {named.text!r}, but the task is scored on "
+                                     f"{day} ({day_from}); a task happens on one day")
+
+
 class _FieldError(ValueError):
     """A malformed field of one task (the caller adds the task's index and id)."""
 
@@ -302,15 +331,18 @@ def public_id(raw: dict[str, Any], index: int) -> str:
 
 def import_task(raw: dict[str, Any], world: World, name_map: dict[str, str] | None = None, *,
                 path: Path | str = "<public tasks>", index: int = 0,
-                task_id: str | None = None, strict_names: bool = False) -> TaskTemplate:
+                task_id: str | None = None, strict_names: bool = False,
+                draw_times: bool = False) -> TaskTemplate:
     """One public task as a template of `world`; ImportProblem (naming the task's index and
     id, and the field) when it cannot be placed or is malformed. `strict_names`: a place name
-    the world does not have exactly is not placed even when it is a near match of one place."""
+    the world does not have exactly is not placed even when it is a near match of one place.
+    `draw_times`: a seed draws the start among `time_choices` [default: the published time,
+    the goal's start_time, as the reference runs and scores it]."""
     task_id = task_id or public_id(raw, index)
     label = task_label(index, task_id)
     try:
         return _import(raw, world, _Placer(world, name_map or {}, strict_names), path, label,
-                       task_id)
+                       task_id, draw_times)
     except _FieldError as exc:
         raise ImportProblem(path, exc.reason, f"{label}.{exc.field}") from exc
     except KeyError as exc:
@@ -320,7 +352,7 @@ def import_task(raw: dict[str, Any], world: World, name_map: dict[str, str] | No
 
 
 def _import(raw: dict[str, Any], world: World, placer: _Placer, path: Path | str,
-            label: str, task_id: str) -> TaskTemplate:
+            label: str, task_id: str, draw_times: bool = False) -> TaskTemplate:
     kind = PUBLIC_TYPES.get(str(raw.get("task_type", "")).strip().lower())
     if kind is None:
         raise _FieldError("task_type", f"unknown task_type {raw.get('task_type')!r}; known: "
@@ -342,6 +374,10 @@ def _import(raw: dict[str, Any], world: World, placer: _Placer, path: Path | str
         targets = sorted(placer.residents)
     first = goals[0]
     day, clocks = _times(raw, first)
+    published = public_time(first.get("start_time"))  # read by _times: never raises here
+    said = {field: str(raw.get(field) or raw.get("goal") or "") for field in ("FPG",
+                                                                              "Description")}
+    day, day_from = _event_day(day, said)
     data: dict[str, Any] = {
         "id": task_id, "type": kind.value,
         "title": str(raw.get("goal") or raw.get("env_name") or kind.value),
@@ -365,10 +401,24 @@ def _import(raw: dict[str, Any], world: World, placer: _Placer, path: Path | str
             places = [placer.place(p) for p in raw.get("location_choices") or []] or \
                 [placer.place(first.get("location"))]
             data["location_choices"] = [p for p in places if p]
-    if day is not None:
-        data["date"] = day.isoformat()
+    data["date"] = day.isoformat()
+    time_notes = []
     if kind in (TaskType.public_activity, TaskType.online_activity) and clocks:
-        data["time_choices"] = clocks
+        # The reference plans and scores only the goal's own start: the other choices are
+        # drawn per seed only when asked, so that a task runs at the time it was published.
+        data["time_choices"] = clocks if draw_times or published is None else clocks[:1]
+        if published is not None:
+            data["published_time"] = published[1]
+        if len(clocks) > 1 and published is None:
+            time_notes.append(f"time drawn per seed from {', '.join(clocks)}: no published "
+                              "time (task.goal.0.start_time N/A)")
+        elif len(clocks) > 1:
+            time_notes.append(
+                f"time drawn per seed from {', '.join(clocks)} (--draw-times); published "
+                f"{clocks[0]}" if draw_times else
+                f"runs at its published time {clocks[0]} (task.goal.0.start_time), as the "
+                f"reference does; its other time_choices ({', '.join(clocks[1:])}) are drawn "
+                "per seed only with --draw-times")
         data["duration_minutes"] = int(first.get("duration_in_minutes") or 0)
     if targets:
         data["target_choices"] = targets
@@ -396,13 +446,19 @@ def _import(raw: dict[str, Any], world: World, placer: _Placer, path: Path | str
                             "and the choices are not used")
     sentences = {}
     for field in ("FPG", "Description"):
-        text = placer.sentence(str(raw.get(field) or raw.get("goal") or ""))
+        text = placer.sentence(said[field])
         sentences[field] = _fill_public_placeholders(text, field, kind, data, day, warnings)
+    # The title names the time drawn too: the header's title, the sentence told and the score
+    # name one time.
+    sentences["title"] = placer.sentence(data["title"])
+    for field, text in sentences.items():
+        _check_days(field, text, day, day_from)
     told = tell_drawn_values(
         sentences, world=world, time_choices=data.get("time_choices", []),
         duration=data.get("duration_minutes"), location_choices=data.get("location_choices", []),
         day=day)
     data["goal"], data["target"] = told.sentences["FPG"], told.sentences["Description"]
+    data["title"] = told.sentences["title"]
     if data.get("time_choices"):
         data["time_choices"] = told.time_choices
     if data.get("location_choices"):
@@ -410,7 +466,8 @@ def _import(raw: dict[str, Any], world: World, placer: _Placer, path: Path | str
     warnings += told.warnings + _count_warnings(kind, told.sentences["Description"],
                                                 spec.get("target_num"))
     data.update(name_mapping=placer.mapped, import_warnings=warnings,
-                import_notes=told.notes + notes, reference_places=placer.written)
+                import_notes=time_notes + told.notes + notes,
+                reference_places=placer.written)
     target_num = spec.get("target_num")
     if isinstance(target_num, int) and not isinstance(target_num, bool) and target_num >= 1:
         data["target_num"] = target_num
@@ -520,7 +577,7 @@ class PublicImport:
 
 
 def import_public_tasks(path: Path | str, world: World, name_map: dict[str, str] | None = None,
-                        *, strict_names: bool = False) -> PublicImport:
+                        *, strict_names: bool = False, draw_times: bool = False) -> PublicImport:
     """Every task of a public STSS file as templates. A task that cannot be placed or is
     malformed fails alone: it is in `failed` with its index, id and the reason, and the others
     import. With `strict_names`, a place name must be the world's own (no near match) and any
@@ -536,7 +593,7 @@ def import_public_tasks(path: Path | str, world: World, name_map: dict[str, str]
     for i, raw in enumerate(tasks):
         try:
             out.append(import_task(raw, world, name_map, path=path, index=i, task_id=ids[i],
-                                   strict_names=strict_names))
+                                   strict_names=strict_names, draw_times=draw_times))
         except ImportProblem as exc:
             errors.append(exc)
             failed.append(FailedTask(index=i, id=ids[i], where=exc.where, reason=exc.reason))

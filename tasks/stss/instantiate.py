@@ -60,6 +60,8 @@ class STSSTask(BaseModel):
     end: datetime | None = None
     expected: int  # participants (or helpers, or the target) the score is relative to
     target_num: int | None = None  # the template's (public files'), for the reference rules
+    published_time: str | None = None  # an imported task's own time; `start` differs from it
+    # only when the import drew times per seed (--draw-times)
 
     @property
     def currently(self) -> str:
@@ -145,8 +147,10 @@ def instantiate(template: TaskTemplate, seed: int, world: World, *,
         "expected": expected, "home": place_name(home),
     }
     return STSSTask(
-        template=template.id, title=template.title, type=template.type, world=world_ref(world),
+        template=template.id, title=template.title.format(**values).strip(), type=template.type,
+        world=world_ref(world),
         seed=seed, performer=performer, background=chosen, target=target,
         goal=template.goal.format(**values).strip(),
         criteria=template.target.format(**values).strip(), steps=steps, date=day,
-        start=start, end=end, expected=expected, target_num=template.target_num)
+        start=start, end=end, expected=expected, target_num=template.target_num,
+        published_time=template.published_time)

@@ -55,6 +55,42 @@ def name_pattern(name: str) -> str:
     return r"(?<!\w)" + r"[\W_]+".join(parts) + r"(?!\w)"
 
 
+# -- days ----------------------------------------------------------------------------------------
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
+           "september", "october", "november", "december")
+_DAY = re.compile(r"\b(?P<iso>(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2}))\b|"
+                  rf"\b(?P<month>{'|'.join(_MONTHS)})\s+(?P<md>\d{{1,2}})(?:st|nd|rd|th)?"
+                  r"(?:,?\s+(?P<my>\d{4}))?\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class DayMention:
+    """A day a sentence names: '2023-02-14', 'February 14th', 'February 14, 2023' (year 0:
+    none given)."""
+
+    text: str
+    year: int
+    month: int
+    day: int
+
+
+def stated_days(text: str) -> list[DayMention]:
+    """The days `text` names, in order; a date that does not exist ('2023-02-30') is none."""
+    found = []
+    for m in _DAY.finditer(text):
+        if m["iso"]:
+            year, month, day = int(m["y"]), int(m["m"]), int(m["d"])
+        else:
+            year, day = int(m["my"] or 0), int(m["md"])
+            month = _MONTHS.index(m["month"].lower()) + 1
+        try:
+            date(year or 2000, month, day)  # 2000: a leap year, so February 29 stands alone
+        except ValueError:
+            continue
+        found.append(DayMention(m[0], year, month, day))
+    return found
+
+
 # -- times ---------------------------------------------------------------------------------------
 _CLOCK = re.compile(r"""
     (?P<day>\d{4}-\d{2}-\d{2})[ T](?P<dclock>(?P<dh>\d{1,2}):(?P<dm>\d{2})(?::\d{2})?)

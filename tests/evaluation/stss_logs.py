@@ -71,22 +71,28 @@ class Log:
                                seconds_per_tile=seconds, arrival=at(arrive), enters=[]))
         return self.act(who, arrive, until, then, to)
 
-    def chat(self, a: str, b: str, start: str, end: str, about: str) -> Log:
-        """A whole conversation: both talk from `start` to `end`, then each remembers it as
-        `about` (its chat memory)."""
+    def chat(self, a: str, b: str, start: str, end: str | None,
+             about: str | dict[str, str]) -> Log:
+        """A whole conversation, in the order the engine writes one: both sides' "talking
+        with" actions, then its start, at `start`; at `end` its end, then each side's memory
+        of it, `about` (one text for both, or one per name). `end` None: a conversation the
+        log never saw end (a run cut short), with no memory of it."""
         name = f"{a}-{b}-{start}"
-        self.rows.append(ConversationStarted(t=at(start), conversation=name,
-                                             participants=[a, b], location="town:Town Square"))
         for who, other in ((a, b), (b, a)):
             self.rows.append(ActionStarted(t=at(start), agent=who,
                                            description=f"talking with {other}",
                                            location="town:Town Square:plaza", until=at(start),
                                            activity="conversation"))
+        self.rows.append(ConversationStarted(t=at(start), conversation=name,
+                                             participants=[a, b], location="town:Town Square"))
+        if end is None:
+            return self
         self.rows.append(ConversationEnded(t=at(end), conversation=name, turns=4,
                                            reason="ended_by_agent"))
         for who in (a, b):
+            said = about if isinstance(about, str) else about[who]
             self.rows.append(MemoryAdded(t=at(end), agent=who, memory=0, memory_kind="chat",
-                                         description=about, importance=4, created=at(end)))
+                                         description=said, importance=4, created=at(end)))
         return self
 
     def close(self, end: str = "21:00", status: str = "completed"):

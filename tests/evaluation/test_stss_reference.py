@@ -9,6 +9,8 @@ import json
 import pytest
 
 from evaluation.stss import ScoringOptions, STSSScore, score_run, suite_table, table_markdown
+from evaluation.stss.reference import View, steps_view
+from evaluation.stss.timeline import episode_end
 from sandbox.app.cli import main
 from sandbox.log import load_run
 from tasks.stss import TaskStep, TaskType
@@ -20,6 +22,11 @@ PARK = "town:Harrow Park:lawn"
 STUDIO = "town:Voss House:studio"
 PARTY = TaskStep(keyword="party", location="town:Copper Kettle Cafe",
                  reference_location="Copper Kettle Cafe")
+
+
+def reference_view(run_dir) -> View:
+    run = load_run(run_dir)
+    return steps_view(run, episode_end(run.events))
 
 
 def both(run_dir):
@@ -83,6 +90,66 @@ def test_a_same_day_runs_ratio_counts_only_for_ours(tmp_path):
     assert ours.conversation_ratio == 2.0  # two partners before 17:00, one expected
     assert reference.conversation_ratio == 0  # only chats that ended before 00:00 count
     assert ours.talked_with == ["Ann", "Bob"] and reference.talked_with == []
+
+
+def test_each_conversation_reads_its_own_summary_not_the_one_before(tmp_path):
+    """The engine logs the "talking with" actions before the conversation's start at the same
+    moment; a rule set that takes the last conversation it saw start reads the one before
+    (nothing, for an agent's first): here Perry's and Bob's plain chat at 13:00 read as the
+    pool game each had talked about earlier, and Bob counted (1/6 before the fix)."""
+    pool = TaskStep(keyword="pool game", location="town:Harrow Park",
+                    reference_location="Harrow Park")
+    t = task(TaskType.inviting_companions, [pool], background=["Ann", "Bob", "Cal"],
+             expected=1, target_num=7)
+    run_dir = (Log(tmp_path / "r", t)
+               .chat("Bob", "Cal", "11:00", "11:10",
+                     {"Bob": "a pool game at Harrow Park", "Cal": "the weather"})
+               .act("Bob", "11:10", "13:00", "reading", STUDIO)
+               .chat("Perry", "Ann", "12:00", "12:10",
+                     {"Perry": "a pool game at Harrow Park", "Ann": "her week"})
+               .act("Perry", "12:10", "13:00", "writing emails", CAFE)
+               .chat("Perry", "Bob", "13:00", "13:10", "the weather")
+               .close())
+    reference = score_run(load_run(run_dir), REFERENCE)
+    # Never the performer and another naming it at one step: 0, as the authors' scorer says.
+    assert reference.score == 0 and reference.participants == []
+    view = reference_view(run_dir)
+    perry = [e.action for e in view.diary["Perry"]]
+    assert perry == ["conversing about a pool game at Harrow Park", "writing emails",
+                     "conversing about the weather"]
+    assert [e.action for e in view.diary["Bob"]] == ["conversing about a pool game at Harrow "
+                                                     "Park", "reading",
+                                                     "conversing about the weather"]
+
+
+def test_a_conversation_across_midnight_counts_for_the_ratio_by_its_start(tmp_path):
+    """The reference makes the chat memory as the chat starts: a chat from 23:58 to 00:02 the
+    night before counts (the ratio was 0.5 when the end was read), and so does one the log
+    never saw end."""
+    t = task(TaskType.public_activity, [PARTY], background=["Ann", "Bob"], expected=1,
+             window=("17:00", "19:00"), target_num=3)
+    run_dir = (Log(tmp_path / "r", t)
+               .chat("Perry", "Ann", "2024-02-13 12:00", "2024-02-13 12:10", "the party")
+               .chat("Perry", "Bob", "2024-02-13 23:58", "00:02", "the party")
+               .close())
+    reference = score_run(load_run(run_dir), REFERENCE)
+    assert reference.talked_with == ["Ann", "Bob"] and reference.conversation_ratio == 1.0
+    cut = (Log(tmp_path / "cut", t)
+           .chat("Perry", "Ann", "2024-02-13 23:50", None, "the party")
+           .close(end="2024-02-13 23:59", status="budget"))
+    assert score_run(load_run(cut), REFERENCE).talked_with == ["Ann"]
+
+
+def test_the_reference_leaves_an_appointment_with_no_target_unscored(tmp_path):
+    portrait = TaskStep(keyword="portrait")
+    t = task(TaskType.appointment, [portrait], background=["Tara"], expected=1)
+    run_dir = Log(tmp_path / "r", t).act("Tara", "10:05", "10:15", "sitting for a portrait",
+                                         STUDIO).close()
+    ours, reference = both(run_dir)
+    assert ours.score == 0
+    assert reference.score is None
+    assert reference.unscored == ("an appointment with no target: the reference scorer fails "
+                                  "on it (it reads the task's first target)")
 
 
 def test_public_activity_the_event_start_and_the_place_set_out_for(tmp_path):

@@ -48,11 +48,62 @@ def test_unreadable_public_times_are_refused(text):
 def test_time_choices_as_full_datetimes_import(tmp_path, town):
     # The public files write every choice as a full datetime, like start_time.
     party = _party(time_choices=["2023-02-14 17:00", "2023-02-14 19:00", "2023-02-14 20:30"])
-    [template] = import_public_tasks(_write(tmp_path, [party]), town, NAMES).templates
+    [template] = import_public_tasks(_write(tmp_path, [party]), town, NAMES,
+                                     draw_times=True).templates
     assert template.time_choices == ["19:00", "17:00", "20:30"]  # the goal's own start first
-    assert str(template.date) == "2023-02-14"
+    assert str(template.date) == "2023-02-14" and template.published_time == "19:00"
     starts = {instantiate(template, seed, town).start.isoformat() for seed in range(12)}
     assert starts == {"2023-02-14T17:00:00", "2023-02-14T19:00:00", "2023-02-14T20:30:00"}
+
+
+def test_a_public_task_runs_at_its_published_time_unless_times_are_drawn(tmp_path, town):
+    """The reference plans and scores only the goal's start_time: before, seed 0 ran a task
+    published at 17:30 at 12:00 (its time_choices drawn per seed)."""
+    party = _party(time_choices=["2023-02-14 12:00", "2023-02-14 17:30"], goal="Party at 17:30")
+    party["task"]["goal"][0]["start_time"] = "2023-02-14 17:30"
+    party["FPG"] = "Isabella Rodriguez wants to hold a party at Hobbs Cafe at 2023-02-14 17:30."
+    path = _write(tmp_path, [party])
+    [template] = import_public_tasks(path, town, NAMES).templates
+    assert template.time_choices == ["17:30"] and template.published_time == "17:30"
+    assert "runs at its published time 17:30" in template.import_notes[0]
+    for seed in range(10):
+        task = instantiate(template, seed, town)
+        assert task.start.isoformat() == "2023-02-14T17:30:00" and "17:30" in task.goal
+        assert task.title == "Party at 17:30" and task.published_time == "17:30"
+    [drawn] = import_public_tasks(path, town, NAMES, draw_times=True).templates
+    task = instantiate(drawn, 0, town)
+    assert task.start.strftime("%H:%M") == "12:00" and task.published_time == "17:30"
+    assert task.title == "Party at 12:00" and "2023-02-14 12:00" in task.goal
+
+
+def test_a_task_without_a_time_is_scored_on_the_reference_day_its_sentence_names(tmp_path,
+                                                                                  town):
+    """Before, the 9 public tasks without a fixed time ran on 2024-02-13/14 (the schema's
+    default) while their sentence said "on 2023-02-14"."""
+    books = json.loads(json.dumps(PUBLIC[1]))
+    books["FPG"] = "Wolfgang Schulz needs someone to borrow books at the library on 2023-02-14."
+    plain = json.loads(json.dumps(PUBLIC[1]))
+    plain["env_name"] = "plain_books"
+    [told, untold] = import_public_tasks(_write(tmp_path, [books, plain]), town,
+                                         NAMES).templates
+    assert str(told.date) == str(untold.date) == "2023-02-14"
+    assert instantiate(told, 0, town).date.isoformat() == "2023-02-14"
+
+
+@pytest.mark.parametrize("field, text", [
+    ("FPG", "Isabella Rodriguez wants a party at Hobbs Cafe at 2023-02-15 19:00."),
+    ("Description", "Five people come on February 16th."), ("goal", "Party on 2024-02-14")])
+def test_a_sentence_naming_another_day_than_the_scored_one_is_an_import_error(tmp_path, town,
+                                                                               field, text):
+    [failed] = import_public_tasks(_write(tmp_path, [_party(**{field: text})]), town,
+                                   NAMES).failed
+    assert failed.where == f"[0] (base_party).{'title' if field == 'goal' else field}"
+    assert "but the task is scored on 2023-02-14 (its times)" in failed.reason
+    books = json.loads(json.dumps(PUBLIC[1]))  # no time: two days named, neither wins
+    books.update(FPG="Borrow books on 2023-02-15.", Description="Delivered on 2023-02-14.")
+    [failed] = import_public_tasks(_write(tmp_path, [books]), town, NAMES).failed
+    assert failed.where == "[0] (base_books).FPG"
+    assert "scored on 2023-02-14 (the reference's event day" in failed.reason
 
 
 def test_a_time_choice_on_another_day_names_the_task_and_both_days(tmp_path, town):

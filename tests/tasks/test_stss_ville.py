@@ -10,7 +10,7 @@ import yaml
 
 from sandbox.app.cli import main
 from tasks.stss import TaskType, import_public_tasks, instantiate
-from tests.worlds.ville_fixture import write_checkout
+from tests.worlds.ville_fixture import walled_town, write_checkout
 from worlds import World
 from worlds.ville import import_ville
 
@@ -49,7 +49,10 @@ TASKS = [{
 @pytest.fixture(scope="module")
 def ville(tmp_path_factory) -> World:
     root = tmp_path_factory.mktemp("ville")
-    return import_ville(write_checkout(root / "generative_agents"), root / "out").world
+    # Walled, as the real map is: the bare ground outside the town's wall is larger than the
+    # town and no walk reaches it.
+    return import_ville(write_checkout(root / "generative_agents", art=walled_town()),
+                        root / "out").world
 
 
 def test_public_tasks_place_every_name_on_the_reference_town(tmp_path, ville):
@@ -58,7 +61,8 @@ def test_public_tasks_place_every_name_on_the_reference_town(tmp_path, ville):
     party, meeting, book = import_public_tasks(path, ville).templates  # no name map
     assert party.performer == "Isabella Rodriguez"
     assert party.location_choices == ["ville:Hobbs Cafe"]
-    assert party.time_choices == ["12:00", "13:00"] and str(party.date) == "2023-02-14"
+    assert party.time_choices == ["12:00"] and str(party.date) == "2023-02-14"  # published
+    assert str(meeting.date) == str(book.date) == "2023-02-14"  # no time: the reference's day
     assert meeting.type is TaskType.appointment and meeting.target_choices == [
         "Isabella Rodriguez"]
     assert book.performer_choices == ["Isabella Rodriguez", "Klaus Mueller"]  # '#Any'
@@ -81,6 +85,8 @@ def test_the_suite_runs_the_public_file_on_the_imported_town(tmp_path, ville, ca
     header = json.loads((out / "base_the_ville_n25" / "ga" / "s0" / "header.json").read_text())
     assert header["world"] == str(ville.source.resolve())
     assert header["config"]["stss_task"]["performer"] == "Isabella Rodriguez"
+    assert header["config"]["stss_task"]["published_time"] == "12:00"
+    assert header["start_time"] == "2023-02-14T11:00:00"
     assert json.loads((out / "suite.json").read_text())["world"] == str(ville.source.resolve())
     assert (out / "table.md").is_file()
 

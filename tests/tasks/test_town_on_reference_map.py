@@ -6,6 +6,7 @@ measurement."""
 from __future__ import annotations
 
 import json
+from datetime import date, datetime
 
 import pytest
 import yaml
@@ -44,6 +45,10 @@ def _day(tmp_path, world, **changes):
 def test_a_scripted_day_on_the_reference_shaped_town_has_moves_and_talk(tmp_path, walled):
     code, run = _day(tmp_path, walled)
     assert code == 0 and run.result.status == "completed"
+    # On the day the storage base starts (its meta.json), which the residents' lines speak of:
+    # before, every day in the imported town started on 2024-02-13.
+    assert walled.start_date == date(2023, 2, 13)
+    assert run.header.start_time == datetime(2023, 2, 13, 6, 0)
     kinds = [e.kind for e in run.events]
     assert kinds.count("move") >= 6 and kinds.count("utterance") >= 2
     assert "walk_failed" not in kinds
@@ -51,7 +56,7 @@ def test_a_scripted_day_on_the_reference_shaped_town_has_moves_and_talk(tmp_path
     # Nobody tried to reach the ground outside, nor set foot in someone else's home.
     for e in run.events:
         if e.kind == "move":
-            assert e.destination != "ville:outdoors:outdoors"
+            assert e.destination != "ville:outdoors:outdoors (2)"
             if e.agent == "Klaus Mueller":
                 assert "Isabella Rodriguez's apartment" not in e.destination
 
@@ -90,3 +95,28 @@ def test_a_resident_who_cannot_get_home_logs_each_failed_walk(tmp_path, capsys):
     capsys.readouterr()
     assert main(["log", str(tmp_path / "run")]) == 0
     assert f"walks that could not happen: {len(failed)}" in capsys.readouterr().out
+
+
+def test_a_resident_learns_the_places_it_passes_within_its_vision(tmp_path):
+    """The reference's perception adds the places within its vision radius to the spatial
+    memory as a resident walks; before, an imported memory never grew."""
+    people = {**PERSONAS, "Mei Lin": MEI}
+    spatial = {"Klaus Mueller": {"the Ville": {  # his room and the cafe, nothing else
+        "Dorm for Oak Hill College": {"Klaus Mueller's room": ["bed"]},
+        "Hobbs Cafe": {"cafe": ["behind the cafe counter"]}}}}
+    world = import_ville(write_checkout(tmp_path / "ga", art=walled_town(), personas=people,
+                                        spatial=spatial), tmp_path / "out").world
+    code, run = _day(tmp_path, world)
+    assert code == 0
+    learned = [e for e in run.events if e.kind == "places_learned"]
+    assert learned and {e.agent for e in learned} == {"Klaus Mueller"}  # the others know all
+    places = [p for e in learned for p in e.places]
+    assert learned[0].radius == 8 and len(places) == len(set(places))
+    assert "ville:Johnson Park:park" in places
+    assert "ville:Isabella Rodriguez's apartment:main room" in places  # seen from the street
+    # Never a place the reference's map has no name for, nor the ground no walk reaches.
+    assert not [p for p in places if "outdoors" in p or "grounds" in p]
+    off = tmp_path / "off"
+    off.mkdir()
+    code, run = _day(off, world, params={"memory": {"vision_radius": 0}})
+    assert code == 0 and not [e for e in run.events if e.kind == "places_learned"]

@@ -46,7 +46,7 @@ def test_routes_start_and_end_in_the_town_not_on_the_larger_ground_outside(walle
 
     assert all(start in town for start in starts)
     assert all(walled.area_of(target) == walled.town_area for target in targets)
-    assert "ville:outdoors:outdoors" not in {str(t) for t in targets}
+    assert "ville:outdoors:outdoors (2)" not in {str(t) for t in targets}  # the ground outside
 
 
 def test_destinations_are_homes_arenas_with_objects_and_public_places(walled):

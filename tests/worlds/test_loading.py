@@ -166,3 +166,25 @@ def test_the_legend_colours_of_arenas_and_terrain(tmp_path):
         '{sector: house, arena: kitchen}', '{sector: house, arena: kitchen, color: "#ff8000"}')))
     assert world.arena_colours() == {world.resolve("tiny:house:kitchen"): (255, 128, 0)}
     assert world.terrain_colours() == {"wall": (16, 32, 48)}
+
+
+def test_a_sector_is_reachable_when_any_of_its_arenas_is(tmp_path):
+    """Judged by its first tile, the house (whose kitchen, first in map order, is walled off)
+    was unreachable from the garden though its bedroom opens onto it; the reference town has
+    14 of 20 sectors like that."""
+    text = TWO_ROOMS.replace("#aaaabbbb#", "#aaa#bbbb#").replace("#a########", "#######b##")
+    world = World.load(write_world(tmp_path, text), check_reachable=False)
+    assert [str(a) for a in world.unreachable] == ["tiny:house:kitchen"]
+    assert world.reachable("tiny:house", "tiny:outside:garden")
+    assert world.area_of("tiny:house") == world.area_of("tiny:outside:garden") == world.town_area
+    assert world.areas_of("tiny:house") == {0, world.town_area}
+    assert not world.reachable("tiny:house:kitchen", "tiny:outside:garden")
+
+
+def test_spawning_spots_given_as_tiles_stay_apart(tmp_path):
+    text = TWO_ROOMS + "spawns:\n  sp-A: [5, 1]\n  sp-B: [6, 2]\n  sp-C: tiny:house:kitchen\n"
+    world = World.load(write_world(tmp_path, text))
+    assert world.spawn_tiles == {"sp-A": (5, 1), "sp-B": (6, 2), "sp-C": (3, 2)}  # its middle
+    assert {str(p) for p in world.spawns.values()} == {"tiny:house:bedroom", "tiny:house:kitchen"}
+    error = load_error(tmp_path, TWO_ROOMS + "spawns:\n  sp-A: [4, 1]\n")
+    assert error.where == "spawns.sp-A" and "not a walkable tile" in error.reason

@@ -46,6 +46,7 @@ def test_the_town_and_its_residents_import_with_the_reference_names(checkout, tm
     assert {k: str(v) for k, v in world.spawns.items()} == {
         "Isabella Rodriguez's apartment:main room:sp-A":
             "ville:Isabella Rodriguez's apartment:main room"}
+    assert world.spawn_tiles == {"Isabella Rodriguez's apartment:main room:sp-A": (7, 2)}
     assert world.tile_for("ville:Isabella Rodriguez's apartment:main room:bed") == (9, 1)
     path = world.path((2, 2), "Johnson Park:park:park garden")  # out of the cafe, to the park
     assert path[0] == (2, 2) and path[-1] == (6, 7)
@@ -60,6 +61,17 @@ def test_the_town_and_its_residents_import_with_the_reference_names(checkout, tm
     assert isabella.innate == "warm, lively, welcoming"
     assert (klaus.wakes_at, klaus.sleeps_at) == ("07:00", "23:30")  # '7amam' as in the files
     assert klaus.daily_requirements == [] and klaus.routine == [] and klaus.knows == {}
+
+
+def test_two_spawning_spots_in_one_room_stay_two_spots(tmp_path):
+    """Before, each spot became its place, and the reference's 40 spawning spots collapsed
+    into 23 places."""
+    art = ART.replace("#cccC#mmmB#", "#cccC#smmB#")
+    import_ville(write_checkout(tmp_path / "ga", art=art), tmp_path / "out")
+    world = World.load(tmp_path / "out" / "ville.yaml")
+    room = "Isabella Rodriguez's apartment:main room"
+    assert world.spawn_tiles == {f"{room}:sp-A": (6, 1), f"{room}:sp-A (2)": (7, 2)}
+    assert {str(p) for p in world.spawns.values()} == {f"ville:{room}"}
 
 
 def test_the_imported_town_loads_by_name_and_renders(checkout, tmp_path, capsys, monkeypatch):

@@ -51,10 +51,11 @@ def test_the_outer_ground_is_larger_than_the_town(walled):
 def test_the_town_is_where_residents_live_and_spawn_not_the_largest_ground(walled):
     assert walled.town_rule == "where the residents live and spawn"
     assert walled.areas[walled.town_area][0] == town_tile(1, 1)
-    # Only the ground outside the boundary is unreachable; every arena of the town is not.
-    assert [str(a) for a in walled.unreachable] == ["ville:outdoors:outdoors"]
+    # Only the ground outside the boundary is unreachable; every arena of the town is not. The
+    # plain name is the town's streets (before: the ground outside, the streets 'outdoors (2)').
+    assert [str(a) for a in walled.unreachable] == ["ville:outdoors:outdoors (2)"]
     for arena in (f"ville:{CAFE}:cafe", f"ville:{HOME}:bathroom", f"ville:{PARK}:park",
-                  f"ville:{DORM}:Klaus Mueller's room", "ville:outdoors:outdoors (2)"):
+                  f"ville:{DORM}:Klaus Mueller's room", "ville:outdoors:outdoors"):
         assert walled.area_of(arena) == walled.town_area
     assert walled.path(town_tile(2, 2), f"{PARK}:park:park garden")[-1] == town_tile(6, 7)
 
@@ -64,7 +65,7 @@ def test_sandbox_world_names_the_town_area_and_what_is_unreachable(walled, capsy
     out = capsys.readouterr().out
     assert "the town is area 2 (where the residents live and spawn:" in out
     assert "2 homes, 1 spawning spots" in out
-    assert "unreachable places (1): ville:outdoors:outdoors\n" in out
+    assert "unreachable places (1): ville:outdoors:outdoors (2)\n" in out
     assert "residents whose home" not in out
 
 
@@ -111,7 +112,7 @@ def _persona(world: World, name: str) -> Persona:
     return Persona.from_resident(next(r for r in world_residents(world) if r.name == name))
 
 
-def test_an_agent_knows_its_spatial_memory_its_home_and_no_one_elses(walled):
+def test_an_agent_knows_its_spatial_memory_its_home_and_without_one_no_one_elses(walled):
     homes = [str(h) for h in walled.homes]
     klaus = known_places(walled, _persona(walled, "Klaus Mueller"), homes)
     # The park's other piece is part of the park he knows; Isabella's rooms are not his.
@@ -120,8 +121,22 @@ def test_an_agent_knows_its_spatial_memory_its_home_and_no_one_elses(walled):
     isabella = known_places(walled, _persona(walled, "Isabella Rodriguez"), homes)
     assert f"ville:{HOME}:bathroom" in isabella and f"ville:{HOME}:main room" in isabella
     assert f"ville:{DORM}:Klaus Mueller's room" not in isabella  # his home is private
-    assert "ville:outdoors:outdoors" not in isabella  # no walk reaches it
-    assert f"ville:{CAFE}:cafe" in isabella and "ville:outdoors:outdoors (2)" in isabella
+    assert "ville:outdoors:outdoors (2)" not in isabella  # no walk reaches it
+    assert f"ville:{CAFE}:cafe" in isabella and "ville:outdoors:outdoors" in isabella
+
+
+def test_an_imported_spatial_memory_is_kept_as_the_reference_wrote_it(walled):
+    """The rule that hides other residents' homes no longer cuts an imported memory: before,
+    a room of Isabella's apartment that Klaus's memory names (as the reference's memories
+    name housemates' rooms and a dorm's common room) was taken out of what he knows."""
+    homes = [str(h) for h in walled.homes]
+    klaus = _persona(walled, "Klaus Mueller")
+    klaus = klaus.model_copy(update={"spatial_memory": [
+        *klaus.spatial_memory, f"ville:{HOME}:main room", "ville:outdoors:outdoors (2)"]})
+    known = known_places(walled, klaus, homes)
+    assert f"ville:{HOME}:main room" in known  # another's home, as his memory has it
+    assert f"ville:{HOME}:bathroom" not in known  # not in it: not known
+    assert "ville:outdoors:outdoors (2)" not in known  # named, but no walk reaches it
 
 
 def test_a_walk_that_cannot_happen_is_logged_and_the_walker_stays(walled, engine):
@@ -131,7 +146,7 @@ def test_a_walk_that_cannot_happen_is_logged_and_the_walker_stays(walled, engine
     town.place("Isabella Rodriguez", town_tile(2, 2))
 
     def walk(engine):
-        yield from town.walk("Isabella Rodriguez", "ville:outdoors:outdoors")
+        yield from town.walk("Isabella Rodriguez", "ville:outdoors:outdoors (2)")
 
     engine.process(walk(engine))
     with pytest.raises(AddressError):
@@ -140,7 +155,7 @@ def test_a_walk_that_cannot_happen_is_logged_and_the_walker_stays(walled, engine
     assert len(failed) == 1 and failed[0].agent == "Isabella Rodriguez"
     assert failed[0].tile == town_tile(2, 2)
     assert failed[0].origin == f"ville:{CAFE}:cafe:cafe customer seating"
-    assert failed[0].destination == "ville:outdoors:outdoors"
+    assert failed[0].destination == "ville:outdoors:outdoors (2)"
     assert "cannot be reached" in failed[0].reason
     assert town.tile_of("Isabella Rodriguez") == town_tile(2, 2)
     assert not [e for e in events if e.kind == "move"]

@@ -73,8 +73,8 @@ PERSONAS = {
 def walled_town(margin: int = 12) -> str:
     """The same town inside a boundary wall, with bare ground all around it: as in the real
     reference map, the ground outside the boundary (no sector: 'outdoors') is a walkable area
-    larger than the town itself, and no walk joins the two. Inside, the streets are their own
-    piece of 'outdoors' ('outdoors (2)')."""
+    larger than the town itself, and no walk joins the two. The streets inside keep the plain
+    name; the ground outside is the other piece of 'outdoors' ('outdoors (2)')."""
     town = ART.split("\n")
     inner = [town[0], *town[1:5]] + ["#" + row[1:-1] + "#" for row in town[5:]] + ["#" * 16]
     width = 16 + 2 * margin
@@ -139,6 +139,7 @@ def write_checkout(root: Path, art: str = ART, personas: dict | None = None, *,
             {name: {"maze": "the_ville", "x": x, "y": y} for name, (x, y) in starts.items()}))
     (base / "reverie").mkdir(parents=True)
     (base / "reverie" / "meta.json").write_text(json.dumps({
-        "fork_sim_code": "base_the_ville_n25", "maze_name": "the_ville",
+        "fork_sim_code": "base_the_ville_n25", "start_date": "February 13, 2023",
+        "curr_time": "February 13, 2023, 00:00:00", "sec_per_step": 10, "maze_name": "the_ville",
         "persona_names": list(people)}))
     return root

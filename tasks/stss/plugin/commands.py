@@ -214,6 +214,10 @@ def register(sub) -> None:
                    help="a public file's places must be the world's own names: no near match "
                         "('Hobbs Coffee' for Hobbs Cafe), and a task that cannot be placed "
                         "refuses the whole file instead of failing alone")
+    p.add_argument("--draw-times", action="store_true",
+                   help="a public file's task starts at a time drawn per seed from its "
+                        "time_choices [default: at its published time, the goal's start_time, "
+                        "as the reference runs and scores it]")
     p.add_argument("--world", metavar="NAME_OR_FILE",
                    help="the town the episodes run in: a world name (built-in, or imported "
                         "with `sandbox import-ville`) or a world file with residents "
@@ -298,7 +302,8 @@ def _templates(args, console: Console):
                             f"ours (Their Name: Our Name), not a {type(names).__name__}")
         names = {str(k): str(v) for k, v in (names or {}).items()}
         imported = import_public_tasks(spec, _world(args), names,
-                                       strict_names=args.strict_names)
+                                       strict_names=args.strict_names,
+                                       draw_times=args.draw_times)
         if not imported.templates:
             raise UserError(f"{spec}: none of its {imported.total} task(s) could be imported: "
                             + "; ".join(map(str, imported.failed)))
