@@ -190,3 +190,31 @@ def test_an_agent_whose_world_no_longer_loads_answers_with_a_warning(runs, tmp_p
     assert "world 'no_such_world' does not load" in printed
     (path,) = answer_files(tmp_path / "out")
     assert load_answer(path).answer
+
+
+def test_a_run_made_with_an_architecture_file_is_interviewed_on_the_run_s_own_model(
+        tmp_path, capsys):
+    # The file's `name:` differs from its path: agent_joined names the one, the header keys
+    # the recorded modules by the other.
+    ga = Path(__file__).parents[2] / "agents" / "architectures" / "ga.yaml"
+    arch = tmp_path / "mine.yaml"
+    arch.write_text(ga.read_text().replace("name: ga\n", "name: ga_imp\n"))
+    (tmp_path / "town.yaml").write_text(TOWN)
+    run = tmp_path / "run"
+    assert main(["run", "town_day", "--config", str(tmp_path / "town.yaml"), "--model",
+                 "scripted/town", "--embedder", "hashing", "--architecture", str(arch),
+                 "--residents", "2", "--hours", "1", "--seed", "0", "--out", str(run),
+                 "--quiet"]) == 0
+    capsys.readouterr()
+    # No --model: the run's own (scripted/town), never the embedded model.
+    assert main(["interview", str(run), "--agent", AGNES, "--no-cache", "Hello?"]) == 0
+    out = capsys.readouterr().out
+    assert f"{AGNES} (ga_imp)" in out and "answering with scripted/town" in out
+    assert "\nA: " in out
+
+
+def test_a_clock_time_before_the_run_s_start_says_so(runs, capsys):
+    # The run starts at 06:00 and lasts two hours: 05:00 is before it, not after its end.
+    assert main(["interview", str(runs["ga"]), "--agent", AGNES, "--at", "05:00", "Hi?"]) == 2
+    err = capsys.readouterr().err
+    assert "'05:00' is before the run started" in err and len(err.strip().splitlines()) == 1

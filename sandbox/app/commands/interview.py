@@ -47,10 +47,10 @@ def default_cache() -> Path:
 
 def _model_options(p: argparse.ArgumentParser, cache_help: str) -> None:
     g = p.add_argument_group("model")
-    g.add_argument("--model", default=EMBEDDED,
-                   help="the model the agent answers with: local/smollm2-135m (embedded, "
-                        "offline), openai/<model>, scripted/town (test double) "
-                        "[default: %(default)s]")
+    g.add_argument("--model",
+                   help="the model the agent answers with: an alias of the models file, "
+                        "local/smollm2-135m (embedded, offline), openai/<model>, scripted/town "
+                        "(test double) [default: the model the run gave the agent]")
     g.add_argument("--cache", type=Path, metavar="FILE", help=cache_help)
     add_model_access_options(g)
 
@@ -144,6 +144,18 @@ def _load(path: Path):
     return run
 
 
+def run_model(runs, agents: list[str] | None = None) -> str:
+    """The model the runs gave their agents (`agents`, else all of them): what an interview
+    answers with by default, so a run made on one model is not asked on another. Several
+    models make --model necessary; a run that records none is asked on the embedded one."""
+    seen = {model for run in runs for name, model in run.header.models.items()
+            if agents is None or name in agents}
+    if len(seen) > 1:
+        raise UserError(f"the runs' agents ran on {', '.join(sorted(seen))}: choose the model "
+                        "that answers with --model")
+    return seen.pop() if seen else EMBEDDED
+
+
 def _moment(text: str | None, run) -> float:
     from agents.frozen import run_end
 
@@ -223,6 +235,8 @@ def _interview(args) -> int:
     except NoSuchAgent as exc:
         raise UserError(str(exc)) from exc
     _say_bare_persona(who)
+    if args.model is None:
+        args.model = run_model([run], [who.name])
     cache = None if args.no_cache else (
         args.cache or (args.out / CACHE if args.out else default_cache()))
     _outside(run.dir, args.out, "--out")
@@ -312,6 +326,8 @@ def _interview_set(args) -> int:
     questions = _questions(args.questions_file)
     moments = [_moment(args.at, run) for run in runs]
     hold_output(out)
+    if args.model is None:
+        args.model = run_model(runs)
     config = {"model": args.model, "at": args.at or "end", "memories": args.memories,
               "questions": digest([q.model_dump() for q in questions])}
     manifest_path = out / MANIFEST
