@@ -237,4 +237,4 @@ def board_main(args) -> int:
 PLUGIN = Plugin("stss-lang", "STSS language level: goal conditions judged on a conversation "
                 "and on the partner's summary (Table 3)", commands=register,
                 sweep=Sweep("stss-lang", "--model", "stss-lang-board", arch_flag="--arch",
-                            label_flag=None))
+                            label_flag=None, seed_flag="--seed"))
