@@ -26,6 +26,7 @@ from sandbox.app.commands.benchmark import (
     EMBEDDED,
     add_board_outputs,
     judge_models,
+    made_by,
     model_pool,
     print_stopped,
     report_line,
@@ -204,7 +205,8 @@ def run_main(args) -> int:
                                options={"arch": arch, "embedder": args.embedder})
         report = run_with_progress(STSS_LANG, out, items, pool, config, console=console,
                                    description=arch, total=selected, transient=True,
-                                   rejudge=args.rejudge, parallel=parallel, limits=limits)
+                                   rejudge=args.rejudge, parallel=parallel, limits=limits,
+                                   command=made_by(args))
         if report is None:
             return 1
         console.print(f"{arch}: {report_line('conversations', report)}; "

@@ -182,6 +182,13 @@ def run_limits(args, parallel):
                   args.episode_max_tokens)
 
 
+def made_by(args) -> list[str] | None:
+    """The command line of a benchmark run, as each item's header records it (None when the
+    run was started from code)."""
+    argv = getattr(args, "argv", None)
+    return ["sandbox", *argv] if argv else None
+
+
 def run_with_progress(bench, out, items, pool, config, *, console, description: str,
                       total: int, transient: bool = False, **run):
     """`run_benchmark` with a progress bar (items done, running and failed, calls per second,
@@ -328,7 +335,7 @@ def run_main(bench, args) -> int:
     report = run_with_progress(bench, args.out, items, pool, config, console=console,
                                description=bench.items.noun, total=len(selected),
                                rejudge=args.rejudge, parallel=parallel,
-                               limits=run_limits(args, parallel))
+                               limits=run_limits(args, parallel), command=made_by(args))
     if report is None:
         return 1
     console.print(f"{report_line(bench.noun, report)}; wall time {report.wall_time_s:.1f} s")

@@ -354,11 +354,43 @@ def _check_templates(templates, archs, args, window, world, console) -> list:
     return loaded
 
 
+# The suite's options that shape each episode, as `sandbox run TEMPLATE` takes them (True:
+# followed by a value); a suite's cap on each episode is that run's own cap.
+EPISODE_OPTIONS = {"--world": True, "--embedder": True, "--max-sim-hours": True,
+                   "--background-model": True, "--performer-routing": True,
+                   "--background": True, "--same-day": False, "--start": True, "--until": True,
+                   "--model": True, "--models": True, "--base-url": True,
+                   "--json-dialect": True, "--max-concurrency": True, "--prompts": True}
+RENAMED = {"--episode-max-calls": "--max-calls", "--episode-max-tokens": "--max-tokens"}
+
+
+def episode_command(argv: list[str] | None) -> tuple[str, ...]:
+    """The words of `sandbox run` that make one of the suite's episodes alone, but for its
+    template, architecture, seed and directory (run_suite_episode adds them): recorded in
+    each episode's header, so `sandbox rerun` and `sandbox fork` can remake it. Empty when
+    the suite's own words are not known (called from code, not a command line)."""
+    if argv is None:
+        return ()
+    words: list[str] = ["sandbox", "run"]
+    it = iter(argv[1:])  # argv[0] is the command's name
+    for word in it:
+        flag, eq, value = word.partition("=")
+        if flag in RENAMED:
+            words += [RENAMED[flag], value if eq else next(it, "")]
+        elif flag in EPISODE_OPTIONS and not EPISODE_OPTIONS[flag]:
+            words.append(flag)
+        elif flag in EPISODE_OPTIONS:
+            words += [flag, value if eq else next(it, "")]
+    # The suite writes no checkpoints; remade alone, the episode writes none either.
+    return (*words, "--checkpoint-every", "off")
+
+
 def _recipe(args, window, scorings):
     """What each process builds once for the suite (a Ray worker builds its own)."""
     from .suite import SuiteRecipe
 
     return SuiteRecipe(roles=town_roles(args, args.cache),
+                       command=episode_command(getattr(args, "argv", None)),
                        world=getattr(args, "world", None) or "town", prompts=args.prompts,
                        window=window, background=args.background, embedder=args.embedder,
                        scorings=scorings, episode_max_calls=args.episode_max_calls,
