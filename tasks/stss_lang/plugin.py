@@ -120,7 +120,7 @@ def register(sub) -> None:
     p.add_argument("--rejudge", action="store_true", help="ask the judges again")
     add_board_options(p)
     add_model_access_options(p.add_argument_group("model access"))
-    add_budget_options(p, suite=True, episode="scenario (a conversation and its judges)")
+    add_budget_options(p, suite=True, episode="scenario", what="a conversation and its judges")
     add_parallel_options(p)
     p.set_defaults(func=run_main, resumable=True)
 

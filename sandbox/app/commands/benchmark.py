@@ -103,7 +103,7 @@ def add_run_command(sub, bench, **defaults) -> argparse.ArgumentParser:
                             "[default: %(default)s]")
     # Each run keeps its own cache (llm_cache.jsonl in its directory): no --cache here.
     add_model_access_options(p.add_argument_group("model access"))
-    add_budget_options(p, suite=True, episode="item (a dialogue and its judges)")
+    add_budget_options(p, suite=True, episode="item", what="a dialogue and its judges")
     add_parallel_options(p)
     p.set_defaults(**{"func": lambda args: run_main(bench, args), "resumable": True, **defaults})
     return p

@@ -27,7 +27,7 @@ from sandbox.errors import UserError
 from sandbox.llm import caches_in
 from sandbox.lock import hold_output
 from sandbox.log import CACHE, EVENTS, RESULT, RunFormatError, RunResult, read_header
-from sandbox.simtime import TimeSpecError, clock_text, parse_time
+from sandbox.simtime import MOMENTS, TimeSpecError, clock_text, parse_time
 
 from ..rerunning import (
     Fork,
@@ -73,8 +73,7 @@ def register(sub) -> None:
     p.add_argument("run", type=Path, metavar="RUN",
                    help="a run directory written by `sandbox run`")
     p.add_argument("--at", required=True, metavar="TIME",
-                   help="the fork point: HH:MM (the first such time after the run's start), "
-                        "'YYYY-MM-DD HH:MM' or +1h30m; everything due then happens as in RUN "
+                   help=f"the fork point: {MOMENTS}; everything due then happens as in RUN "
                         "before the changes")
     p.add_argument("--out", type=output_dir, required=True, metavar="NEW",
                    help="the new run directory")
