@@ -125,6 +125,15 @@ def test_a_directory_that_is_not_a_suite_is_refused(tmp_path, capsys):
     assert len(err.splitlines()) == 1 and "no suite.json" in err
 
 
+def test_a_plot_of_a_board_with_nothing_scored_is_refused_not_drawn_blank(tmp_path, capsys):
+    suite = fake_suite(tmp_path / "s", {"party/ga/s0": (PUB, None)})  # unscored by the rules
+    png = tmp_path / "board.png"
+    assert main(["stss-board", str(suite), "--plot", str(png)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("nothing scored to draw (no configuration has a score); no PNG written")
+    assert not png.exists()
+
+
 @pytest.fixture(scope="module")
 def suites(tmp_path_factory):
     """Two finished suites from the command line, both with `scripted/town ga`: built-in

@@ -262,6 +262,10 @@ def write_board(report, args) -> None:
     if args.json:
         write_atomic(args.json, json.dumps(report.data, indent=2) + "\n")
     if args.plot:
+        if not any(p.score is not None for p in report.plot.points):
+            # An empty frame would pass for a plot of results; the board above says why.
+            raise UserError(f"--plot {args.plot}: nothing scored to draw (no configuration "
+                            "has a score); no PNG written")
         terminal.console().print(f"[dim]plot: {plot_png(report.plot, args.plot)}[/]")
 
 
