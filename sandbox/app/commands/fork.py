@@ -242,8 +242,9 @@ def _architectures(args, header) -> dict[str, str]:
         try:
             town.architecture(arch)
         except (KeyError, ValidationError, FileFormatError) as exc:
+            reason = exc.args[0] if isinstance(exc, KeyError) else str(exc)
             raise UserError(f"{name}'s architecture {arch} does not take {args.run}'s "
-                            f"parameter changes ({town.cfg.params}): {exc}") from exc
+                            f"parameter changes: {reason}") from exc
     return chosen
 
 
