@@ -286,3 +286,24 @@ def test_the_board_reads_the_file_the_suite_writes():
     from tasks.stss.plugin import SUITE_FILE as WRITTEN
 
     assert SUITE_FILE == WRITTEN
+
+
+def test_a_suite_on_the_embedded_model_says_before_it_starts_how_long_it_will_take(
+        tmp_path, capsys, monkeypatch):
+    from sandbox.errors import UserError
+    from tasks.stss.plugin import commands
+
+    def stop(*_args, **_kw):  # what would load the model and run: not needed to see the notice
+        raise UserError("stopped here by the test")
+
+    monkeypatch.setattr(commands, "_setup", stop)
+    # No --model: the embedded one, two full episodes (12 residents, 38 simulated hours).
+    assert main(["stss", "--templates", "public_spring_tasting", "--seeds", "0..1", "--arch",
+                 "ga", "--out", str(tmp_path / "s")]) == 2
+    out = capsys.readouterr().out
+    said = " ".join(out.split())
+    assert "this will take long: 2 episode(s) on the embedded model local/smollm2-135m: about" \
+        in said and "--same-day --start 15:00 --background 2" in said
+    assert main(["stss", "--templates", "public_spring_tasting", "--arch", "ga", *SHORT[:2],
+                 "--out", str(tmp_path / "t")]) == 2
+    assert "embedded model" not in capsys.readouterr().out  # an endpoint's speed is not known

@@ -520,4 +520,6 @@ def suite_progress(console: Console, total: int, description: str, transient: bo
             finished = m.done + m.failed
 
         monitor.on_change = changed
+        if not console.is_terminal:  # piped into a log: started, said at once, not at the
+            console.print(f"{description}: 0/{total}, started", highlight=False)  # first end
         yield monitor

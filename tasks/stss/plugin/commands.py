@@ -330,9 +330,12 @@ def _print_import(imported, console: Console) -> None:
             console.print(escape(f"note: {template.id}: {note}"), highlight=False)
 
 
-def _check_templates(templates, archs, args, window, world, console) -> list:
+def _check_templates(templates, archs, args, window, world, console,
+                     resident_hours: dict | None = None) -> list:
     """Every file and every seed's window, before the first episode runs; a window that stops
-    inside an activity's time window is only warned about. Returns the templates."""
+    inside an activity's time window is only warned about. Returns the templates; adds each
+    template x seed's simulated resident-hours to `resident_hours` when given, keyed by
+    (template, seed) (what an episode costs grows with both)."""
     from tasks.stss import STSSEpisode, instantiate, load_template
 
     loaded = []
@@ -342,7 +345,10 @@ def _check_templates(templates, archs, args, window, world, console) -> list:
             loaded.append(template)
             for seed in args.seeds:  # the time is drawn per seed
                 task = instantiate(template, seed, world, background=args.background)
-                STSSEpisode(task, archs[0], window=window)
+                episode = STSSEpisode(task, archs[0], window=window)
+                if resident_hours is not None:
+                    resident_hours[(path, seed)] = episode.until / 3600 * (
+                        1 + len(task.background))
                 warning = window.cut_short(task)
                 if warning:
                     console.print(f"[yellow]warning:[/] {path.stem} s{seed}: {warning}",
@@ -385,6 +391,47 @@ def episode_command(argv: list[str] | None) -> tuple[str, ...]:
     return (*words, "--checkpoint-every", "off")
 
 
+# Wall time of one simulated resident-hour on the embedded model, on 2 cores (README: the full
+# episode, 12 residents x 38 h, took 25.2 min: 3.3 s; the demo's, 3 x 4 h, 26.8 s: 2.2 s).
+EMBEDDED_S_PER_RESIDENT_HOUR = 3.0
+LONG_S = 600.0  # from here a suite is said to take long
+
+
+def say_estimate(console, args, episodes, resident_hours: dict) -> float | None:
+    """Before a suite starts: how long its episodes not yet finished will take when its
+    evaluated or background model is the embedded one (an endpoint's speed is not known here),
+    said as a warning past ten minutes with how to make it shorter; the estimate in seconds,
+    or None. `resident_hours`: (template, seed) -> an episode's simulated resident-hours."""
+    from sandbox.app.suites.resume import finished
+
+    models = [args.model, getattr(args, "background_model", None)]
+    embedded = next((m for m in models if m and m.startswith("local/")), None)
+    left = [e for e in episodes if not finished(e.run_dir)]
+    if embedded is None or not left:
+        return None
+    hours = sum(resident_hours.get((e.template, e.seed), 0.0) for e in left)
+    # The embedded model answers one call at a time whatever --jobs: jobs do not divide it.
+    estimate = hours * EMBEDDED_S_PER_RESIDENT_HOUR
+    line = (f"{len(left)} episode(s) on the embedded model {embedded}: about "
+            f"{_duration(estimate)} ({hours / len(left):.0f} simulated resident-hours an "
+            f"episode, about {EMBEDDED_S_PER_RESIDENT_HOUR:g} s each on 2 cores)")
+    if estimate >= LONG_S:
+        console.print(f"[yellow]this will take long:[/] {line}; an endpoint (--model "
+                      "openai/..., --base-url) or fewer, shorter episodes (--templates, "
+                      "--seeds, --same-day --start 15:00 --background 2) is quicker",
+                      highlight=False, soft_wrap=True)
+    else:
+        console.print(f"[dim]{line}[/]", highlight=False, soft_wrap=True)
+    return estimate
+
+
+def _duration(seconds: float) -> str:
+    minutes = round(seconds / 60)
+    if minutes < 1:
+        return f"{seconds:.0f} s"
+    return f"{minutes // 60} h {minutes % 60} min" if minutes >= 60 else f"{minutes} min"
+
+
 def _recipe(args, window, scorings):
     """What each process builds once for the suite (a Ray worker builds its own)."""
     from .suite import SuiteRecipe
@@ -425,6 +472,9 @@ def _setup(args, recipe, parallel):
                             "--executor ray use --episode-max-calls or --episode-max-tokens")
         return partial(suite_context, recipe)
     use_prompts(args)
+    # Loading a model (the embedded one times its weight formats on a machine's first run)
+    # takes a while: said, so the command is not silent before its first progress line.
+    terminal.console().print(f"[dim]loading {args.model} and the world...[/]", highlight=False)
     try:
         context = suite_context(recipe)
     except LLMConfigError as exc:
@@ -465,8 +515,9 @@ def main(args) -> int:
             templates, imported = _templates(args, console)
         except (FileFormatError, ValueError) as exc:
             raise UserError(str(exc)) from exc
-        imports = import_report(_check_templates(templates, archs, args, window, world, console),
-                                imported)
+        hours: dict = {}
+        imports = import_report(_check_templates(templates, archs, args, window, world, console,
+                                                 hours), imported)
         try:
             episodes = plan_suite(templates, archs, args.seeds, args.out)
             roles = town_roles(args)
@@ -479,6 +530,7 @@ def main(args) -> int:
                 episodes=[episode_key(e) for e in episodes]))
         except ValueError as exc:
             raise UserError(str(exc)) from exc
+        say_estimate(console, args, episodes, hours)
         setup = _setup(args, _recipe(args, window, scoring_options(args)), parallel)
         record_options(args.out, options)  # only now: a model that fails to build records nothing
     suite_budget, _ = budgets(args)
