@@ -63,8 +63,8 @@ class Scenario(Protocol):
 
 
 # The command line of a one-episode command (`sandbox run ...`), set by it while it runs:
-# recorded in the run's header (config.command) so `sandbox rerun RUN` can repeat it. An STSS
-# suite sets it per episode to the `sandbox run` that makes that episode alone.
+# recorded in the run's header (config.command) so `sandbox rerun RUN` can repeat it. A town
+# suite (a benchmark's) sets it per episode to the `sandbox run` making that episode alone.
 COMMAND: ContextVar[list[str] | None] = ContextVar("command", default=None)
 
 

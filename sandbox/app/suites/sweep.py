@@ -15,7 +15,7 @@ benchmark's own command, each benchmark boarded over its cells, one summary of t
 A cell is `sandbox COMMAND FLAGS --MODEL_FLAG MODEL [--ARCH_FLAG ARCH] [--SEEDS_FLAG ...]
 --out OUT/BENCHMARK/CELL`; `flags` turn into options (`every: 8` -> `--every 8`, a list into
 the option repeated, `true` into the bare flag). Every cell is parsed by the real command line
-and its models and the benchmark's own check (STSS's templates) run before anything runs (a
+and its models and the benchmark's own check (template names, say) run before anything runs (a
 misspelt flag, model or template stops the sweep at once), every role's model is said at the
 start, and a cell that fails does not stop the others. Run again, every command resumes
 its own directory: finished work is skipped.
