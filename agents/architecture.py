@@ -90,7 +90,11 @@ def resolve_path(name_or_path: str | Path) -> Path:
         return path
     built_in = BUILT_IN / f"{name_or_path}.yaml"
     if not built_in.exists():
-        raise FileFormatError(path, f"no such architecture; built-in ones are "
+        import difflib
+
+        close = difflib.get_close_matches(str(name_or_path), available(), n=1)
+        hint = f"did you mean {close[0]}? " if close else ""
+        raise FileFormatError(path, f"no such architecture; {hint}built-in ones are "
                                     f"{', '.join(available())}, or give a path to a YAML file")
     return built_in
 

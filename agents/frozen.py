@@ -167,7 +167,11 @@ def run_architecture(config: dict[str, Any], name: str) -> Architecture:
     from .architecture import ArchitectureSpec, from_spec, load_architecture
 
     town = town_config(config)
-    recorded = town.get("architecture_modules", {}).get(name)
+    modules = town.get("architecture_modules", {})
+    # Keyed by what the command was given (a file's path) while agent_joined names the
+    # architecture by its own `name:`: either finds the recorded modules.
+    recorded = modules.get(name) or next(
+        (r for r in modules.values() if isinstance(r, dict) and r.get("name") == name), None)
     if recorded is not None:
         spec = ArchitectureSpec(name=recorded.get("name", name),
                                 modules=recorded["modules"])

@@ -12,10 +12,16 @@ question goes through its own retriever (the query: the question; `k` memories, 
 many as its conversation module retrieves for a line, else 15); then one call
 (`interview.answer`, agents/prompts/interview_answer.j2: persona, instructions, then the
 moment, where it was and what it was doing, the memories with their times; the question is the
-user's turn) gives a free-text answer of at most three sentences. Each question is asked of a
-freshly rebuilt agent: one question's retrieval (which refreshes what it returns) never shapes
+user's turn) gives a free-text answer of at most three sentences. An `Interviewer` rebuilds
+the agent once, when its first question needs a retrieval (rebuilding embeds every memory:
+with MiniLM, loading the model is most of an interview), and puts its memory back as rebuilt
+before each question: one question's retrieval (which refreshes what it returns) never shapes
 the next. The seed is fixed by the agent and the question, so with a cache the same question
 asked of the same state gets the same answer. Nothing is written into the run.
+
+A follow-up sees the conversation so far: `history`, the earlier questions and answers of its
+thread, goes before the question as user and assistant turns (and into its state); questions
+of one `thread` in a file, or `sandbox interview --chat`, are asked that way.
 
 Question files (`load_questions`; the built-in one is agents/interview_questions.yaml):
 
@@ -31,6 +37,7 @@ with the placeholders {name}, {first_name} and {other} (another agent of the run
 from __future__ import annotations
 
 import string
+from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import Literal
@@ -61,6 +68,9 @@ class Question(BaseModel):
     id: str = Field(default="", pattern=r"^[A-Za-z0-9._-]*$")  # "": made from the text
     category: str = ""
     text: str = Field(min_length=1)
+    # Questions of one thread are one conversation, in file order: each sees the earlier ones
+    # and their answers. "": a question of its own.
+    thread: str = Field(default="", pattern=r"^[A-Za-z0-9._-]*$")
 
     @field_validator("text")
     @classmethod
@@ -127,7 +137,11 @@ def k_for(who: FrozenAgent, k: int | None) -> int:
     return int(getattr(params, "retrieve_k", DEFAULT_K))
 
 
-def state_of(who: FrozenAgent, question: Question, model: str, k: int | None = None) -> str:
+Turn = tuple[str, str]  # an earlier question of the thread, and its answer
+
+
+def state_of(who: FrozenAgent, question: Question, model: str, k: int | None = None,
+             history: Sequence[Turn] = ()) -> str:
     """A digest of everything an answer is made from (sandbox/interviews.py `state`)."""
     return digest({"persona": who.persona.model_dump(mode="json"),
                    "architecture": {s: {"module": m["module"], "params": m["params"]}
@@ -135,15 +149,38 @@ def state_of(who: FrozenAgent, question: Question, model: str, k: int | None = N
                    "memories": [m.model_dump(mode="json") for m in who.memories],
                    "at": who.at, "location": who.location, "doing": who.doing,
                    "question": question.text, "model": model, "k": k_for(who, k),
-                   "tag": TAG})
+                   "tag": TAG, **({"history": [list(t) for t in history]} if history else {})})
+
+
+class Interviewer:
+    """One agent asked several questions: rebuilt once, on the first `agent()` (not before:
+    an answer found saved needs no rebuilding, and so no embedder), its memory put back as
+    rebuilt before each question."""
+
+    def __init__(self, who: FrozenAgent):
+        self.who = who
+        self._agent = None
+        self._memory: dict | None = None
+
+    def agent(self):
+        if self._agent is None:
+            self._agent = self.who.rebuild()
+            self._memory = self._agent.memory.get_state()
+        else:  # what the last question's retrieval refreshed, undone
+            self._agent.memory.set_state(self._memory)
+        return self._agent
 
 
 def answer(who: FrozenAgent, question: Question, llm, *, run_id: str, run: str = "",
-           k: int | None = None, calls: CallLog | None = None) -> InterviewAnswer:
-    """`who`'s answer to `question` (already filled), asked of `llm`; its call is recorded in
-    `calls` when given. Never raises on a bad answer: one the model never gave is saved with
-    status "fallback" (or "unavailable": its call reached no model)."""
-    agent = who.rebuild()
+           k: int | None = None, calls: CallLog | None = None,
+           interviewer: Interviewer | None = None,
+           history: Sequence[Turn] = ()) -> InterviewAnswer:
+    """`who`'s answer to `question` (already filled), asked of `llm` after the earlier turns
+    `history` of its thread; its call is recorded in `calls` when given. `interviewer`: the
+    agent rebuilt once for several questions [default: rebuilt for this one]. Never raises on
+    a bad answer: one the model never gave is saved with status "fallback" (or "unavailable":
+    its call reached no model)."""
+    agent = (interviewer or Interviewer(who)).agent()
     engine = Engine(llm=llm, seed=0, start_time=who.clock, calls=calls)
     rankings: list[MemoryRetrieved] = []
     engine.subscribe(lambda e: rankings.append(e) if isinstance(e, MemoryRetrieved) else None)
@@ -156,7 +193,7 @@ def answer(who: FrozenAgent, question: Question, llm, *, run_id: str, run: str =
         box["found"] = found
         box["completion"] = yield engine.ask(LLMRequest(
             messages=messages(who, question, [_line(who, m.created, m.description)
-                                              for m in found]),
+                                              for m in found], history),
             tag=TAG, agent=who.name, temperature=0.7, top_p=1.0, max_tokens=120,
             max_sentences=MAX_SENTENCES, seed=stable_seed(TAG, who.name, question.text)))
 
@@ -178,16 +215,22 @@ def answer(who: FrozenAgent, question: Question, llm, *, run_id: str, run: str =
         status=status, faults=list(completion.faults), cached=completion.cached,
         prompt_tokens=completion.usage.prompt_tokens,
         completion_tokens=completion.usage.completion_tokens,
-        latency_s=round(completion.latency_s, 3), state=state_of(who, question, llm.model_id, k))
+        latency_s=round(completion.latency_s, 3),
+        state=state_of(who, question, llm.model_id, k, history))
 
 
 def _line(who: FrozenAgent, created: float, description: str) -> str:
     return f"({(who.clock + timedelta(seconds=created)):%a %H:%M}) {description}"
 
 
-def messages(who: FrozenAgent, question: Question, memories: list[str]) -> list[Message]:
-    """The interview as a chat: who the agent is and what it remembers, then the question."""
+def messages(who: FrozenAgent, question: Question, memories: list[str],
+             history: Sequence[Turn] = ()) -> list[Message]:
+    """The interview as a chat: who the agent is and what it remembers, the thread's earlier
+    questions and answers, then the question."""
     system = render("agents", "interview_answer.j2", persona=who.persona,
                     now=f"{who.clock:%A %B %d, %H:%M}", here=who.location,
                     doing=who.doing, memories=memories)
-    return [Message(role="system", content=system), Message(role="user", content=question.text)]
+    earlier = [Message(role=role, content=text) for asked, said in history
+               for role, text in (("user", asked), ("assistant", said or "(no answer)"))]
+    return [Message(role="system", content=system), *earlier,
+            Message(role="user", content=question.text)]

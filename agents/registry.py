@@ -21,6 +21,9 @@ from .protocols import SLOTS
 ENTRY_POINT_GROUP = "sandbox.agent_modules"
 
 MODULES: dict[str, dict[str, type]] = {slot: {} for slot in SLOTS}
+# (slot, name) -> "distribution version" of each module an entry point registered: a run's
+# header says which package (and which release of it) supplied a third-party module.
+DISTRIBUTIONS: dict[tuple[str, str], str] = {}
 
 
 class UnknownModule(LookupError):
@@ -47,6 +50,15 @@ def _load_entry_points() -> None:
         slot, _, name = ep.name.partition(".")
         if slot in MODULES and name and name not in MODULES[slot]:
             register(slot, name, ep.load())
+            dist = getattr(ep, "dist", None)
+            if dist is not None:
+                DISTRIBUTIONS[(slot, name)] = f"{dist.name} {dist.version}"
+
+
+def distribution(slot: str, name: str) -> str | None:
+    """The distribution and version that supplied module `name` of `slot` through an entry
+    point ("thirdparty-plugin 1.0"); None for a built-in module (this project's own)."""
+    return DISTRIBUTIONS.get((slot, name))
 
 
 def lookup(slot: str, name: str) -> type:

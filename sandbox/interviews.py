@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .storage import write_atomic
+from .storage import open_append, write_atomic
 
 ANSWERS = "answers"
 ANSWER_FILE = "answer.json"
@@ -117,3 +117,38 @@ def load_answer(path: Path | str) -> InterviewAnswer | None:
 def answer_files(out: Path | str) -> list[Path]:
     """Every answer.json under `out`, sorted."""
     return sorted((Path(out) / ANSWERS).glob(f"*/*/*/{ANSWER_FILE}"))
+
+
+def memo_path(cache: Path | str) -> Path:
+    """Where the answers given with an answer cache are kept, keyed by state: beside it
+    (`interviews.jsonl` -> `interviews.answers.jsonl`)."""
+    cache = Path(cache)
+    return cache.with_name(f"{cache.stem}.answers.jsonl")
+
+
+class AnswerMemo:
+    """Answers by `state`, one JSON line each (append-only): a question asked again of the
+    same state is answered from here without rebuilding the agent, so without loading the
+    embedder its retrieval would need. A line that does not read is passed over."""
+
+    def __init__(self, path: Path | str):
+        self.path = Path(path)
+        self.answers: dict[str, InterviewAnswer] = {}
+        if self.path.is_file():
+            for line in self.path.read_text(encoding="utf-8").splitlines():
+                try:
+                    found = InterviewAnswer.model_validate_json(line)
+                except ValueError:
+                    continue
+                self.answers[found.state] = found
+
+    def get(self, state: str) -> InterviewAnswer | None:
+        return self.answers.get(state)
+
+    def add(self, answer: InterviewAnswer) -> None:
+        """Keep `answer` (one that reached no model is not kept: it is asked again)."""
+        if answer.status == "unavailable":
+            return
+        self.answers[answer.state] = answer
+        with open_append(self.path) as fh:
+            fh.write(answer.model_dump_json() + "\n")

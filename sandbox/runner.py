@@ -64,8 +64,8 @@ class Scenario(Protocol):
 
 
 # The command line of a one-episode command (`sandbox run ...`), set by it while it runs:
-# recorded in the run's header (config.command) so `sandbox rerun RUN` can repeat it. Runs of
-# a suite or a benchmark are not made by one command line of their own and record none.
+# recorded in the run's header (config.command) so `sandbox rerun RUN` can repeat it. A town
+# suite (a benchmark's) sets it per episode to the `sandbox run` making that episode alone.
 COMMAND: ContextVar[list[str] | None] = ContextVar("command", default=None)
 
 

@@ -131,6 +131,12 @@ def parse_moment(text: str | None, start: datetime, end: float) -> float:
     first, last = start, start + timedelta(seconds=end)
     if at < 0:
         raise MomentError(f"{text!r} is before the run started ({first:%a %Y-%m-%d %H:%M:%S})")
+    wrapped = start + timedelta(seconds=at)
+    if at > end and re.fullmatch(_CLOCK, spec.lower()) and wrapped.date() > start.date():
+        # A bare clock time reads as the first such time after the start: one earlier than
+        # the start's own lands on the next day, but the user meant the start's day.
+        raise MomentError(f"{text!r} is before the run started ({first:%a %Y-%m-%d %H:%M:%S}; "
+                          f"the next {spec} is after its end, {last:%a %H:%M:%S})")
     if at > end:
         raise MomentError(f"{text!r} is after the run's end ({last:%a %Y-%m-%d %H:%M:%S}, "
                           f"{end:g} s in)")

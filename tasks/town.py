@@ -26,6 +26,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from agents.registry import distribution
 from agents.society import Society, build_society
 from sandbox.engine import Engine
 from sandbox.simtime import TimeSpecError, clock_text, parse_time
@@ -129,10 +130,17 @@ class TownScenario:
         names = sorted({self.cfg.architecture, *self.cfg.architectures.values()})
         built = {n: self.architecture(n) for n in names}
         skipped = {n: sorted(self.params_not_taken(a)) for n, a in built.items()}
+        described = {n: a.describe() for n, a in built.items()}
+        supplied = {n: {slot: dist for slot, m in d["modules"].items()
+                        if (dist := distribution(slot, m["module"]))}
+                    for n, d in described.items()}
         return {**self.cfg.model_dump(mode="json"),
-                "architecture_modules": {n: a.describe() for n, a in built.items()},
+                "architecture_modules": described,
                 **({"params_not_applied": {n: s for n, s in skipped.items() if s}}
-                   if any(skipped.values()) else {})}
+                   if any(skipped.values()) else {}),
+                # which package supplied each third-party module (absent: all built in)
+                **({"module_distributions": {n: s for n, s in supplied.items() if s}}
+                   if any(supplied.values()) else {})}
 
     def params_not_taken(self, architecture) -> set[str]:
         """The slots of the file's `params` whose module in `architecture` takes no parameter
@@ -180,7 +188,18 @@ class TownScenario:
                 raise KeyError(f"no slot {slot!r}; slots are {', '.join(architecture.params)}")
             if slot in not_taken:  # tuning a module this architecture does not have
                 continue
-            architecture = architecture.with_params(slot, **params)
+            try:
+                architecture = architecture.with_params(slot, **params)
+            except ValidationError as exc:
+                # Named by slot, field and module: a third-party module may lack a parameter
+                # the built-in one has, and pydantic's own text names neither.
+                first = exc.errors()[0]
+                field = ".".join(str(part) for part in first["loc"])
+                module = architecture.describe()["modules"][slot]["module"]
+                taken = ", ".join(type(architecture.params[slot]).model_fields) or "none"
+                raise KeyError(f"{slot}.{field}: {first['msg'].removeprefix('Value error, ')} "
+                               f"(the {slot} module {module!r} of {name} takes: {taken})"
+                               ) from None
         return architecture
 
     def planted(self) -> list[tuple[Whisper, float]]:

@@ -5,6 +5,8 @@ view keys and the wheel on the pane they happen in."""
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 
 import pygame
@@ -280,7 +282,11 @@ class Window:
 def run_window(replay: Replay | Beside, *, size: tuple[int, int] = (1280, 800),
                at: float | None = None, speed: float | None = None, follow: str | None = None,
                live: bool = False) -> int:
-    """Open the viewer window on `replay` (or a pair side by side) until the user quits."""
+    """Open the viewer window on `replay` (or a pair side by side) until the user quits;
+    ReplayError when there is no display to open it on."""
+    missing = no_display()
+    if missing:
+        raise ReplayError(missing)
     pygame.display.init()
     pygame.font.init()
     try:
@@ -293,3 +299,14 @@ def run_window(replay: Replay | Beside, *, size: tuple[int, int] = (1280, 800),
     finally:
         pygame.display.quit()
 
+
+def no_display(environ=os.environ, platform: str = sys.platform) -> str:
+    """Why no window can open here ("" when one may): on Linux and the BSDs, neither
+    $DISPLAY nor $WAYLAND_DISPLAY set and no SDL_VIDEODRIVER chosen. Asked first, because
+    SDL then prints an error of its own and may wait forever for a display that never comes."""
+    if platform in ("darwin", "win32", "cygwin") or environ.get("SDL_VIDEODRIVER"):
+        return ""
+    if environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY"):
+        return ""
+    return ("no display to open a window on ($DISPLAY and $WAYLAND_DISPLAY are not set): write "
+            "PNG frames with --export DIR or an animated GIF with --gif FILE")

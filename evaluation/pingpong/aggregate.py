@@ -13,7 +13,8 @@ seeded) gives the 95% interval. Reply lengths count only conversations some judg
 
 Two arithmetics (`--arithmetic`):
   paper      (default) the paper's: the final is the plain mean of the three criteria, the
-             mean reply length is a float, every player has its own rank.
+             mean reply length is a float, every player has its own rank but for equal
+             scores, which share one.
   reference  the public leaderboard code's: the final is sum(0.333 x criterion) (0.999 x the
              mean), the mean reply length is truncated to an integer before the median and the
              length factor, and a player within 0.06 of its group's first (scores rounded to two
@@ -176,9 +177,14 @@ def player_score(player: PlayerData, factor: float, seed: int = 0,
 
 
 def ranks(rows: Sequence[PlayerScore], arithmetic: Arithmetic = "paper") -> list[int]:
-    """1, 2, 3, ... (paper); or shared ranks within 0.06 of the group's first (reference)."""
+    """1, 2, 3, ..., a tie sharing its first's rank (1, 1, 3: equal scores, one place; paper);
+    or shared ranks within 0.06 of the group's first (reference)."""
     if arithmetic == "paper":
-        return list(range(1, len(rows) + 1))
+        out: list[int] = []
+        for i, row in enumerate(rows):
+            tied = i > 0 and row.score is not None and row.score == rows[i - 1].score
+            out.append(out[-1] if tied else i + 1)
+        return out
     out: list[int] = []
     first: float | None = None
     rank = 0

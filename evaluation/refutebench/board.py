@@ -15,6 +15,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from evaluation.kit import (
     RESAMPLES,
@@ -265,6 +266,46 @@ def board_plot(board: Board) -> Plot:
                                        f"{board.seed}, {board.resamples} resamples)")
 
 
+MARKERS, STYLES = "osD^v", ("-", "--", ":", "-.")
+
+
+@dataclass
+class Series:
+    """One configuration's line of a curves panel, as drawn."""
+
+    label: str  # with n, and the line it coincides with, if any
+    xs: list[float]
+    means: list[float]
+    bands: list[tuple[float, float, float]]  # (x, lo, hi)
+
+
+def curve_series(board: Board, names, start: int, family: str) -> list[Series]:
+    """Every configuration's line of one panel. Lines of equal values would hide each other:
+    each is shifted a little along the turns (dodged) and a line equal to an earlier one says
+    so in its label, so no series disappears under another."""
+    found: list[tuple[str, list[tuple[int, Any]]]] = []
+    for row in board.rows:
+        rows = row.scored if family == "all" else [s for s in row.scored if s.family == family]
+        cells = [cell([v for v in (s.metric(n) for s in rows) if v is not None],
+                      board.seed, board.resamples) for n in names]
+        shown = [(start + i, c) for i, c in enumerate(cells) if c.mean is not None]
+        if shown:
+            found.append((row.label, shown))
+    step = 0.08 if len(found) > 1 else 0.0
+    out: list[Series] = []
+    for i, (label, shown) in enumerate(found):
+        dodge = (i - (len(found) - 1) / 2) * step
+        means = [c.mean for _, c in shown]
+        same = next((s.label.split(" (n=")[0] for s, (_, earlier) in zip(out, found, strict=False)
+                     if [c.mean for _, c in earlier] == means
+                     and [x for x, _ in earlier] == [x for x, _ in shown]), None)
+        out.append(Series(
+            f"{label} (n={max(c.n for _, c in shown)})" + (f", same as {same}" if same else ""),
+            [x + dodge for x, _ in shown], means,
+            [(x + dodge, c.lo, c.hi) for x, c in shown if c.lo is not None]))
+    return out
+
+
 def curves_png(board: Board, path: Path | str, family: str = "mt") -> Path:
     """Fig. 6: (a) R(a_k, r_1) for k = 1..3 and (b) R(q, a_k) for k = 0..3, one line per
     configuration, for one task family ('all' pools the families), each point with its 95%
@@ -278,22 +319,12 @@ def curves_png(board: Board, path: Path | str, family: str = "mt") -> Path:
     panels = [(axes[0], KEPT_CURVE, 1, "(a) first refutation kept: R(a_k, r_1)"),
               (axes[1], FIDELITY_CURVE, 0, "(b) original task: R(q, a_k)")]
     for ax, names, start, title in panels:
-        for row in board.rows:
-            rows = row.scored if family == "all" else [s for s in row.scored
-                                                        if s.family == family]
-            cells = [cell([v for v in (s.metric(n) for s in rows) if v is not None],
-                          board.seed, board.resamples) for n in names]
-            shown = [(start + i, c) for i, c in enumerate(cells) if c.mean is not None]
-            if not shown:
-                continue
-            xs = [x for x, _ in shown]
-            line, = ax.plot(xs, [c.mean for _, c in shown], marker="o",
-                            label=f"{row.label} (n={max(c.n for _, c in shown)})")
-            banded = [(x, c) for x, c in shown if c.lo is not None]
-            if banded:
-                ax.fill_between([x for x, _ in banded], [c.lo for _, c in banded],
-                                [c.hi for _, c in banded], color=line.get_color(), alpha=0.15,
-                                linewidth=0)
+        for i, series in enumerate(curve_series(board, names, start, family)):
+            line, = ax.plot(series.xs, series.means, marker=MARKERS[i % len(MARKERS)],
+                            linestyle=STYLES[i % len(STYLES)], label=series.label)
+            if series.bands:
+                ax.fill_between(*zip(*series.bands, strict=True), color=line.get_color(),
+                                alpha=0.15, linewidth=0)
         ax.set_title(title, fontsize=10)
         ax.set_xlabel("turn k")
         ax.set_xticks(range(start, start + len(names)))

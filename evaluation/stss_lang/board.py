@@ -31,7 +31,6 @@ from .aggregate import METRICS, Cell, Judged, cell, combine, groups
 from .judge import JUDGES, LEVELS
 
 MANIFEST = "stss_lang.json"
-AGENT_NAMES = {"ga": "GA", "ga_tdp": "GA + TDP"}
 
 
 def read_judged(bench: BenchDir, judges: Sequence[str] | None = None,
@@ -64,7 +63,7 @@ def row_of(bench: BenchDir, conversations: list[Judged], seed: int,
     manifest = bench.manifest
     arch = manifest.get("options", {}).get("arch", "ga")
     row: dict[str, Any] = {"label": bench.label, "llm": manifest.get("roles", {}).get(
-        "performer", "?"), "agent": AGENT_NAMES.get(arch, arch), "arch": arch,
+        "performer", "?"), "agent": arch, "arch": arch,
         "dir": str(bench.path)}
     for level in LEVELS:
         for metric in METRICS:

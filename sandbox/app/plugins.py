@@ -151,8 +151,12 @@ class Sweep:
     model_flag     the flag of the model under test (`--player`, `--model`)
     board          the board command over every cell's --out (`COMMAND-board`)
     arch_flag      the flag of the performer's architecture; None: the cells are the models
-    seeds_flag     the flag the experiment's seeds go to (`--seeds 0,1`); None: not given
+    seeds_flag     the flag all the experiment's seeds go to at once (`--seeds 0,1`)
+    seed_flag      the flag one seed goes to (`--seed 1`): a cell per seed; with neither,
+                   the benchmark has no seeds and an experiment of several is refused
     label_flag     the flag that names a cell on the board; None: the board names it itself
+    check          called with each cell's parsed arguments before any cell runs: what the
+                   parser cannot see (template names, architectures), as a ValueError
     """
 
     command: str
@@ -161,6 +165,8 @@ class Sweep:
     arch_flag: str | None = None
     seeds_flag: str | None = None
     label_flag: str | None = "--label"
+    seed_flag: str | None = None
+    check: Callable[[Any], None] | None = None
 
 
 Listing = Callable[[], list[tuple[str, str]]]  # () -> (name, what it is) rows
@@ -192,7 +198,8 @@ class Plugin:
         if self.sweep is not None or len(self.benchmarks) != 1:
             return self.sweep
         bench = self.benchmarks[0]
-        return Sweep(bench.name, f"--{bench.under_test}", f"{bench.name}-board")
+        return Sweep(bench.name, f"--{bench.under_test}", f"{bench.name}-board",
+                     seed_flag="--seed")
 
 
 @dataclass(frozen=True)

@@ -40,10 +40,16 @@ def recorded_command(run: Path) -> list[str]:
     except RunFormatError as exc:
         raise UserError(str(exc)) from exc
     command = header.config.get("command")
+    made_by = header.config.get("benchmark_command")
+    if (not command or not isinstance(command, list)) and isinstance(made_by, list):
+        # A benchmark's dialogue: remade in place by its benchmark's command, from its cache.
+        raise UserError(f"{run}: a dialogue of the benchmark run `{' '.join(map(str, made_by))}`"
+                        f"; remove {run / 'result.json'} and run that command again to remake "
+                        "it from its cache (a dialogue has no town to fork)")
     if not command or not isinstance(command, list):
-        raise UserError(f"{run}: its header records no command (a run of a suite or a "
-                        "benchmark, or one written before commands were recorded); run the "
-                        "suite's or benchmark's command again instead: it resumes")
+        raise UserError(f"{run}: its header records no command (written before suites' "
+                        "episodes and benchmarks' dialogues recorded theirs); run the command "
+                        "that made it again instead: it resumes")
     return [str(word) for word in command]
 
 

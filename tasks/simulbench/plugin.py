@@ -284,6 +284,7 @@ PLUGIN = Plugin("simulbench", "SimulBench: a model as a text simulator, its answ
                 "collected dialogues rated 1-10 and compared two by two",
                 benchmarks=[COLLECT, SIMULBENCH], commands=register,
                 # a sweep's cell answers the scripts its flags name (`scripts: FILE`)
-                sweep=Sweep("simulbench", "--simulator", "simulbench-board"))
+                sweep=Sweep("simulbench", "--simulator", "simulbench-board",
+                            seed_flag="--seed"))
 
 __all__ = ["COLLECT", "PLUGIN", "SIMULBENCH"]

@@ -26,6 +26,7 @@ from sandbox.app.commands.benchmark import (
     EMBEDDED,
     add_board_outputs,
     judge_models,
+    made_by,
     model_pool,
     print_stopped,
     report_line,
@@ -119,7 +120,7 @@ def register(sub) -> None:
     p.add_argument("--rejudge", action="store_true", help="ask the judges again")
     add_board_options(p)
     add_model_access_options(p.add_argument_group("model access"))
-    add_budget_options(p, suite=True, episode="scenario (a conversation and its judges)")
+    add_budget_options(p, suite=True, episode="scenario", what="a conversation and its judges")
     add_parallel_options(p)
     p.set_defaults(func=run_main, resumable=True)
 
@@ -204,7 +205,8 @@ def run_main(args) -> int:
                                options={"arch": arch, "embedder": args.embedder})
         report = run_with_progress(STSS_LANG, out, items, pool, config, console=console,
                                    description=arch, total=selected, transient=True,
-                                   rejudge=args.rejudge, parallel=parallel, limits=limits)
+                                   rejudge=args.rejudge, parallel=parallel, limits=limits,
+                                   command=made_by(args))
         if report is None:
             return 1
         console.print(f"{arch}: {report_line('conversations', report)}; "
@@ -237,4 +239,4 @@ def board_main(args) -> int:
 PLUGIN = Plugin("stss-lang", "STSS language level: goal conditions judged on a conversation "
                 "and on the partner's summary (Table 3)", commands=register,
                 sweep=Sweep("stss-lang", "--model", "stss-lang-board", arch_flag="--arch",
-                            label_flag=None))
+                            label_flag=None, seed_flag="--seed"))

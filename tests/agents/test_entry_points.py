@@ -54,3 +54,35 @@ def test_without_the_entry_point_the_module_is_unknown(tmp_path):
     path.write_text(ARCH)
     with pytest.raises(Exception, match="unknown retriever module 'oldest_first'"):
         load_architecture(path)
+
+
+def test_a_town_file_tuning_what_a_third_party_module_lacks_names_slot_and_field(
+        installed_plugin, tmp_path, capsys):
+    from sandbox.app.cli import main
+
+    (tmp_path / "plugin.yaml").write_text(ARCH)
+    town = tmp_path / "town.yaml"
+    town.write_text("world: town\nhours: 1\nparams:\n  retriever: {recency_weight: 2}\n")
+    assert main(["run", "town_day", "--config", str(town), "--architecture",
+                 str(tmp_path / "plugin.yaml"), "--model", "scripted/town", "--out",
+                 str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "\\n" not in err
+    assert "retriever.recency_weight: Extra inputs are not permitted (the retriever module " \
+        "'oldest_first' of " in err and "takes: top_k)" in err
+
+
+def test_a_run_s_header_names_the_distribution_of_each_third_party_module(
+        installed_plugin, tmp_path):
+    import json
+
+    from sandbox.app.cli import main
+
+    (tmp_path / "plugin.yaml").write_text(ARCH)
+    run = tmp_path / "run"
+    assert main(["run", "town_day", "--architecture", str(tmp_path / "plugin.yaml"),
+                 "--residents", "2", "--hours", "1", "--model", "scripted/town", "--embedder",
+                 "hashing", "--quiet", "--out", str(run)]) == 0
+    config = json.loads((run / "header.json").read_text())["config"]
+    assert config["module_distributions"] == {
+        str(tmp_path / "plugin.yaml"): {"retriever": "thirdparty-plugin 1.0"}}

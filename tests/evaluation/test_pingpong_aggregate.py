@@ -158,3 +158,15 @@ def test_reference_ranks_start_a_new_group_beyond_the_gap():
     # its own position (3); 3.88 is 0.05 from 3.93: rank 3; None scores get their position.
     scores = [4.0, 3.95, 3.93, 3.88, 3.5]
     assert ranks([row(s) for s in scores], "reference") == [1, 1, 3, 3, 5]
+
+
+def test_a_tie_shares_its_rank_under_the_paper_s_arithmetic():
+    from evaluation.pingpong import PlayerScore, ranks
+
+    def row(score):
+        return PlayerScore(label=str(score), score=score, ci=None, aggregate=score, criteria={},
+                           refusal_ratio=0.0, length_factor=1.0, mean_length=1.0,
+                           conversations=1, scored=1, refused=0, unjudged=0, judge_fallbacks=0)
+
+    # Two players of one score are one place, not first and second; the next is third.
+    assert ranks([row(s) for s in (4.0, 4.0, 3.5, None, None)], "paper") == [1, 1, 3, 4, 5]

@@ -265,3 +265,10 @@ def test_a_single_room_forks_too_when_nothing_changes(tmp_path, capsys):
     assert main(["fork", str(run), "--at", "+30s", "--out", str(tmp_path / "changed"),
                  "--agent-arch", "Ines Okafor=ga"]) == 2
     assert "a single_room run has no town residents" in capsys.readouterr().err
+
+
+def test_fork_help_names_every_form_of_a_moment(capsys):
+    with pytest.raises(SystemExit):
+        main(["fork", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "'day N HH:MM' (day 1 is the day the run started)" in shown

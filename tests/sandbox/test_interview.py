@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 
 from sandbox.app.cli import main
 from sandbox.interviews import answer_files, load_answer
@@ -79,7 +80,8 @@ def test_the_same_question_again_is_answered_from_the_cache_and_the_run_is_uncha
     answer = [line for line in first.splitlines() if line.startswith("A: ")]
     assert len(answer) == 1 and "[from the cache]" not in answer[0]
     assert f"{answer[0]} [from the cache]" in second.splitlines()
-    assert "1 call(s) (1 from the cache)" in second
+    # kept by state: no call, no agent rebuilt (so no embedder loaded for its retrieval)
+    assert "0 call(s) (0 from the cache), 1 answer(s) kept from before" in second
     assert hashes(runs["ga"]) == before  # nothing written into the run, nothing added to it
     assert cache.is_file()
 
@@ -190,3 +192,85 @@ def test_an_agent_whose_world_no_longer_loads_answers_with_a_warning(runs, tmp_p
     assert "world 'no_such_world' does not load" in printed
     (path,) = answer_files(tmp_path / "out")
     assert load_answer(path).answer
+
+
+def test_a_run_made_with_an_architecture_file_is_interviewed_on_the_run_s_own_model(
+        tmp_path, capsys):
+    # The file's `name:` differs from its path: agent_joined names the one, the header keys
+    # the recorded modules by the other.
+    ga = Path(__file__).parents[2] / "agents" / "architectures" / "ga.yaml"
+    arch = tmp_path / "mine.yaml"
+    arch.write_text(ga.read_text().replace("name: ga\n", "name: ga_imp\n"))
+    (tmp_path / "town.yaml").write_text(TOWN)
+    run = tmp_path / "run"
+    assert main(["run", "town_day", "--config", str(tmp_path / "town.yaml"), "--model",
+                 "scripted/town", "--embedder", "hashing", "--architecture", str(arch),
+                 "--residents", "2", "--hours", "1", "--seed", "0", "--out", str(run),
+                 "--quiet"]) == 0
+    capsys.readouterr()
+    # No --model: the run's own (scripted/town), never the embedded model.
+    assert main(["interview", str(run), "--agent", AGNES, "--no-cache", "Hello?"]) == 0
+    out = capsys.readouterr().out
+    assert f"{AGNES} (ga_imp)" in out and "answering with scripted/town" in out
+    assert "\nA: " in out
+
+
+def test_a_clock_time_before_the_run_s_start_says_so(runs, capsys):
+    # The run starts at 06:00 and lasts two hours: 05:00 is before it, not after its end.
+    assert main(["interview", str(runs["ga"]), "--agent", AGNES, "--at", "05:00", "Hi?"]) == 2
+    err = capsys.readouterr().err
+    assert "'05:00' is before the run started" in err and len(err.strip().splitlines()) == 1
+
+
+def test_an_agent_is_rebuilt_once_for_many_questions_and_not_at_all_for_kept_ones(
+        runs, tmp_path, capsys, monkeypatch):
+    from agents import frozen
+
+    built = []
+    real = frozen.FrozenAgent.rebuild
+    monkeypatch.setattr(frozen.FrozenAgent, "rebuild",
+                        lambda self: built.append(self.name) or real(self))
+    args = ["interview", str(runs["ga"]), "--agent", AGNES, "--cache", str(tmp_path / "c.jsonl"),
+            "--at", "07:30", "What are you doing?", "Who did you see today?", "Any plans?"]
+    assert main(args) == 0
+    assert built == [AGNES]  # one rebuild, three questions
+    first = [line for line in capsys.readouterr().out.splitlines() if line.startswith("A: ")]
+    assert main(args) == 0
+    assert built == [AGNES]  # every answer kept: nothing rebuilt, no embedder needed
+    again = [line for line in capsys.readouterr().out.splitlines() if line.startswith("A: ")]
+    assert again == [f"{line} [from the cache]" for line in first]
+
+
+def test_follow_up_questions_see_the_conversation_so_far(runs, tmp_path, capsys, monkeypatch):
+    seen = []
+    real = SCRIPTS["town"]
+
+    def recording():
+        backend = real()
+        complete = backend.complete
+        backend.complete = lambda request: seen.append(request.messages) or complete(request)
+        return backend
+
+    monkeypatch.setitem(SCRIPTS, "town", recording)
+    assert main(["interview", str(runs["ga"]), "--agent", AGNES, "--no-cache", "--chat",
+                 "What are you doing?", "Why that?"]) == 0
+    out = capsys.readouterr().out
+    assert "Q: What are you doing?" in out and "Q (follow-up): Why that?" in out
+    said = [line.removeprefix("A: ") for line in out.splitlines() if line.startswith("A: ")]
+    asked = [m for m in seen if m[-1].content == "Why that?"][0]
+    assert [(m.role, m.content) for m in asked[1:]] == [
+        ("user", "What are you doing?"), ("assistant", said[0]), ("user", "Why that?")]
+
+
+def test_a_question_file_s_thread_is_one_conversation(runs, tmp_path, capsys):
+    questions = tmp_path / "q.yaml"
+    questions.write_text(yaml.safe_dump({"questions": [
+        {"id": "doing", "text": "What are you doing?", "thread": "t"},
+        {"id": "why", "text": "Why?", "thread": "t"},
+        {"id": "alone", "text": "Why?"}]}))
+    assert main(["interview", str(runs["ga"]), "--agent", AGNES, "--no-cache", "--questions",
+                 str(questions), "--out", str(tmp_path / "out")]) == 0
+    states = {load_answer(p).question_id: load_answer(p).state
+              for p in answer_files(tmp_path / "out")}
+    assert states["why"] != states["alone"]  # the same words, after a conversation
+    assert "Q (follow-up): Why?" in capsys.readouterr().out

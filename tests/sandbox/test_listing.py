@@ -35,6 +35,18 @@ def test_architectures_and_worlds_are_listed_with_what_they_are(capsys):
     assert {"town", "single_room"} <= set(rows(capsys))
 
 
+def test_scenarios_list_what_sandbox_run_takes(capsys):
+    assert main(["list", "scenarios"]) == 0
+    found = rows(capsys)
+    assert {"single_room", "town_day"} <= set(found)
+    assert "sandbox list templates" in found[r"FILE.yaml \| NAME"]  # a plug-in's, and its list
+
+
+def test_an_unknown_architecture_gets_the_nearest_name(capsys):
+    assert main(["run", "town_day", "--architecture", "ga_tpd"]) == 2
+    assert "ga_tpd: no such architecture; did you mean ga_tdp?" in capsys.readouterr().err
+
+
 def test_what_a_plugin_adds_to_the_list_is_a_choice_of_its_own(capsys, monkeypatch):
     extra = plugins.Plugin("toy", "a toy", lists={"questions": lambda: [("salt", "a question")]})
     installed = plugins.plugins

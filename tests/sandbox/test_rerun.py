@@ -43,10 +43,41 @@ def test_a_run_without_a_recorded_command_says_what_to_do(tmp_path, capsys):
     assert "its header records no command" in capsys.readouterr().err
 
 
-def test_benchmark_runs_record_no_command(tmp_path):
+def test_a_benchmark_dialogue_records_and_says_what_remakes_it(tmp_path, capsys):
     out = tmp_path / "pp"
-    assert main(["pingpong", "--player", "scripted/pingpong", "--interrogator",
-                 "scripted/pingpong", "--judge", "scripted/pingpong", "--every", "16",
-                 "--out", str(out)]) == 0
+    argv = ["pingpong", "--player", "scripted/pingpong", "--interrogator",
+            "scripted/pingpong", "--judge", "scripted/pingpong", "--every", "16",
+            "--out", str(out)]
+    assert main(argv) == 0
     run = next((out / "runs").iterdir())
-    assert "command" not in json.loads((run / "header.json").read_text())["config"]
+    config = json.loads((run / "header.json").read_text())["config"]
+    assert "command" not in config  # not a `sandbox run`: no town to fork
+    assert config["benchmark_command"] == ["sandbox", *argv]
+    capsys.readouterr()
+    assert main(["rerun", str(run), "--out", str(tmp_path / "again")]) == 2
+    err = capsys.readouterr().err
+    assert f"a dialogue of the benchmark run `sandbox {' '.join(argv)}`" in err
+    assert f"remove {run / 'result.json'} and run that command again" in err
+
+
+def test_an_episode_of_a_suite_is_rerun_and_forked(tmp_path, capsys):
+    suite = tmp_path / "suite"
+    assert main(["stss", "--templates", "public_spring_tasting", "--arch", "ga", "--seeds",
+                 "1", "--model", "scripted/town", "--embedder", "hashing", "--background",
+                 "2", "--same-day", "--start", "15:00", "--episode-max-calls", "5000",
+                 "--jobs", "2", "--out", str(suite)]) == 0
+    run = suite / "public_spring_tasting" / "ga" / "s1"
+    command = json.loads((run / "header.json").read_text())["config"]["command"]
+    assert command[:2] == ["sandbox", "run"] and "--episode-max-calls" not in command
+    assert command[-7:] == ["public_spring_tasting", "--arch", "ga", "--seed", "1", "--out",
+                            str(run)]
+    assert "--max-calls" in command  # the suite's cap on each episode is the episode's own
+    again = tmp_path / "again"
+    assert main(["rerun", str(run), "--cache-only", "--out", str(again)]) == 0
+    assert _events(again) == _events(run)  # the same episode, from its answers alone
+    fork = tmp_path / "fork"
+    assert main(["fork", str(run), "--at", "16:00", "--arch", "ga_tdp", "--out",
+                 str(fork)]) == 0
+    forks = json.loads((fork / "header.json").read_text())["config"]["forks"]
+    assert forks[0]["parent"] == str(run)
+    assert _events(fork)[:5] == _events(run)[:5]

@@ -62,22 +62,89 @@ def test_an_unknown_benchmark_names_the_ones_that_can_be_swept(tmp_path, capsys)
 
 
 def test_a_cell_that_fails_does_not_stop_the_others(tmp_path, capsys):
-    models = {"plain": "scripted/pingpong", "ghost": "scripted/no-such-double"}
+    models = {"plain": "scripted/pingpong",
+              "capped": {"model": "scripted/pingpong", "flags": {"max-calls": 1}}}
     assert main(["sweep", experiment(tmp_path, models=models,
                                      benchmarks={"pingpong": PINGPONG})]) == 1
     out = tmp_path / "exp"
     cells = {c["cell"]: c for c in json.loads((out / "sweep.json").read_text())["cells"]}
     assert cells["plain"]["status"] == "ok"
-    assert cells["ghost"]["status"] == "error" and "no-such-double" in cells["ghost"]["said"]
+    assert cells["capped"]["status"].startswith("failed")
     assert "| plain |" in (out / "pingpong" / "board.md").read_text()
-    assert "1 cell(s) did not finish: pingpong/ghost" in capsys.readouterr().out
+    assert "1 cell(s) did not finish: pingpong/capped; run the same command again" in \
+        capsys.readouterr().out
+
+
+def test_a_misspelt_model_or_template_stops_even_a_dry_run_naming_the_cell(tmp_path, capsys):
+    models = {"plain": "scripted/pingpong", "ghost": "scripted/pingpnog"}
+    assert main(["sweep", experiment(tmp_path, models=models,
+                                     benchmarks={"pingpong": PINGPONG}), "--dry-run"]) == 2
+    err = capsys.readouterr().err
+    assert "pingpong ghost: --player scripted/pingpnog" in err
+    assert "did you mean scripted/pingpong" in err and len(err.strip().splitlines()) == 1
+    judge = {"flags": {**PINGPONG["flags"], "judge": ["scriptd/pingpong"]}}
+    assert main(["sweep", experiment(tmp_path, benchmarks={"pingpong": judge})]) == 2
+    assert "--judge scriptd/pingpong" in capsys.readouterr().err
+    stss = {"flags": {"templates": "public_sprng_tasting", "embedder": "hashing"}}
+    assert main(["sweep", experiment(tmp_path, models={"town": "scripted/town"},
+                                     benchmarks={"stss": stss}), "--dry-run"]) == 2
+    err = capsys.readouterr().err
+    assert "stss town-ga: --templates public_sprng_tasting" in err
+    assert "public_spring_tasting" in err
+    assert not (tmp_path / "exp").exists()
+
+
+def test_a_seed_axis_reaches_every_benchmark_that_has_seeds(tmp_path, capsys):
+    scripts = tmp_path / "scripts.jsonl"
+    scripts.write_text("")
+    benchmarks = {"stss": {"flags": {"embedder": "hashing"}},
+                  "stss-lang": {"flags": {"embedder": "hashing"}},
+                  "pingpong": PINGPONG, "refutebench": REFUTEBENCH,
+                  "simulbench": {"flags": {"scripts": str(scripts)}}}
+    path = experiment(tmp_path, models={"town": "scripted/town"}, architectures=["ga"],
+                      seeds=[0, 1], benchmarks=benchmarks)
+    assert main(["sweep", path, "--dry-run"]) == 0
+    commands = [line for line in capsys.readouterr().out.splitlines()
+                if line.startswith("sandbox ")]
+    assert sum("--seeds 0,1" in c for c in commands) == 1  # stss: both seeds in its one cell
+    for bench in ("stss-lang", "pingpong", "refutebench", "simulbench"):
+        mine = [c for c in commands if c.startswith(f"sandbox {bench} ")]
+        assert len(mine) == 2, bench  # a cell per seed
+        assert " --seed 0 " in mine[0] and " --seed 1 " in mine[1], bench
+        assert mine[0].endswith("-s0") and mine[1].endswith("-s1"), bench
+
+
+def test_two_seeds_run_two_pingpong_cells_each_on_its_seed(tmp_path, capsys):
+    assert main(["sweep", experiment(tmp_path, models={"plain": "scripted/pingpong"},
+                                     seeds=[0, 1], benchmarks={"pingpong": PINGPONG})]) == 0
+    out = tmp_path / "exp"
+    cells = json.loads((out / "sweep.json").read_text())["cells"]
+    assert [(c["cell"], c["status"]) for c in cells] == [("plain-s0", "ok"), ("plain-s1", "ok")]
+    board = (out / "pingpong" / "board.md").read_text()
+    assert "| plain-s0 |" in board and "| plain-s1 |" in board
+
+
+def test_a_refused_cell_keeps_the_summary_of_what_finished(tmp_path, capsys):
+    models = {"plain": "scripted/pingpong"}
+    assert main(["sweep", experiment(tmp_path, models=models,
+                                     benchmarks={"pingpong": PINGPONG})]) == 0
+    # Meets the cell's earlier configuration: refused, and refused again if run as it is.
+    changed = {"flags": {**PINGPONG["flags"], "interrogator": "scripted/pingpong-verbose"}}
+    capsys.readouterr()
+    assert main(["sweep", experiment(tmp_path, models=models,
+                                     benchmarks={"pingpong": changed})]) == 1
+    printed = capsys.readouterr().out
+    assert "1 cell(s) were refused: pingpong/plain; change what each said" in printed
+    assert "run the same command again" not in printed  # it would be refused again
+    summary = (tmp_path / "exp" / "summary.md").read_text()
+    assert "no cell finished" not in summary and "| plain |" in summary.split("## pingpong")[1]
 
 
 def test_a_dry_run_prints_the_commands_and_runs_nothing(tmp_path, capsys):
     assert main(["sweep", experiment(tmp_path), "--dry-run"]) == 0
     printed = capsys.readouterr().out
     assert "sandbox pingpong --interrogator scripted/pingpong --judge scripted/pingpong " \
-        "--every 16 --player scripted/pingpong --label plain --out" in printed
+        "--every 16 --player scripted/pingpong --seed 0 --label plain --out" in printed
     assert not (tmp_path / "exp").exists()
 
 

@@ -100,3 +100,18 @@ def test_a_malformed_item_file_is_one_line_exit_2(tmp_path, capsys, body, where)
     err = _exit_2(capsys, "refutebench", "--items", str(path), "--out", str(tmp_path / "x"))
     assert str(path) in err and where in err
     assert not (tmp_path / "x").exists()
+
+
+def test_two_configurations_of_equal_curves_are_both_seen(tmp_path):
+    from evaluation.refutebench import board as rb
+    from evaluation.refutebench.metrics import FIDELITY_CURVE
+
+    # The same scripted model under two labels: equal values at every turn.
+    assert refutebench(tmp_path / "a", "--label", "first") == 0
+    assert refutebench(tmp_path / "b", "--label", "second") == 0
+    board = rb.build_board([tmp_path / "a", tmp_path / "b"])
+    one, two = rb.curve_series(board, FIDELITY_CURVE, 0, "mt")
+    assert one.means == two.means
+    assert all(a != b for a, b in zip(one.xs, two.xs, strict=True))  # drawn side by side
+    assert two.label.endswith(", same as first") and "same as" not in one.label
+    assert rb.curves_png(board, tmp_path / "c.png").read_bytes()[:8] == PNG

@@ -4,6 +4,7 @@ pairwise; resume; bad files; a babbling judge."""
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 
 import pytest
 
@@ -49,8 +50,10 @@ def test_the_whole_pipeline_from_collection_to_board(pipeline, capsys):
     capsys.readouterr()
     assert main(["log", str(run_dir), "--events", "user_request_written"]) == 0
     shown = capsys.readouterr().out.splitlines()
+    start = collect_run.header.start_time
     assert len(shown) == 3 and shown[0].startswith(
-        "t=40 User user_request_written: turn=2, strategy='new_request'")
+        f"{start + timedelta(seconds=40):%H:%M:%S} (t=40) User user_request_written: turn=2, "
+        "strategy='new_request'")  # the clock a user reads, and the seconds --at takes
     assert main(["log", str(run_dir), "--events", "user_request_written", "--json"]) == 0
     assert [json.loads(line)["strategy"] for line in capsys.readouterr().out.splitlines()] == \
         ["new_request", "improvement", "other"]

@@ -125,6 +125,15 @@ def test_a_directory_that_is_not_a_suite_is_refused(tmp_path, capsys):
     assert len(err.splitlines()) == 1 and "no suite.json" in err
 
 
+def test_a_plot_of_a_board_with_nothing_scored_is_refused_not_drawn_blank(tmp_path, capsys):
+    suite = fake_suite(tmp_path / "s", {"party/ga/s0": (PUB, None)})  # unscored by the rules
+    png = tmp_path / "board.png"
+    assert main(["stss-board", str(suite), "--plot", str(png)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("nothing scored to draw (no configuration has a score); no PNG written")
+    assert not png.exists()
+
+
 @pytest.fixture(scope="module")
 def suites(tmp_path_factory):
     """Two finished suites from the command line, both with `scripted/town ga`: built-in
@@ -277,3 +286,24 @@ def test_the_board_reads_the_file_the_suite_writes():
     from tasks.stss.plugin import SUITE_FILE as WRITTEN
 
     assert SUITE_FILE == WRITTEN
+
+
+def test_a_suite_on_the_embedded_model_says_before_it_starts_how_long_it_will_take(
+        tmp_path, capsys, monkeypatch):
+    from sandbox.errors import UserError
+    from tasks.stss.plugin import commands
+
+    def stop(*_args, **_kw):  # what would load the model and run: not needed to see the notice
+        raise UserError("stopped here by the test")
+
+    monkeypatch.setattr(commands, "_setup", stop)
+    # No --model: the embedded one, two full episodes (12 residents, 38 simulated hours).
+    assert main(["stss", "--templates", "public_spring_tasting", "--seeds", "0..1", "--arch",
+                 "ga", "--out", str(tmp_path / "s")]) == 2
+    out = capsys.readouterr().out
+    said = " ".join(out.split())
+    assert "this will take long: 2 episode(s) on the embedded model local/smollm2-135m: about" \
+        in said and "--same-day --start 15:00 --background 2" in said
+    assert main(["stss", "--templates", "public_spring_tasting", "--arch", "ga", *SHORT[:2],
+                 "--out", str(tmp_path / "t")]) == 2
+    assert "embedded model" not in capsys.readouterr().out  # an endpoint's speed is not known

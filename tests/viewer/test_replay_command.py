@@ -93,3 +93,24 @@ def test_a_run_without_a_world_exits_2_and_opens_with_world(tmp_path, capsys):
     assert main(["replay", str(run_dir), "--export", str(tmp_path / "f"),
                  "--world", str(MINI_TOWN)]) == 0
 
+
+
+def test_replay_without_a_display_says_so_in_one_line_and_exits(town_run):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    # A machine without a screen: no display variable, no SDL driver chosen (SDL would print
+    # its own error and wait for a display that never comes).
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")}
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).parents[2]),
+                                         env.get("PYTHONPATH", "")])
+    done = subprocess.run([sys.executable, "-m", "sandbox.app.cli", "replay", str(town_run)],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    err = done.stderr.strip().splitlines()
+    assert err == ["sandbox replay: error: no display to open a window on ($DISPLAY and "
+                   "$WAYLAND_DISPLAY are not set): write PNG frames with --export DIR or an "
+                   "animated GIF with --gif FILE"]

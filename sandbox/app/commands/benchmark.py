@@ -103,7 +103,7 @@ def add_run_command(sub, bench, **defaults) -> argparse.ArgumentParser:
                             "[default: %(default)s]")
     # Each run keeps its own cache (llm_cache.jsonl in its directory): no --cache here.
     add_model_access_options(p.add_argument_group("model access"))
-    add_budget_options(p, suite=True, episode="item (a dialogue and its judges)")
+    add_budget_options(p, suite=True, episode="item", what="a dialogue and its judges")
     add_parallel_options(p)
     p.set_defaults(**{"func": lambda args: run_main(bench, args), "resumable": True, **defaults})
     return p
@@ -182,6 +182,13 @@ def run_limits(args, parallel):
                   args.episode_max_tokens)
 
 
+def made_by(args) -> list[str] | None:
+    """The command line of a benchmark run, as each item's header records it (None when the
+    run was started from code)."""
+    argv = getattr(args, "argv", None)
+    return ["sandbox", *argv] if argv else None
+
+
 def run_with_progress(bench, out, items, pool, config, *, console, description: str,
                       total: int, transient: bool = False, **run):
     """`run_benchmark` with a progress bar (items done, running and failed, calls per second,
@@ -255,6 +262,10 @@ def write_board(report, args) -> None:
     if args.json:
         write_atomic(args.json, json.dumps(report.data, indent=2) + "\n")
     if args.plot:
+        if not any(p.score is not None for p in report.plot.points):
+            # An empty frame would pass for a plot of results; the board above says why.
+            raise UserError(f"--plot {args.plot}: nothing scored to draw (no configuration "
+                            "has a score); no PNG written")
         terminal.console().print(f"[dim]plot: {plot_png(report.plot, args.plot)}[/]")
 
 
@@ -328,7 +339,7 @@ def run_main(bench, args) -> int:
     report = run_with_progress(bench, args.out, items, pool, config, console=console,
                                description=bench.items.noun, total=len(selected),
                                rejudge=args.rejudge, parallel=parallel,
-                               limits=run_limits(args, parallel))
+                               limits=run_limits(args, parallel), command=made_by(args))
     if report is None:
         return 1
     console.print(f"{report_line(bench.noun, report)}; wall time {report.wall_time_s:.1f} s")

@@ -153,11 +153,12 @@ def probability(text: str) -> float:
 
 
 def add_budget_options(p: argparse.ArgumentParser, *, suite: bool = False,
-                       episode: str = "episode") -> None:
+                       episode: str = "episode", what: str = "") -> None:
     """--max-calls and --max-tokens (sandbox.budget): for one episode, or for a whole suite
     with --episode-max-calls and --episode-max-tokens for each of its episodes (`episode`
-    says what one is: a benchmark's item is its dialogue and its judges)."""
-    scope = f"this command (all its {episode}s)" if suite else "the episode"
+    names one, `what` says what it holds: a benchmark's item is a dialogue and its judges)."""
+    scope = (f"this command (all its {episode}s" + (f", each {what})" if what else ")")
+             if suite else "the episode")
     g = p.add_argument_group(
         "budget", f"Caps on the LLM calls and tokens (prompt + completion) of {scope}. An "
         "answer replayed from the cache counts too, so a capped run stops at the same point "
@@ -168,9 +169,9 @@ def add_budget_options(p: argparse.ArgumentParser, *, suite: bool = False,
     g.add_argument("--max-tokens", type=positive_int, metavar="N", help=f"tokens of {scope}")
     if suite:
         g.add_argument("--episode-max-calls", type=positive_int, metavar="N",
-                       help=f"calls of each {episode}")
+                       help=f"calls of each {episode}" + (f" ({what})" if what else ""))
         g.add_argument("--episode-max-tokens", type=positive_int, metavar="N",
-                       help=f"tokens of each {episode}")
+                       help=f"tokens of each {episode}" + (f" ({what})" if what else ""))
 
 
 def add_sim_time_option(g) -> None:
@@ -519,4 +520,6 @@ def suite_progress(console: Console, total: int, description: str, transient: bo
             finished = m.done + m.failed
 
         monitor.on_change = changed
+        if not console.is_terminal:  # piped into a log: started, said at once, not at the
+            console.print(f"{description}: 0/{total}, started", highlight=False)  # first end
         yield monitor

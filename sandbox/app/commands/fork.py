@@ -27,7 +27,7 @@ from sandbox.errors import UserError
 from sandbox.llm import caches_in
 from sandbox.lock import hold_output
 from sandbox.log import CACHE, EVENTS, RESULT, RunFormatError, RunResult, read_header
-from sandbox.simtime import TimeSpecError, clock_text, parse_time
+from sandbox.simtime import MOMENTS, TimeSpecError, clock_text, parse_time
 
 from ..rerunning import (
     Fork,
@@ -75,8 +75,7 @@ def register(sub) -> None:
     p.add_argument("run", type=Path, metavar="RUN",
                    help="a run directory written by `sandbox run`")
     p.add_argument("--at", required=True, metavar="TIME",
-                   help="the fork point: HH:MM (the first such time after the run's start), "
-                        "'YYYY-MM-DD HH:MM' or +1h30m; everything due then happens as in RUN "
+                   help=f"the fork point: {MOMENTS}; everything due then happens as in RUN "
                         "before the changes")
     p.add_argument("--out", type=output_dir, required=True, metavar="NEW",
                    help="the new run directory")
@@ -245,8 +244,9 @@ def _architectures(args, header) -> dict[str, str]:
         try:
             town.architecture(arch)
         except (KeyError, ValidationError, FileFormatError) as exc:
+            reason = exc.args[0] if isinstance(exc, KeyError) else str(exc)
             raise UserError(f"{name}'s architecture {arch} does not take {args.run}'s "
-                            f"parameter changes ({town.cfg.params}): {exc}") from exc
+                            f"parameter changes: {reason}") from exc
     return chosen
 
 

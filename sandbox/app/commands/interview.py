@@ -47,10 +47,10 @@ def default_cache() -> Path:
 
 def _model_options(p: argparse.ArgumentParser, cache_help: str) -> None:
     g = p.add_argument_group("model")
-    g.add_argument("--model", default=EMBEDDED,
-                   help="the model the agent answers with: local/smollm2-135m (embedded, "
-                        "offline), openai/<model>, scripted/town (test double) "
-                        "[default: %(default)s]")
+    g.add_argument("--model",
+                   help="the model the agent answers with: an alias of the models file, "
+                        "local/smollm2-135m (embedded, offline), openai/<model>, scripted/town "
+                        "(test double) [default: the model the run gave the agent]")
     g.add_argument("--cache", type=Path, metavar="FILE", help=cache_help)
     add_model_access_options(g)
 
@@ -74,7 +74,11 @@ def register(sub) -> None:
     p.add_argument("--at", metavar="TIME", help=f"{AT_HELP} [default: end]")
     p.add_argument("--questions", dest="questions_file", type=Path, metavar="FILE",
                    help="also ask the questions of this file (agents/interview_questions.yaml "
-                        "is the built-in one)")
+                        "is the built-in one; questions sharing a `thread:` are one "
+                        "conversation)")
+    p.add_argument("--chat", action="store_true",
+                   help="ask the QUESTIONs as one conversation: each sees the earlier ones "
+                        "and their answers (follow-up questions)")
     p.add_argument("--memories", type=positive_int, metavar="K",
                    help="memories retrieved per question [default: as many as the agent's "
                         "conversation module retrieves for a line, 15]")
@@ -144,6 +148,18 @@ def _load(path: Path):
     return run
 
 
+def run_model(runs, agents: list[str] | None = None) -> str:
+    """The model the runs gave their agents (`agents`, else all of them): what an interview
+    answers with by default, so a run made on one model is not asked on another. Several
+    models make --model necessary; a run that records none is asked on the embedded one."""
+    seen = {model for run in runs for name, model in run.header.models.items()
+            if agents is None or name in agents}
+    if len(seen) > 1:
+        raise UserError(f"the runs' agents ran on {', '.join(sorted(seen))}: choose the model "
+                        "that answers with --model")
+    return seen.pop() if seen else EMBEDDED
+
+
 def _moment(text: str | None, run) -> float:
     from agents.frozen import run_end
 
@@ -202,14 +218,15 @@ def interview_main(args) -> int:
 
 def _interview(args) -> int:
     from agents.frozen import NoSuchAgent, frozen_agent, run_agents
-    from agents.interview import Question, answer, others_of
-    from sandbox.interviews import save_answer
+    from agents.interview import Interviewer, Question, answer, others_of, state_of
+    from sandbox.interviews import AnswerMemo, memo_path, save_answer
     from sandbox.llm import CallLog
 
     run = _load(args.run)
     at = _moment(args.at, run)
     try:
-        questions = [Question(text=q) for q in args.questions]
+        questions = [Question(text=q, thread="chat" if args.chat else "")
+                     for q in args.questions]
     except ValidationError as exc:
         reason = exc.errors()[0]["msg"].removeprefix("Value error, ")
         raise UserError(f"question: {reason}") from exc
@@ -223,6 +240,8 @@ def _interview(args) -> int:
     except NoSuchAgent as exc:
         raise UserError(str(exc)) from exc
     _say_bare_persona(who)
+    if args.model is None:
+        args.model = run_model([run], [who.name])
     cache = None if args.no_cache else (
         args.cache or (args.out / CACHE if args.out else default_cache()))
     _outside(run.dir, args.out, "--out")
@@ -240,30 +259,50 @@ def _interview(args) -> int:
                   f"answering with {llm.model_id}", markup=False, highlight=False,
                   soft_wrap=True)
     calls = CallLog(args.out / CALLS if args.out else None)
-    started, replies = time.perf_counter(), []
+    memo = None
+    if cache is not None:
+        hold_output(memo_path(cache), file=True)
+        memo = AnswerMemo(memo_path(cache))
+    interviewer = Interviewer(who)  # rebuilt once, and only when an answer is not kept
+    threads: dict[str, list[tuple[str, str]]] = {}
+    started, replies, kept = time.perf_counter(), [], 0
     try:
         for question in questions:
-            reply = answer(who, question.filled(who, others), llm, run_id=_run_id(run.dir),
-                           run=str(args.run), k=args.memories, calls=calls)
+            filled = question.filled(who, others)
+            history = list(threads.get(question.thread, [])) if question.thread else []
+            found = memo and memo.get(state_of(who, filled, llm.model_id, args.memories,
+                                               history))
+            if found:
+                reply, kept = found.model_copy(update={"cached": True}), kept + 1
+            else:
+                reply = answer(who, filled, llm, run_id=_run_id(run.dir), run=str(args.run),
+                               k=args.memories, calls=calls, interviewer=interviewer,
+                               history=history)
+                if memo is not None:
+                    memo.add(reply)
+            if question.thread:
+                threads.setdefault(question.thread, []).append((filled.text, reply.answer))
             if args.out is not None:
                 save_answer(args.out, reply)
             replies.append(reply)
-            _show(console, reply)
+            _show(console, reply, follow_up=bool(history))
     finally:
         calls.close()
     cached = sum(r.cached for r in calls.records)
     failed = [r for r in replies if r.status != "ok"]
     console.print(f"{len(replies)} answer(s), {len(calls.records)} call(s) ({cached} from the "
-                  f"cache), {time.perf_counter() - started:.1f} s"
+                  f"cache)" + (f", {kept} answer(s) kept from before" if kept else "")
+                  + f", {time.perf_counter() - started:.1f} s"
                   + (f"; {len(failed)} without a usable answer" if failed else "")
                   + (f"; saved under {args.out / 'answers'}" if args.out else "")
                   + (f"; cache {cache}" if cache else ""), markup=False, highlight=False)
     return 1 if any(r.status == "unavailable" for r in replies) else 0
 
 
-def _show(console, reply) -> None:
-    lines = ["", f"Q ({reply.category}): {reply.question}" if reply.category
-             else f"Q: {reply.question}",
+def _show(console, reply, follow_up: bool = False) -> None:
+    asked = "Q (follow-up)" if follow_up else "Q"
+    lines = ["", f"{asked} ({reply.category}): {reply.question}" if reply.category
+             else f"{asked}: {reply.question}",
              f"memories used ({len(reply.memories)}, best first):"]
     for m in reply.memories:
         score = f"  (score {m.score:.2f})" if m.score is not None else ""
@@ -290,7 +329,7 @@ def _interview_set(args) -> int:
     import json
 
     from agents.frozen import frozen_agent, run_agents
-    from agents.interview import answer, k_for, others_of, state_of
+    from agents.interview import Interviewer, answer, k_for, others_of, state_of
     from evaluation.interview import MANIFEST
     from sandbox.interviews import answer_dir, digest, load_answer, save_answer, slug
     from sandbox.llm import CallLog
@@ -312,6 +351,8 @@ def _interview_set(args) -> int:
     questions = _questions(args.questions_file)
     moments = [_moment(args.at, run) for run in runs]
     hold_output(out)
+    if args.model is None:
+        args.model = run_model(runs)
     config = {"model": args.model, "at": args.at or "end", "memories": args.memories,
               "questions": digest([q.model_dump() for q in questions])}
     manifest_path = out / MANIFEST
@@ -348,18 +389,28 @@ def _interview_set(args) -> int:
                 who = frozen_agent(run, name, at)
                 _say_bare_persona(who, console)
                 made = 0
+                interviewer = Interviewer(who)  # rebuilt once, when an answer is not kept
+                threads: dict[str, list[tuple[str, str]]] = {}
                 for question in questions:
                     filled = question.filled(who, others_of(name, list(agents)))
                     folder = answer_dir(out, rid, name, filled.key)
                     saved = load_answer(folder)
-                    state = state_of(who, filled, llm.model_id, args.memories)
+                    history = list(threads.get(question.thread, [])) if question.thread else []
+                    state = state_of(who, filled, llm.model_id, args.memories, history)
                     if saved is not None and saved.status != "unavailable" \
                             and saved.state == state:
                         kept += 1
                         answered.append((folder, saved))
+                        if question.thread:
+                            threads.setdefault(question.thread, []).append(
+                                (filled.text, saved.answer))
                         continue
                     reply = answer(who, filled, llm, run_id=rid, run=str(run.dir),
-                                   k=args.memories, calls=calls)
+                                   k=args.memories, calls=calls, interviewer=interviewer,
+                                   history=history)
+                    if question.thread:
+                        threads.setdefault(question.thread, []).append((filled.text,
+                                                                        reply.answer))
                     save_answer(out, reply)
                     made += 1
                     unusable += reply.status != "ok"

@@ -1,8 +1,8 @@
 """`sandbox list WHAT`: what exists, so nobody has to read the source to find a name.
 
 benchmarks (the installed plug-ins and their commands), models (the embedded ones, how to name
-an endpoint's, and the scripted test doubles, marked as such), architectures, worlds, and what
-the plug-ins add (a benchmark's task templates, say).
+an endpoint's, and the scripted test doubles, marked as such), architectures, worlds, scenarios
+(what `sandbox run` takes), and what the plug-ins add (a benchmark's task templates, say).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 from sandbox import terminal
 
-CORE = ("benchmarks", "models", "architectures", "worlds")
+CORE = ("benchmarks", "models", "architectures", "worlds", "scenarios")
 
 
 def register(sub) -> None:
@@ -23,7 +23,8 @@ def register(sub) -> None:
         description="List what a name may be given as: the benchmark plug-ins installed "
                     "(entry-point group sandbox.benchmarks) with the commands each adds, the "
                     "models (test doubles marked: they answer by rule, for tests only), the "
-                    "agent architectures, the worlds, and what the plug-ins add. A plug-in "
+                    "agent architectures, the worlds, the scenarios `sandbox run` takes, and "
+                    "what the plug-ins add. A plug-in "
                     "that failed to load is listed with its error, and the command exits 1.",
         epilog="example: sandbox list models")
     p.add_argument("what", choices=whats, help="what to list")
@@ -97,6 +98,27 @@ def architectures() -> list[tuple[str, str]]:
             for name in available()]
 
 
+# What each built-in scenario is, as `sandbox list scenarios` says it.
+SCENARIO_TEXT = {
+    "single_room": "two personas talking in one room (--config FILE.yaml for other ones)",
+    "town_day": "generative agents living a day in the town (--config, --residents, --hours, "
+                "--performer NAME --arch ARCH --task TEXT)",
+}
+
+
+def scenarios() -> list[tuple[str, str]]:
+    """What `sandbox run` takes: the built-in scenarios, then what each plug-in adds (a task
+    template), with the list that names those."""
+    from sandbox.app.plugins import run_targets
+    from tasks.scenarios import SCENARIOS
+
+    rows = [(name, SCENARIO_TEXT.get(name, "")) for name in sorted(SCENARIOS)]
+    for target in run_targets():
+        more = f" (`sandbox list {target.listing}`)" if target.listing else ""
+        rows.append(("FILE.yaml | NAME", target.describe + more))
+    return rows
+
+
 def worlds() -> list[tuple[str, str]]:
     from worlds import builtin_worlds, find_world
 
@@ -109,7 +131,8 @@ def main(args) -> int:
     from sandbox.app.plugins import listings
 
     if args.what in CORE:
-        rows = {"models": models, "architectures": architectures, "worlds": worlds}[args.what]()
+        rows = {"models": models, "architectures": architectures, "worlds": worlds,
+                "scenarios": scenarios}[args.what]()
         if args.what == "models":
             rows = aliases(args) + rows
     else:

@@ -88,7 +88,8 @@ def main(args) -> int:
         for event in run.events:
             if event.kind in counts:
                 counts[event.kind] += 1
-                print(event.model_dump_json() if args.json else _event_line(event))
+                print(event.model_dump_json() if args.json
+                      else _event_line(event, run.header.start_time))
         for kind, n in counts.items():
             if not n:  # said, so an empty answer is not mistaken for a typo or a bug
                 print(f"sandbox log: no {kind} event in {args.run_dir}", file=sys.stderr)
@@ -117,12 +118,16 @@ def _check_kinds(kinds: list[str], in_run: set[str]) -> list[str]:
     return list(dict.fromkeys(kinds))
 
 
-def _event_line(event) -> str:
-    """"t=40.0 User user_request_written: turn=2, strategy=improvement, ..." """
+def _event_line(event, start) -> str:
+    """"06:00:40 (t=40) User user_request_written: turn=2, strategy=improvement, ...": the
+    simulated clock a user reads, and the seconds a moment option (--at 40) takes."""
+    from sandbox.simtime import clock_text
+
     data = event.model_dump(exclude={"kind", "t", "agent"})
     fields = ", ".join(f"{key}={value!r}" if isinstance(value, str) else f"{key}={value}"
                        for key, value in data.items())
-    return f"t={event.t:g} {event.agent or '-'} {event.kind}: {fields}"
+    return (f"{clock_text(start, event.t)} (t={event.t:g}) {event.agent or '-'} "
+            f"{event.kind}: {fields}")
 
 
 def run_dirs_below(path: Path) -> list[Path]:

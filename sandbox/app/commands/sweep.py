@@ -93,7 +93,12 @@ def main(args) -> int:
     from sandbox.app.cli import build_parser, parse_command
 
     parser = build_parser()
-    parsed = [parse_command(parser, cell.argv) for cell in found.cells]  # all checked first
+    recipes = _recipes()
+    parsed = []
+    for cell in found.cells:  # every cell checked before any runs
+        cell_args = parse_command(parser, cell.argv, f"{cell.benchmark} {cell.name}: ")
+        _check_cell(cell, cell_args, parser, recipes[cell.benchmark])
+        parsed.append(cell_args)
     for cell, cell_args in zip(found.cells, parsed, strict=True):
         console.print(f"[dim]{cell.benchmark} {cell.name}: {_roles(cell_args)}[/]",
                       highlight=False, soft_wrap=True)
@@ -121,27 +126,84 @@ def main(args) -> int:
         write_json(Path(out) / SWEEP_FILE, record(experiment, args.experiment, digest, found))
     boards = {}
     for name, argv in found.boards.items():
-        # A cell refused before it ran (a UserError: a bad model, another configuration in
-        # its --out) has nothing to board; one that ran, even in part, is on it, accounted.
-        outs = [c.out for c in found.cells
-                if c.benchmark == name and c.status != "error" and c.out.is_dir()]
-        if not outs:
-            continue
-        board_argv = [argv[0], *map(str, outs), *argv[-4:]]
-        console.rule(f"{name} board", style="dim")
-        board_args = parse_command(parser, board_argv)
-        try:
-            if board_args.func(board_args) == 0:
-                boards[name] = Path(board_argv[-3]).read_text(encoding="utf-8")
-        except UserError as exc:
-            console.print(f"[red]{name} board:[/] {exc}", highlight=False)
+        # Every cell whose directory holds work is boarded, also one refused this time (a
+        # changed flag meeting its earlier configuration): what finished before still counts.
+        outs = [c.out for c in found.cells if c.benchmark == name and _holds_work(c.out)]
+        made = False
+        if outs:
+            board_argv = [argv[0], *map(str, outs), *argv[-4:]]
+            console.rule(f"{name} board", style="dim")
+            board_args = parse_command(parser, board_argv)
+            try:
+                made = board_args.func(board_args) == 0
+            except UserError as exc:
+                console.print(f"[red]{name} board:[/] {exc}", highlight=False)
+        board_md = Path(argv[-3])
+        if board_md.is_file():  # this run's, or the last one made, said to be so
+            boards[name] = board_md.read_text(encoding="utf-8") + (
+                "" if made else "\n(the board as last made: this run could not make it)\n")
     summary = Path(out) / "summary.md"
     write_atomic(summary, summary_markdown(experiment, args.experiment, found, boards))
     bad = [c for c in found.cells if c.status != "ok"]
     console.print(f"{len(found.cells)} cells, {len(found.cells) - len(bad)} finished; summary: "
                   f"{summary}", highlight=False)
-    if bad:
-        console.print(f"{len(bad)} cell(s) did not finish: "
-                      f"{', '.join(f'{c.benchmark}/{c.name}' for c in bad)}; run the same "
+    refused = [c for c in bad if c.status == "error"]
+    stopped = [c for c in bad if c.status != "error"]
+    if stopped:
+        console.print(f"{len(stopped)} cell(s) did not finish: "
+                      f"{', '.join(f'{c.benchmark}/{c.name}' for c in stopped)}; run the same "
                       "command again to go on", highlight=False)
+    if refused:
+        # Run as it is, such a cell is refused again: what it said must change first.
+        console.print(f"{len(refused)} cell(s) were refused: "
+                      f"{', '.join(f'{c.benchmark}/{c.name}' for c in refused)}; change what "
+                      f"each said (the experiment file, or another --out), then run again",
+                      highlight=False)
     return 1 if bad else 0
+
+
+def _holds_work(cell_out: Path) -> bool:
+    """Whether a cell's directory holds anything a board could read."""
+    return cell_out.is_dir() and any(cell_out.iterdir())
+
+
+def _model_dests(parser: argparse.ArgumentParser, command: str) -> list[str]:
+    """The options of `command` that name a model (metavar MODEL, or --model)."""
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return [a.dest for a in sub.choices[command]._actions
+            if a.metavar == "MODEL" or a.dest == "model"]
+
+
+def _check_cell(cell, cell_args, parser, recipe) -> None:
+    """What the parser cannot see in a cell, before any cell runs: every model it names
+    reaches a backend that exists (a misspelt one would fail only when its cell's turn
+    comes), and the benchmark's own check (templates). A UserError naming the cell."""
+    from sandbox.llm import LLMConfigError, make_backend, split_model
+    from sandbox.llm.local import embedded_model_path
+
+    from .common import resolve_model
+
+    where = f"{cell.benchmark} {cell.name}"
+    for dest in _model_dests(parser, recipe.command):
+        value = getattr(cell_args, dest, None)
+        for ref in value if isinstance(value, list) else [value]:
+            if not isinstance(ref, str):
+                continue
+            flag = f"--{dest.removesuffix('s').replace('_', '-')} {ref}"
+            try:
+                settings = resolve_model(cell_args, ref)  # an alias, or backend/model
+            except UserError as exc:
+                raise UserError(f"{where}: {flag}: {exc}") from exc
+            try:
+                backend, name = split_model(settings.model)
+                if backend == "scripted":  # a test double is cheap to make: made, to check
+                    make_backend(settings, check=False)
+                elif backend == "local":  # found, not loaded (loading takes seconds)
+                    embedded_model_path(name)
+            except LLMConfigError as exc:
+                raise UserError(f"{where}: {flag}: {exc}") from exc
+    if recipe.check is not None:
+        try:
+            recipe.check(cell_args)
+        except ValueError as exc:
+            raise UserError(f"{where}: {exc}") from exc

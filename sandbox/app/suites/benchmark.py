@@ -256,6 +256,8 @@ class Session:
     rejudge: bool
     limits: Limits  # the episode caps are plain numbers: a Ray worker gets them pickled
     note: Progress | None = None
+    # The `sandbox ...` words of the run, kept in each item's header: what remakes the item
+    command: tuple[str, ...] = ()
 
     def budgets(self) -> list[Budget]:
         """The budgets one item spends: the run's and a fresh one of its own."""
@@ -300,7 +302,9 @@ def _run_item(session: Session, item_id: str, item: Any, run_dir: Path) -> Bench
                              seed=episode_seed(config.seed, item_id), out_dir=run_dir,
                              overwrite=True, budgets=budgets,
                              extra_header={bench.items.header_key: item_id,
-                                           "label": config.label})
+                                           "label": config.label,
+                                           **({"benchmark_command": list(session.command)}
+                                              if session.command else {})})
         report.runs_made += 1
         report.calls += result.llm_calls
         if result.status in ("unavailable", "budget"):  # canned lines or half a dialogue:
@@ -321,13 +325,15 @@ def run_benchmark(bench: Benchmark, out: Path | str, items: ItemSet, pool: Model
                   config: Configuration, *, rejudge: bool = False,
                   parallel: Parallel | None = None, limits: Limits = Limits(),
                   monitor: Monitor | None = None,
-                  on_progress: Progress | None = None) -> BenchmarkReport:
+                  on_progress: Progress | None = None,
+                  command: list[str] | None = None) -> BenchmarkReport:
     """Run and judge every selected item that is not done yet, `parallel.jobs` at once in each
     process (their calls share the pool's backends and so the endpoints' limits). One broken
     item does not lose the others: it is in `failures` and the next run tries it again. A
     cache-only replay that misses an answer stops the run (CacheMiss). `on_progress(item,
     what)` hears each step of the items run in this process; once `limits.budget` is spent no
-    new item starts."""
+    new item starts. `command`: the `sandbox ...` words that made the run, recorded in every
+    item's header (`benchmark_command`: `sandbox rerun` says what remakes the item)."""
     parallel = parallel or Parallel()
     budget = limits.budget
     if budget is not None and budget.capped and parallel.executor == "ray":
@@ -337,7 +343,7 @@ def run_benchmark(bench: Benchmark, out: Path | str, items: ItemSet, pool: Model
     out = Path(out)
     with hold(out):
         return _run_benchmark(bench, out, items, pool, config, rejudge, parallel, limits,
-                              monitor, on_progress)
+                              monitor, on_progress, tuple(command or ()))
 
 
 def _complete(bench: Benchmark, config: Configuration) -> Configuration:
@@ -351,7 +357,7 @@ def _complete(bench: Benchmark, config: Configuration) -> Configuration:
 
 
 def _run_benchmark(bench, out, items, pool, config, rejudge, parallel, limits, monitor,
-                   on_progress) -> BenchmarkReport:
+                   on_progress, command) -> BenchmarkReport:
     started = time.perf_counter()
     config = _complete(bench, config)
     selected = items.select(config.every)
@@ -364,10 +370,12 @@ def _run_benchmark(bench, out, items, pool, config, rejudge, parallel, limits, m
     budget = limits.budget
     if parallel.executor == "ray":  # the run's budget stays in this process
         shared = dict(bench=bench, out=out, config=config, rejudge=rejudge,
-                      limits=Limits(None, limits.episode_max_calls, limits.episode_max_tokens))
+                      limits=Limits(None, limits.episode_max_calls, limits.episode_max_tokens),
+                      command=command)
         setup = partial(worker_session, pool.settings, pool.models, **shared)
     else:
-        session = Session(bench, out, pool, config, rejudge, limits, note=on_progress)
+        session = Session(bench, out, pool, config, rejudge, limits, note=on_progress,
+                          command=command)
         setup = lambda: session  # noqa: E731 - the pool is built already
     spent = (lambda: budget.stopped) if budget is not None and budget.capped else None
     outcomes = run_parallel([(item_id, (item_id, item)) for item_id, item in selected],

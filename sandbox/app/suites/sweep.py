@@ -6,7 +6,8 @@ benchmark's own command, each benchmark boarded over its cells, one summary of t
       smol: local/smollm2-135m
       gpt: {model: openai/gpt-4o-mini, flags: {base-url: "http://127.0.0.1:8000/v1"}}
     architectures: [ga, ga_tdp]        # for a benchmark whose performer has one
-    seeds: [0, 1]                      # for a benchmark that takes seeds
+    seeds: [0, 1]                      # every benchmark: all in one cell (--seeds) or a
+                                       # cell per seed (--seed, the cell named NAME-sN)
     benchmarks:                        # installed benchmarks (`sandbox list benchmarks`)
       NAME:
         flags: {judge: [local/smollm2-135m], every: 8}
@@ -14,8 +15,9 @@ benchmark's own command, each benchmark boarded over its cells, one summary of t
 A cell is `sandbox COMMAND FLAGS --MODEL_FLAG MODEL [--ARCH_FLAG ARCH] [--SEEDS_FLAG ...]
 --out OUT/BENCHMARK/CELL`; `flags` turn into options (`every: 8` -> `--every 8`, a list into
 the option repeated, `true` into the bare flag). Every cell is parsed by the real command line
-before anything runs (a misspelt flag stops the sweep at once), every role's model is said at
-the start, and a cell that fails does not stop the others. Run again, every command resumes
+and its models and the benchmark's own check (template names, say) run before anything runs (a
+misspelt flag, model or template stops the sweep at once), every role's model is said at the
+start, and a cell that fails does not stop the others. Run again, every command resumes
 its own directory: finished work is skipped.
 """
 
@@ -120,6 +122,7 @@ class Cell:
     out: Path
     status: str = "planned"  # planned | ok | failed (exit code) | error (why)
     said: str = ""
+    seed: int | None = None  # the cell's one seed (None: the benchmark's seeds axis, or none)
 
 
 @dataclass
@@ -138,22 +141,36 @@ def plan(experiment: Experiment, out: Path, recipes: dict[str, Any]) -> Plan:
             raise ValueError(f"benchmark {name!r}: not installed, or it cannot be swept; "
                              f"sweepable: {', '.join(sorted(recipes)) or 'none'}")
         archs = experiment.architectures if recipe.arch_flag else [None]
+        seeds = experiment.seeds
+        if not recipe.seeds_flag and not recipe.seed_flag and seeds != [0]:
+            raise ValueError(f"benchmark {name!r} takes no seeds, and the experiment names "
+                             f"{', '.join(map(str, seeds))}; sweep it in a file of its own "
+                             "without `seeds`")
+        # A benchmark taking one seed a run gets a cell per seed (named -sN when there are
+        # several); one taking them all at once gets them in one cell.
+        per_seed = [None] if recipe.seeds_flag or not recipe.seed_flag else seeds
         outs = []
         for alias, model in experiment.models.items():
             for arch in archs:
-                cell = f"{alias}-{Path(arch).stem}" if arch else alias
-                cell_out = out / name / cell
-                argv = [recipe.command, *flag_words(entry.flags), *flag_words(model.flags),
-                        recipe.model_flag, model.model]
-                if arch:
-                    argv += [recipe.arch_flag, arch]
-                if recipe.seeds_flag:
-                    argv += [recipe.seeds_flag, ",".join(map(str, experiment.seeds))]
-                if recipe.label_flag:
-                    argv += [recipe.label_flag, cell]
-                argv += ["--out", str(cell_out)]
-                found.cells.append(Cell(name, cell, model.model, arch, argv, cell_out))
-                outs.append(cell_out)
+                for seed in per_seed:
+                    cell = f"{alias}-{Path(arch).stem}" if arch else alias
+                    if seed is not None and len(per_seed) > 1:
+                        cell += f"-s{seed}"
+                    cell_out = out / name / cell
+                    argv = [recipe.command, *flag_words(entry.flags), *flag_words(model.flags),
+                            recipe.model_flag, model.model]
+                    if arch:
+                        argv += [recipe.arch_flag, arch]
+                    if recipe.seeds_flag:
+                        argv += [recipe.seeds_flag, ",".join(map(str, seeds))]
+                    elif seed is not None:
+                        argv += [recipe.seed_flag, str(seed)]
+                    if recipe.label_flag:
+                        argv += [recipe.label_flag, cell]
+                    argv += ["--out", str(cell_out)]
+                    found.cells.append(Cell(name, cell, model.model, arch, argv, cell_out,
+                                            seed=seed))
+                    outs.append(cell_out)
         found.boards[name] = [recipe.board, *map(str, outs), "--markdown",
                               str(out / name / "board.md"), "--json",
                               str(out / name / "board.json")]

@@ -49,6 +49,16 @@ def near(name: str) -> list[str]:
     return nearest_templates(Path(name).stem)
 
 
+def sweep_check(args) -> None:
+    """A sweep's cell, before any runs: its templates found (a misspelt one would otherwise
+    fail only when its cell's turn comes; the parser has checked the architectures)."""
+    from .suite import find_templates, template_specs
+
+    specs = template_specs(args.templates)
+    if specs and not any(s.endswith(".json") for s in specs):  # a public file is imported
+        find_templates(specs)  # a SuiteError (a ValueError) naming the nearest names
+
+
 def templates() -> list[tuple[str, str]]:
     """`sandbox list templates`: every built-in template, its task type and title."""
     from tasks.stss import builtin_templates, load_template
@@ -84,5 +94,5 @@ PLUGIN = Plugin(
     # A cell: `sandbox stss ... --model M --arch A --seeds 0,1 --out CELL`; the board names
     # each row by its model and architecture itself.
     sweep=Sweep("stss", "--model", "stss-board", arch_flag="--arch", seeds_flag="--seeds",
-                label_flag=None),
+                label_flag=None, check=sweep_check),
     outputs={SUITE_FILE: "an STSS suite (sandbox stss)"})

@@ -335,9 +335,12 @@ def _print_import(imported, console: Console) -> None:
             console.print(escape(f"note: {template.id}: {note}"), highlight=False)
 
 
-def _check_templates(templates, archs, args, window, world, console) -> list:
+def _check_templates(templates, archs, args, window, world, console,
+                     resident_hours: dict | None = None) -> list:
     """Every file and every seed's window, before the first episode runs; a window that stops
-    inside an activity's time window is only warned about. Returns the templates."""
+    inside an activity's time window is only warned about. Returns the templates; adds each
+    template x seed's simulated resident-hours to `resident_hours` when given, keyed by
+    (template, seed) (what an episode costs grows with both)."""
     from tasks.stss import STSSEpisode, instantiate, load_template
 
     loaded = []
@@ -347,7 +350,10 @@ def _check_templates(templates, archs, args, window, world, console) -> list:
             loaded.append(template)
             for seed in args.seeds:  # the time is drawn per seed
                 task = instantiate(template, seed, world, background=args.background)
-                STSSEpisode(task, archs[0], window=window)
+                episode = STSSEpisode(task, archs[0], window=window)
+                if resident_hours is not None:
+                    resident_hours[(path, seed)] = episode.until / 3600 * (
+                        1 + len(task.background))
                 warning = window.cut_short(task)
                 if warning:
                     console.print(f"[yellow]warning:[/] {path.stem} s{seed}: {warning}",
@@ -359,11 +365,84 @@ def _check_templates(templates, archs, args, window, world, console) -> list:
     return loaded
 
 
+# The suite's options that shape each episode, as `sandbox run TEMPLATE` takes them (True:
+# followed by a value); a suite's cap on each episode is that run's own cap.
+EPISODE_OPTIONS = {"--world": True, "--embedder": True, "--max-sim-hours": True,
+                   "--background-model": True, "--performer-routing": True,
+                   "--background": True, "--same-day": False, "--start": True, "--until": True,
+                   "--model": True, "--models": True, "--base-url": True,
+                   "--json-dialect": True, "--max-concurrency": True, "--prompts": True}
+RENAMED = {"--episode-max-calls": "--max-calls", "--episode-max-tokens": "--max-tokens"}
+
+
+def episode_command(argv: list[str] | None) -> tuple[str, ...]:
+    """The words of `sandbox run` that make one of the suite's episodes alone, but for its
+    template, architecture, seed and directory (run_suite_episode adds them): recorded in
+    each episode's header, so `sandbox rerun` and `sandbox fork` can remake it. Empty when
+    the suite's own words are not known (called from code, not a command line)."""
+    if argv is None:
+        return ()
+    words: list[str] = ["sandbox", "run"]
+    it = iter(argv[1:])  # argv[0] is the command's name
+    for word in it:
+        flag, eq, value = word.partition("=")
+        if flag in RENAMED:
+            words += [RENAMED[flag], value if eq else next(it, "")]
+        elif flag in EPISODE_OPTIONS and not EPISODE_OPTIONS[flag]:
+            words.append(flag)
+        elif flag in EPISODE_OPTIONS:
+            words += [flag, value if eq else next(it, "")]
+    # The suite writes no checkpoints; remade alone, the episode writes none either.
+    return (*words, "--checkpoint-every", "off")
+
+
+# Wall time of one simulated resident-hour on the embedded model, on 2 cores (README: the full
+# episode, 12 residents x 38 h, took 25.2 min: 3.3 s; the demo's, 3 x 4 h, 26.8 s: 2.2 s).
+EMBEDDED_S_PER_RESIDENT_HOUR = 3.0
+LONG_S = 600.0  # from here a suite is said to take long
+
+
+def say_estimate(console, args, episodes, resident_hours: dict) -> float | None:
+    """Before a suite starts: how long its episodes not yet finished will take when its
+    evaluated or background model is the embedded one (an endpoint's speed is not known here),
+    said as a warning past ten minutes with how to make it shorter; the estimate in seconds,
+    or None. `resident_hours`: (template, seed) -> an episode's simulated resident-hours."""
+    from sandbox.app.suites.resume import finished
+
+    models = [args.model, getattr(args, "background_model", None)]
+    embedded = next((m for m in models if m and m.startswith("local/")), None)
+    left = [e for e in episodes if not finished(e.run_dir)]
+    if embedded is None or not left:
+        return None
+    hours = sum(resident_hours.get((e.template, e.seed), 0.0) for e in left)
+    # The embedded model answers one call at a time whatever --jobs: jobs do not divide it.
+    estimate = hours * EMBEDDED_S_PER_RESIDENT_HOUR
+    line = (f"{len(left)} episode(s) on the embedded model {embedded}: about "
+            f"{_duration(estimate)} ({hours / len(left):.0f} simulated resident-hours an "
+            f"episode, about {EMBEDDED_S_PER_RESIDENT_HOUR:g} s each on 2 cores)")
+    if estimate >= LONG_S:
+        console.print(f"[yellow]this will take long:[/] {line}; an endpoint (--model "
+                      "openai/..., --base-url) or fewer, shorter episodes (--templates, "
+                      "--seeds, --same-day --start 15:00 --background 2) is quicker",
+                      highlight=False, soft_wrap=True)
+    else:
+        console.print(f"[dim]{line}[/]", highlight=False, soft_wrap=True)
+    return estimate
+
+
+def _duration(seconds: float) -> str:
+    minutes = round(seconds / 60)
+    if minutes < 1:
+        return f"{seconds:.0f} s"
+    return f"{minutes // 60} h {minutes % 60} min" if minutes >= 60 else f"{minutes} min"
+
+
 def _recipe(args, window, scorings):
     """What each process builds once for the suite (a Ray worker builds its own)."""
     from .suite import SuiteRecipe
 
     return SuiteRecipe(roles=town_roles(args, args.cache),
+                       command=episode_command(getattr(args, "argv", None)),
                        world=getattr(args, "world", None) or "town", prompts=args.prompts,
                        window=window, background=args.background, embedder=args.embedder,
                        scorings=scorings, episode_max_calls=args.episode_max_calls,
@@ -398,6 +477,9 @@ def _setup(args, recipe, parallel):
                             "--executor ray use --episode-max-calls or --episode-max-tokens")
         return partial(suite_context, recipe)
     use_prompts(args)
+    # Loading a model (the embedded one times its weight formats on a machine's first run)
+    # takes a while: said, so the command is not silent before its first progress line.
+    terminal.console().print(f"[dim]loading {args.model} and the world...[/]", highlight=False)
     try:
         context = suite_context(recipe)
     except LLMConfigError as exc:
@@ -438,8 +520,9 @@ def main(args) -> int:
             templates, imported = _templates(args, console)
         except (FileFormatError, ValueError) as exc:
             raise UserError(str(exc)) from exc
-        imports = import_report(_check_templates(templates, archs, args, window, world, console),
-                                imported)
+        hours: dict = {}
+        imports = import_report(_check_templates(templates, archs, args, window, world, console,
+                                                 hours), imported)
         try:
             episodes = plan_suite(templates, archs, args.seeds, args.out)
             roles = town_roles(args)
@@ -452,6 +535,7 @@ def main(args) -> int:
                 episodes=[episode_key(e) for e in episodes]))
         except ValueError as exc:
             raise UserError(str(exc)) from exc
+        say_estimate(console, args, episodes, hours)
         setup = _setup(args, _recipe(args, window, scoring_options(args)), parallel)
         record_options(args.out, options)  # only now: a model that fails to build records nothing
     suite_budget, _ = budgets(args)

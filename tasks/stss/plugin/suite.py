@@ -40,7 +40,7 @@ from sandbox.events import Event
 from sandbox.llm import CacheMiss
 from sandbox.log import CACHE, RunResult
 from sandbox.outdirs import OutputTaken, claim
-from sandbox.runner import run_episode
+from sandbox.runner import COMMAND, run_episode
 from sandbox.storage import write_atomic
 from tasks.stss import EpisodeWindow, STSSEpisode, instantiate, load_template
 from tasks.stss.importer import ImportReport
@@ -269,6 +269,9 @@ class SuiteRecipe:
     scorings: list[ScoringOptions] = field(default_factory=lambda: [ScoringOptions()])
     episode_max_calls: int | None = None  # each episode's own budget
     episode_max_tokens: int | None = None
+    # `sandbox run` words making one episode alone, but for its template, architecture, seed
+    # and directory (commands.episode_command); empty: episodes record no command
+    command: tuple[str, ...] = ()
 
 
 @dataclass
@@ -285,6 +288,7 @@ class SuiteContext:
     scorings: list[ScoringOptions] = field(default_factory=lambda: [ScoringOptions()])
     budget: Budget | None = None
     episode_budget: Budget | None = None
+    command: tuple[str, ...] = ()  # SuiteRecipe.command
 
 
 def suite_context(recipe: SuiteRecipe) -> SuiteContext:
@@ -306,7 +310,8 @@ def suite_context(recipe: SuiteRecipe) -> SuiteContext:
                                 scope="episode")
     return SuiteContext(load_world(recipe.world), model_for, window=recipe.window,
                         background=recipe.background, embedder=recipe.embedder,
-                        scorings=recipe.scorings, episode_budget=episode_budget)
+                        scorings=recipe.scorings, episode_budget=episode_budget,
+                        command=recipe.command)
 
 
 @dataclass
@@ -334,11 +339,19 @@ def run_suite_episode(context: SuiteContext, episode: Episode) -> EpisodeDone:
         return EpisodeDone(scores, skipped=True)
     budgets = [b for b in (context.budget,
                            context.episode_budget and context.episode_budget.fresh()) if b]
-    result, score = run_task(episode.template, context.world, context.make_llm,
-                             architecture=episode.architecture, seed=episode.seed,
-                             out=episode.run_dir, window=context.window,
-                             background=context.background, embedder=context.embedder,
-                             overwrite=True, scoring=context.scorings[0], budgets=budgets)
+    # What remaking this episode alone takes, in its header: `sandbox rerun` and `sandbox
+    # fork` repeat it (set in the thread or worker that runs it: a ContextVar is per thread).
+    command = COMMAND.set([*context.command, template_ref(episode.template), "--arch",
+                           episode.architecture, "--seed", str(episode.seed), "--out",
+                           str(episode.run_dir)] if context.command else None)
+    try:
+        result, score = run_task(episode.template, context.world, context.make_llm,
+                                 architecture=episode.architecture, seed=episode.seed,
+                                 out=episode.run_dir, window=context.window,
+                                 background=context.background, embedder=context.embedder,
+                                 overwrite=True, scoring=context.scorings[0], budgets=budgets)
+    finally:
+        COMMAND.reset(command)
     scores = [score] if score is not None else []
     for scoring in context.scorings[1:]:
         if result.status == "completed" or (result.status == "budget"
@@ -347,6 +360,12 @@ def run_suite_episode(context: SuiteContext, episode: Episode) -> EpisodeDone:
     return EpisodeDone(scores, skipped=False, calls=result.llm_calls,
                        stopped=result.error if result.status == "budget" else None,
                        unavailable=result.error if result.status == "unavailable" else None)
+
+
+def template_ref(template: Path) -> str:
+    """How a command names `template`: a built-in one by its name (the same in any
+    checkout), any other by its path."""
+    return template.stem if _builtin(template.stem) == template else str(template)
 
 
 def episode_key(episode: Episode) -> str:
