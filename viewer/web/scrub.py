@@ -24,7 +24,7 @@ from sandbox.redact import MASK, redact
 
 # Keys whose value is a credential whatever it looks like (a header's backend settings, an
 # endpoint's options).
-_SECRET_KEY = re.compile(r"api[_-]?key|token|secret|passw|authorization|credential",
+_SECRET_KEY = re.compile(r"api[_-]?key|(^|[_-])token$|secret|passw|authorization|credential",
                          re.IGNORECASE)
 # An absolute path: a slash that starts a word (not the slash of a URL, a fraction or "and/or"),
 # then at least two parts.
@@ -70,7 +70,8 @@ class Scrubber:
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, Mapping):
-            return {str(k): (MASK if _SECRET_KEY.search(str(k)) and v not in (None, "")
+            # A credential is a text: counts of tokens stay numbers.
+            return {str(k): (MASK if _SECRET_KEY.search(str(k)) and isinstance(v, str) and v
                              else self.data(v)) for k, v in value.items()}
         if isinstance(value, list | tuple):
             return [self.data(v) for v in value]

@@ -166,7 +166,9 @@ def main(args: argparse.Namespace) -> int:
     claim(args.out, SITE_FILE, "a report site")
     hold_output(args.out)
     kinds = board_kinds()
-    names = [path.resolve().name or str(path) for path in args.dirs]
+    # A directory is called by its name, or with --paths where it is.
+    names = [str(path.resolve()) if args.paths else path.resolve().name or str(path)
+             for path in args.dirs]
     found: list = []
     for path, name in zip(args.dirs, names, strict=True):
         sections(path, kinds, None, found, name)
