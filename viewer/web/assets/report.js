@@ -270,6 +270,9 @@ const REPORT = (() => {
     const start = new Date(rp.start_time.replace(" ", "T"));
     const agents = rp.agents.map((a, i) => ({...a, colour: AGENT_COLOURS[i % AGENT_COLOURS.length],
       initials: a.name.split(/\s+/).map(w => w[0]).join("").slice(0, 2).toUpperCase()}));
+    const doing = {};  // agent -> [[t, action]] in time order
+    for (const [t, who, what] of rp.actions) (doing[who] = doing[who] || []).push([t, what]);
+    const legend = h("div", {class: "legend"});
     const lines = rp.speech.map(([t, who, text]) =>
       h("div", {"data-t": t}, h("span", {class: "dim"}, fmt(t) + " "), h("b", {}, who + ": "), text));
     said.append(...lines);
@@ -323,6 +326,11 @@ const REPORT = (() => {
         c.fillStyle = "#111"; c.fillText(shown, x, y);
       }
       replay.spots = spots; replay.spoken = spoken;
+      legend.replaceChildren(...agents.map(a => {
+        const now = (doing[a.name] || []).filter(([at]) => at <= t).pop();
+        return h("div", {}, h("span", {class: "dot", style: `background:${a.colour}`}, a.initials),
+          " ", h("b", {}, a.name), spots[a.name] ? (now ? ` — ${now[1]}` : "") : " — not here yet");
+      }));
       clock.textContent = fmt(t);
       let last = null;
       for (const line of lines) { line.classList.remove("now"); if (+line.dataset.t <= t) last = line; }
@@ -342,7 +350,7 @@ const REPORT = (() => {
     });
     setTimeout(draw, 0);
     return h("div", {class: "replay"},
-      h("div", {}, canvas, h("div", {class: "controls"}, play, slider, clock),
+      h("div", {}, canvas, h("div", {class: "controls"}, play, slider, clock), legend,
         h("p", {class: "dim"}, `${m.title || m.name}: ${agents.length} agent(s); ` +
           "bubbles show what was said in the last minute")),
       h("div", {}, h("h3", {}, "Said"), said));
