@@ -10,7 +10,6 @@ single-room benchmark's by its manifest, another's by the marker files its plug-
 from __future__ import annotations
 
 import argparse
-import os
 import shlex
 import sys
 import tempfile
@@ -23,6 +22,7 @@ from sandbox.errors import UserError
 from sandbox.lock import hold_output
 from sandbox.log import CALLS, EVENTS, HEADER, RESULT
 from sandbox.outdirs import add_marker, claim
+from sandbox.storage import write_atomic
 
 from .common import output_dir
 
@@ -92,7 +92,7 @@ def run_dirs(path: Path) -> list[Path]:
     return sorted(p for p in found if not any(q in p.parents for q in found))
 
 
-def sections(path: Path, kinds, parent: int | None, out: list, name: str) -> None:
+def sections(path: Path, kinds, parent: int | None, out: list, name: str, plots: Path) -> None:
     """Add what `path` holds to `out`: a run, a board with its items, or (a directory of such)
     its summary and one board per kind of directory below it."""
     from viewer.web import Section
@@ -102,7 +102,7 @@ def sections(path: Path, kinds, parent: int | None, out: list, name: str) -> Non
         return
     kind = kind_of(path, kinds)
     if kind is not None:
-        out.append(board_section(kind, [path], name, parent))
+        out.append(board_section(kind, [path], name, parent, plots))
         return
     children = sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith("."))
     here = len(out)
@@ -119,9 +119,9 @@ def sections(path: Path, kinds, parent: int | None, out: list, name: str) -> Non
             loose.append(child)
         elif run_dirs(child) or any(kind_of(p, kinds) for p in child.rglob("*")
                                     if p.is_dir()):
-            sections(child, kinds, here, out, f"{name}/{child.name}")
+            sections(child, kinds, here, out, f"{name}/{child.name}", plots)
     for kind, dirs in groups.values():
-        out.append(board_section(kind, dirs, name, here, root=path))
+        out.append(board_section(kind, dirs, name, here, plots, root=path))
     out[here].items = loose
     out[here].item_root = path
     if not loose and not out[here].text and len(out) == here + 1:
@@ -129,7 +129,7 @@ def sections(path: Path, kinds, parent: int | None, out: list, name: str) -> Non
 
 
 def board_section(kind: BoardKind, dirs: list[Path], name: str, parent: int | None,
-                  root: Path | None = None):
+                  plots: Path, root: Path | None = None):
     """The board of `dirs` (as its board command prints it) and their items; a board that
     cannot be made is a note, and the items are still listed."""
     from evaluation.kit import BoardError, plot_png
@@ -145,8 +145,7 @@ def board_section(kind: BoardKind, dirs: list[Path], name: str, parent: int | No
         return section
     section.board, section.board_data = report.markdown, report.data
     if report.plot is not None and report.plot.points:
-        plot = Path(tempfile.mkdtemp(prefix="sandbox-report-")) / "plot.png"
-        section.plot = plot_png(report.plot, plot)
+        section.plot = plot_png(report.plot, plots / f"plot-{len(list(plots.iterdir()))}.png")
     return section
 
 
@@ -169,21 +168,16 @@ def main(args: argparse.Namespace) -> int:
     # A directory is called by its name, or with --paths where it is.
     names = [str(path.resolve()) if args.paths else path.resolve().name or str(path)
              for path in args.dirs]
-    found: list = []
-    for path, name in zip(args.dirs, names, strict=True):
-        sections(path, kinds, None, found, name)
     scrub = Scrubber({path: name for path, name in zip(args.dirs, names, strict=True)},
                      keep_paths=args.paths)
     command = shlex.join(["sandbox", *sys.argv[1:]]) if sys.argv[1:2] == ["report"] else ""
-    stats = write_site(args.out, found, scrub, title=args.title or ", ".join(names),
-                       command=command)
-    from sandbox.storage import write_atomic
-
+    found: list = []
+    with tempfile.TemporaryDirectory(prefix="sandbox-report-") as plots:
+        for path, name in zip(args.dirs, names, strict=True):
+            sections(path, kinds, None, found, name, Path(plots))
+        stats = write_site(args.out, found, scrub, title=args.title or ", ".join(names),
+                           command=command)
     write_atomic(args.out / SITE_FILE, '{"report": "sandbox report"}\n')
-    for section in found:
-        if section.plot is not None:
-            section.plot.unlink(missing_ok=True)
-            os.rmdir(section.plot.parent)
     terminal.console().print(
         f"{stats.items} item(s) ({stats.damaged} damaged) in {len(found)} section(s); "
         f"{stats.files} files, {stats.bytes / 1e6:.1f} MB ({stats.first_load_bytes / 1e3:.0f} "
