@@ -210,8 +210,9 @@ const REPORT = (() => {
     setCrumbs([h("a", {href: "#/"}, s ? s.title : "report"), d.id]);
     const root = main();
     root.replaceChildren(h("h1", {}, d.id, " ", badge(d.state, d.damaged)));
-    if (d.problems.length || d.reason) root.append(h("ul", {class: "problems"},
-      d.reason ? h("li", {}, d.reason) : null, d.problems.map(p => h("li", {}, p))));
+    const reason = d.reason && !d.problems.includes(d.reason) ? d.reason : null;
+    if (d.problems.length || reason) root.append(h("ul", {class: "problems"},
+      reason ? h("li", {}, reason) : null, d.problems.map(p => h("li", {}, p))));
     const r = d.result || {};
     root.append(h("section", {class: "part"}, h("h2", {}, "Run"), kvList([
       ["scenario", d.scenario], ["seed", d.seed], ["start", d.start_time], ["world", d.world],
@@ -368,7 +369,11 @@ const REPORT = (() => {
   window.addEventListener("hashchange", route);
 
   return {
-    site(data) { site = data; document.title = data.title; route(); },
+    site(data) {
+      performance.mark("report-data");  // what the browser took to read and run site.js
+      site = data; document.title = data.title; route();
+      performance.mark("report-drawn");
+    },
     item(n, data) {
       items[n] = data;
       (waiting[n] || []).forEach(f => f(data));
