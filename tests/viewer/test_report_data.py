@@ -18,11 +18,13 @@ def test_a_town_run_gives_its_map_its_walks_and_what_was_said(town_run):
     replay = data["replay"]
     assert replay["map"]["width"] == 30 and len(replay["map"]["rows"]) == 12
     ada = next(a for a in replay["agents"] if a["name"] == "Ada Stone")
-    # one key frame per tile of her walk, at the time the log puts her there
-    walked = [f for f in ada["frames"] if f[0] >= ADA_START]
-    assert [tuple(f[1:3]) for f in walked] == ADA_PATH
-    assert walked[0][0] == ADA_START and walked[-1][0] == ADA_ARRIVAL
-    assert walked[0][3] == 1 and walked[-1][3] == 0  # walking, then arrived
+    # placed in her kitchen, then her walk: every tile, 2 s each, from the time she set off
+    placed, walk = ada["legs"]
+    assert placed == [0, 0, 0, [3, 2]]
+    t0, seconds_per_tile, last, path = walk
+    assert (t0, seconds_per_tile, last) == (ADA_START, 2.0, len(ADA_PATH) - 1)
+    assert list(zip(path[::2], path[1::2], strict=True)) == ADA_PATH
+    assert t0 + last * seconds_per_tile == ADA_ARRIVAL
     assert [s[1:3] for s in replay["speech"]] == [
         ["Ada Stone", "Morning Ben! Are you coming to the party on Friday?"],
         ["Ben Ortiz", "Wouldn't miss it. I'll bring the coffee."]]

@@ -3,7 +3,7 @@
 
     data = run_data(Path("runs/demo"), Scrubber())     # never raises for a damaged run
     data["conversations"][0]["turns"][1]["verdicts"]   # each judge's verdict on that turn
-    data["replay"]["agents"][0]["frames"]              # [t, x, y, walking] key frames
+    data["replay"]["agents"][0]["legs"]                # [t0, s per tile, last, path]
 
 A run that cannot be read whole (no header, bad lines, a run that did not finish) is still
 described: `damaged` says why, and whatever could be read is there.
@@ -27,7 +27,6 @@ from ..timeline import get as _get
 from .scrub import Scrubber
 
 SCORE_FILES = "score*.json"
-# A town replay samples each walk at its tiles; a day of a big town stays a few MB.
 WALK_KINDS = ("move", "move_stopped", "placed")
 
 
@@ -190,8 +189,8 @@ def _scores(run_dir: Path, scrub: Scrubber, problems: list[str]) -> list[dict[st
 
 def _replay(run_dir: Path, header, events: list[Event], scrub: Scrubber,
             problems: list[str]) -> dict[str, Any] | None:
-    """The map's tiles, each agent's key frames on the events' timeline, and what was said:
-    the viewer's own map (`WorldMap`) and positions (`Positions`), sampled at every tile."""
+    """The map's tiles, each agent's legs on the events' timeline, and what was said: the
+    viewer's own map (`WorldMap`) and legs (`Positions`, the track the scorers read too)."""
     from ..positions import Positions
     from ..source import ReplayError
     from ..worldmap import find_world_file
@@ -209,39 +208,34 @@ def _replay(run_dir: Path, header, events: list[Event], scrub: Scrubber,
     positions = Positions(world.tile_of)
     ordered = sorted(events, key=lambda e: e.t)
     positions.add(ordered)
-    agents: list[str] = []
-    times: dict[str, set[float]] = {}
+    tracks: dict[str, list] = {}
     for event in ordered:
-        if event.agent and (event.kind in WALK_KINDS or event.kind == "agent_joined"):
-            if event.agent not in times:
-                agents.append(event.agent)
-            times.setdefault(event.agent, set()).add(event.t)
-    for agent, moments in times.items():
-        for t in list(moments):
-            leg = positions.leg(agent, t)
-            if leg is not None and leg.path is not None:
-                moments.update(leg.t + i * leg.seconds_per_tile
-                               for i in range(leg.last_index + 1))
-    tracks = []
-    for agent in agents:
-        frames = []
-        for t in sorted(times[agent]):
-            leg = positions.leg(agent, t)
-            tile = leg.tile_at(t) if leg else None
-            if tile is None:
-                continue
-            frame = [round(t, 2), tile[0], tile[1], int(leg.walking(t))]
-            if frames and frames[-1][1:] == frame[1:]:
-                continue  # standing still: the earlier frame holds
-            frames.append(frame)
-        tracks.append({"name": agent, "frames": frames})
+        if not event.agent or (event.kind not in WALK_KINDS and event.kind != "agent_joined"):
+            continue
+        legs = tracks.setdefault(event.agent, [])
+        leg = positions.leg(event.agent, event.t)
+        if leg is None or (legs and legs[-1][0] is leg):
+            continue
+        legs.append((leg, _leg_data(leg)))
+    agents = [{"name": name, "legs": [data for _, data in legs]}
+              for name, legs in tracks.items()]
     speech = [[e.t, e.agent or "", scrub.text(str(_get(e, "text", ""))),
                str(_get(e, "conversation", ""))] for e in ordered if e.kind == "utterance"]
     actions = [[e.t, e.agent, scrub.text(str(_get(e, "description", "")))]
                for e in ordered if e.kind == "action_started" and e.agent]
     end = max((e.t for e in events), default=0.0)
-    return {"map": drawn, "agents": tracks, "speech": speech, "actions": actions,
+    return {"map": drawn, "agents": agents, "speech": speech, "actions": actions,
             "end": end, "start_time": header.start_time.isoformat(sep=" ")}
+
+
+def _leg_data(leg) -> list:
+    """[t0, seconds per tile, last index, [x0, y0, x1, y1, ...]]: on path[i] from
+    t0 + i * seconds per tile (worlds.Leg); a standing leg has no seconds and one tile."""
+    if leg.path is None:
+        return [round(leg.t, 3), 0, 0, list(leg.tile)]
+    last = leg.last_index
+    return [round(leg.t, 3), leg.seconds_per_tile, last,
+            [c for tile in leg.path[:last + 1] for c in tile]]
 
 
 @lru_cache(maxsize=4)

@@ -283,18 +283,24 @@ const REPORT = (() => {
       const d = new Date(start.getTime() + t * 1000);
       return d.toTimeString().slice(0, 8);
     }
+    // Where an agent is drawn at t, as the pygame view draws it (viewer/positions.py): on
+    // path[i] from t0 + i * spt; the disc glides from the edge shared with the tile before to
+    // the centre, then on to the edge with the tile after, never leaving the logged tile.
     function where(a, t) {
-      const f = a.frames;
-      let lo = 0, hi = f.length - 1, k = -1;
-      while (lo <= hi) { const mid = (lo + hi) >> 1; if (f[mid][0] <= t) { k = mid; lo = mid + 1; } else hi = mid - 1; }
+      const legs = a.legs;
+      let lo = 0, hi = legs.length - 1, k = -1;
+      while (lo <= hi) { const mid = (lo + hi) >> 1; if (legs[mid][0] <= t + 1e-6) { k = mid; lo = mid + 1; } else hi = mid - 1; }
       if (k < 0) return null;
-      const [t0, x0, y0, walking] = f[k];
-      if (walking && k + 1 < f.length) {
-        const [t1, x1, y1] = f[k + 1];
-        const u = t1 > t0 ? Math.min(1, (t - t0) / (t1 - t0)) : 1;
-        return [x0 + (x1 - x0) * u + 0.5, y0 + (y1 - y0) * u + 0.5];
-      }
-      return [x0 + 0.5, y0 + 0.5];
+      const [t0, spt, last, p] = legs[k];
+      const at = i => [p[2 * i] + 0.5, p[2 * i + 1] + 0.5];
+      if (!spt) return at(0);
+      const walked = t <= t0 ? 0 : (t - t0) / spt + 1e-6;
+      const i = Math.min(Math.floor(walked), last);
+      const f = Math.min(walked - i, 1), here = at(i);
+      const mix = (u, v, w) => [u[0] + (v[0] - u[0]) * w, u[1] + (v[1] - u[1]) * w];
+      if (f < 0.5 && i > 0) return mix(mix(at(i - 1), here, 0.5), here, f * 2);
+      if (f > 0.5 && i < last) return mix(here, mix(here, at(i + 1), 0.5), (f - 0.5) * 2);
+      return here;
     }
     function draw() {
       const t = replay.t;
