@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from sandbox.app.cli import main
+from tests.sandbox.test_sweep import experiment
 from viewer.web import Scrubber
 
 SETTINGS = {"en": {
@@ -128,6 +129,28 @@ def test_a_directory_of_boards_gets_one_board_over_them_linked_to_its_summary(tm
     assert len(both["items"]) == 8 and sections[both["parent"]]["where"] == "sweep/roleplay"
     loose = next(s for s in sections if s["where"] == "sweep/loose")
     assert len(loose["items"]) == 4
+
+
+def test_a_sweeps_summary_links_its_boards_with_the_sweeps_numbers(tmp_path, capsys):
+    assert main(["sweep", experiment(tmp_path)]) == 0
+    out = tmp_path / "exp"
+    capsys.readouterr()
+    assert main(["report", str(out), "--out", str(tmp_path / "site")]) == 0
+    sections = site_data(tmp_path / "site")["sections"]
+    assert "<h2>" in sections[0]["text"] or "<h3>" in sections[0]["text"]  # summary.md
+    boards = {s["title"]: s for s in sections if s["board"]}
+    assert len(boards) == 2
+    for bench, section in zip(("pingpong", "refutebench"), sorted(boards), strict=True):
+        printed = (out / bench / "board.md").read_text()
+        first = next(line for line in printed.splitlines() if line.startswith("| 1 |")
+                     or line.startswith("| plain |"))
+        cells = [c.strip() for c in first.strip("|").split("|")]
+        rows = [re.findall(r"<td[^>]*>(.*?)</td>", row)
+                for row in re.findall(r"<tr>(.*?)</tr>", boards[section]["board"])]
+        assert [c.replace("&", "&amp;") for c in cells] in rows, section
+        assert sections[boards[section]["parent"]]["where"] == f"exp/{bench}"
+        assert {r["id"].split("/")[0] for r in boards[section]["items"]} == \
+            {"plain", "verbose"}
 
 
 def test_a_site_inside_what_it_reports_is_refused(tmp_path, board, capsys):

@@ -84,6 +84,11 @@ def test_paths_of_this_machine_and_keys_are_scrubbed(tmp_path):
     assert Scrubber(keep_paths=True).text("/srv/data/x.json") == "/srv/data/x.json"
 
 
+def test_a_report_made_from_the_root_directory_still_shortens_paths(monkeypatch):
+    monkeypatch.chdir("/")
+    assert Scrubber().text("see /srv/data/x.json") == "see …/x.json"
+
+
 def test_a_board_keeps_its_numbers_and_escapes_what_a_label_holds():
     html = markdown_html("| Model | Score |\n|---|--:|\n| <b>x</b> \\| y | 3.75 |\n\n- n: 8")
     assert '<table class="board sortable">' in html

@@ -48,9 +48,9 @@ class Scrubber:
             known[str(Path(path).absolute())] = name
         for path in (_PROJECT, Path.cwd().resolve()):
             known.setdefault(str(path), "")
-        home = os.path.expanduser("~")
-        if home not in ("/", "~"):
-            known.setdefault(home, "~")
+        known.setdefault(os.path.expanduser("~"), "~")
+        # The root (a command run from /, a home of /) would unmake every path.
+        known = {k: v for k, v in known.items() if len(Path(k).parts) > 1}
         # The longest first: a reported directory inside the home directory keeps its name.
         self._known = sorted(known.items(), key=lambda kv: -len(kv[0]))
 
