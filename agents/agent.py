@@ -19,7 +19,7 @@ import simpy
 from sandbox.checkpoint import NotResumable
 from sandbox.engine import Engine, Process
 from sandbox.events import Utterance
-from sandbox.events.agent import ActionStarted, MemoryAdded
+from sandbox.events.agent import ActionStarted, MemoryAdded, MemoryScored
 from worlds import AddressError
 
 from .architecture import Architecture
@@ -105,9 +105,7 @@ class GenerativeAgent:
         self.seen: dict[str, str] = {}  # last thing noticed about each other agent
         self.process: simpy.Process | None = None
         self._engine: Engine | None = None
-        on_added = getattr(self.memory, "on_added", None)  # optional hook (agents/protocols.py)
-        if on_added is not None:
-            on_added.append(self._log_memory)
+        self._hook_memory()
 
     # -- what others see ------------------------------------------------------------------------
     @property
@@ -127,12 +125,24 @@ class GenerativeAgent:
         self.task = task
         self._task_taken = False
 
+    def _hook_memory(self) -> None:
+        """Log the memory module's memories (its optional hooks, agents/protocols.py)."""
+        for hook, log in (("on_added", self._log_memory), ("on_scored", self._log_score)):
+            callbacks = getattr(self.memory, hook, None)
+            if callbacks is not None and log not in callbacks:
+                callbacks.append(log)
+
     def _log_memory(self, node: MemoryNode, t: float) -> None:
         if self._engine is not None:
             self._engine.emit(MemoryAdded(
                 t=t, agent=self.name, memory=node.id, memory_kind=node.kind,
-                description=node.description, importance=node.importance or 0,
+                description=node.description, importance=node.importance,
                 created=node.created, evidence=node.evidence))
+
+    def _log_score(self, node: MemoryNode, t: float) -> None:
+        if self._engine is not None and node.importance is not None:
+            self._engine.emit(MemoryScored(t=t, agent=self.name, memory=node.id,
+                                           importance=node.importance))
 
     # -- the day --------------------------------------------------------------------------------
     def live(self, engine: Engine, society, resume: Bookmark | None = None) -> Process:
@@ -341,9 +351,7 @@ class GenerativeAgent:
                 fresh[slot] = f"a different module ({type(old).__name__} -> " \
                               f"{type(new).__name__})"
             setattr(self, slot, new)
-        on_added = getattr(self.memory, "on_added", None)
-        if on_added is not None and self._log_memory not in on_added:
-            on_added.append(self._log_memory)
+        self._hook_memory()
         if "task_planner" in fresh and self.task:
             self._task_taken = False  # a fresh task planner takes the task at the next decision
         self.architecture = architecture

@@ -6,9 +6,11 @@
     agent = rebuild(who.persona, who.memories, who.architecture, location=who.location)
 
 The memory stream as of `at` (`memories_at`): every `memory_added` of the agent created by
-then, with its importance, its evidence, and the last time a `memory_retrieved` before `at`
-returned it as its last access. A memory created by `at` whose importance was scored later is
-in (the agent held it then; only its score came later); nothing created after `at` is.
+then, with its importance (its `memory_added`'s, or the `memory_scored` that followed), its
+evidence, and the last time a `memory_retrieved` before `at` returned it as its last access. A
+memory created by `at` whose importance was scored later is in (the agent held it then; only
+its score came later), with that score; one never scored (the run ended first) is in without
+one, and waits to be scored as the live agent's did; nothing created after `at` is.
 Times are seconds relative to `at` (all <= 0): a rebuilt agent's clock starts at the moment,
 and every memory is exactly as old as it was.
 
@@ -31,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from sandbox.errors import one_line
 from sandbox.events import AgentJoined
-from sandbox.events.agent import ActionStarted, MemoryAdded, MemoryRetrieved
+from sandbox.events.agent import ActionStarted, MemoryAdded, MemoryRetrieved, MemoryScored
 
 if TYPE_CHECKING:
     from sandbox.log import Run
@@ -48,7 +50,7 @@ class FrozenMemory(BaseModel):
 
     kind: Literal["event", "chat", "thought"]
     description: str
-    importance: int = Field(ge=1, le=10)
+    importance: int | None = Field(ge=1, le=10)  # None: never scored (it waits, as it did)
     t: float = Field(le=0)  # created, seconds before the moment
     last_accessed: float = Field(le=0)
     subject: str = ""
@@ -59,12 +61,15 @@ def memories_at(events: Iterable, agent: str, at: float) -> list[FrozenMemory]:
     """The agent's memory stream at sim time `at`, from `events`: every memory created by
     then (in the order the agent made them), with the last time it was retrieved before."""
     nodes: dict[int, MemoryAdded] = {}
+    scored: dict[int, int] = {}
     accessed: dict[int, float] = {}
     for e in events:
         if e.agent != agent:
             continue
         if isinstance(e, MemoryAdded) and e.created <= at:
             nodes[e.memory] = e
+        elif isinstance(e, MemoryScored):
+            scored[e.memory] = e.importance
         elif isinstance(e, MemoryRetrieved) and e.t < at:
             for i in e.ids:
                 accessed[i] = e.t
@@ -72,9 +77,14 @@ def memories_at(events: Iterable, agent: str, at: float) -> list[FrozenMemory]:
     position = {memory: i for i, memory in enumerate(order)}
     return [FrozenMemory(
         kind=nodes[m].memory_kind, description=nodes[m].description,
-        importance=min(10, max(1, nodes[m].importance)), t=nodes[m].created - at,
+        importance=_importance(nodes[m].importance, scored.get(m)), t=nodes[m].created - at,
         last_accessed=max(nodes[m].created, accessed.get(m, nodes[m].created)) - at,
         evidence=[position[i] for i in nodes[m].evidence if i in position]) for m in order]
+
+
+def _importance(added: int | None, scored: int | None) -> int | None:
+    value = added if added is not None else scored
+    return None if value is None else min(10, max(1, value))
 
 
 def rebuild(persona: Persona, memories: Sequence[FrozenMemory],

@@ -148,7 +148,10 @@ class MemoryStream:
         self.pending: list[int] = []  # ids waiting for an importance score
         self.importance_since_reflection = 0.0
         self.known_importance: dict[str, int] = {}  # description -> score: never asked twice
+        # The host's hooks: a memory entering the stream (its importance when known then), and
+        # a waiting memory's importance once its batch is scored.
         self.on_added: list[Callable[[MemoryNode, float], None]] = []
+        self.on_scored: list[Callable[[MemoryNode, float], None]] = []
         self._index = _Index(self.embedder.dim, self.params.ivf_from, self.params.ivf_probe)
         self._last_accessed = _Column(np.float64)
         self._importance = _Column(np.float32)
@@ -170,16 +173,17 @@ class MemoryStream:
         if importance is None:
             self.pending.append(node.id)
         else:
-            self._scored(node, importance, t)
+            self._scored(node, importance)
+        # Logged as it enters the stream: a retrieval may return it from now on.
+        for callback in self.on_added:
+            callback(node, t)
         return node
 
-    def _scored(self, node: MemoryNode, importance: int, t: float) -> None:
+    def _scored(self, node: MemoryNode, importance: int) -> None:
         node.importance = int(min(10, max(1, importance)))
         self._importance.values[node.id] = node.importance
         self.known_importance.setdefault(node.description, node.importance)
         self.importance_since_reflection += node.importance
-        for callback in self.on_added:
-            callback(node, t)
 
     def settle(self, agent, engine: Engine, force: bool = False) -> Process:
         """Score the pending memories in one call, if a batch is full (or `force`)."""
@@ -201,7 +205,9 @@ class MemoryStream:
             for text, score in zip(fresh, completion.parsed.scores, strict=True):
                 self.known_importance[text] = int(min(10, max(1, score)))
         for node in todo:
-            self._scored(node, self.known_importance[node.description], engine.now)
+            self._scored(node, self.known_importance[node.description])
+            for callback in self.on_scored:
+                callback(node, engine.now)
 
     # -- search -------------------------------------------------------------------------------
     def embed(self, text: str) -> np.ndarray:
@@ -259,9 +265,9 @@ class MemoryStream:
                 "known_importance": dict(self.known_importance)}
 
     def set_state(self, state: dict[str, Any]) -> None:
-        callbacks = self.on_added  # the host's hooks stay: they belong to who holds the memory
+        callbacks = self.on_added, self.on_scored  # the host's hooks stay: they are its own
         self.__init__(self.params, embedder=self.embedder)
-        self.on_added = callbacks
+        self.on_added, self.on_scored = callbacks
         self.nodes = [MemoryNode(**n) for n in state["nodes"]]
         self.pending = list(state["pending"])
         self.importance_since_reflection = float(state["importance_since_reflection"])

@@ -44,9 +44,11 @@ class Memory(Stateful, Protocol):
     numpy arrays of ids, which is how the built-in retrievers (agents/retrieval.py) score a
     large stream without a Python loop per memory.
 
-    Optional hook: `on_added: list[Callable[[MemoryNode, float], None]]`, callbacks called
-    with (node, sim time) once a memory's importance is known. The host appends one that logs
-    `memory_added`; a memory without the list works, but its memories are never logged.
+    Optional hooks: `on_added: list[Callable[[MemoryNode, float], None]]`, callbacks called
+    with (node, sim time) as a memory enters the stream (its importance None while it waits
+    for a score), and `on_scored`, the same once a waiting memory's importance is scored. The
+    host appends ones that log `memory_added` and `memory_scored`; a memory without the lists
+    works, but its memories are never logged.
     """
 
     nodes: list[MemoryNode]

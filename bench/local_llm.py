@@ -122,8 +122,8 @@ def scripted_calls(background: int = 4, start: str = "08:00",
     backend.answer = record
     with tempfile.TemporaryDirectory() as tmp:
         run_task(template_path("public_spring_tasting"), load_world("town"),
-                 lambda _: make_llm(LLMSettings(model="scripted/town", cache_mode="off"),
-                                    backend=backend),
+                 lambda _run_dir, _performer: make_llm(
+                     LLMSettings(model="scripted/town", cache_mode="off"), backend=backend),
                  architecture="ga_tdp", seed=1, out=Path(tmp) / "run", background=background,
                  window=EpisodeWindow(same_day=True, start=start), embedder=embedder)
     return calls

@@ -96,11 +96,11 @@ def main() -> int:
     pool = ModelPool(LLMSettings())
     sampling = {r.name: r.sampling for r in REFUTEBENCH.roles}
     sampling["model"] = sampling["model"].model_copy(update={"max_tokens": args.max_tokens})
-    judge_sampling = REFUTEBENCH.judge_sampling.model_copy(
+    judge_sampling = REFUTEBENCH.judging.sampling.model_copy(
         update={"max_tokens": args.judge_max_tokens})
     walls = {}
     for setting in ("transient", "persistent"):
-        options = {**REFUTEBENCH.options, "setting": setting, "tasks": args.tasks}
+        options = {**REFUTEBENCH.defaults(), "setting": setting, "tasks": args.tasks}
         items = load_items(None, options)
         started = time.perf_counter()
         report = run_benchmark(REFUTEBENCH, root / setting, items, pool, Configuration(

@@ -27,6 +27,7 @@ import argparse
 import contextlib
 import io
 import json
+import math
 import re
 import sys
 import warnings
@@ -183,6 +184,10 @@ def made_email_texts(corpus: Corpus, rng: np.random.Generator, n: int) -> list[s
         "Dr. Smith said the results look fine. Mr. Jones will call you on Mon. with the rest.",
         "“Thanks for everything.” That is what I wanted to say. See you soon.",
         "Thank you for the book! I read it in two days... it was that good.",
+        # repeated end marks closing the text, and a spaced ellipsis: NLTK 3.8.1 splits the
+        # last mark off ("soon!", "!") and may end a sentence at each spaced period
+        "Happy New Year!! I hope you are well. See you soon!!",
+        "Can you come?! We start at noon . . . or a bit later??",
     ]
     foreign = {
         "de": "Lieber Mark, wir gründen eine Mannschaft und ich hoffe, dass du dabei bist.",
@@ -270,6 +275,16 @@ class Row:
             self.examples.append(f"ours {ours}, reference {reference}: {what}")
 
 
+def agreement(same: int, pairs: int) -> str:
+    """The share as a percentage rounded down: 27 differing in 100,000 reads 99.97%, and only
+    a row with no difference reads 100% (rounding to nearest printed 100.00% over 27)."""
+    if pairs == 0:
+        return "-"
+    if same == pairs:
+        return "100%"
+    return f"{math.floor(10000 * same / pairs) / 100:.2f}%"
+
+
 def measure(corpus: Corpus, reference: Reference, public: int, made: int, seed: int,
             show: int) -> list[Row]:
     rng = np.random.default_rng(seed)
@@ -328,9 +343,10 @@ def main(argv: list[str] | None = None) -> int:
           f"{args.data}; {args.public} public + {args.made} made texts per family, seed "
           f"{args.seed}")
     rows = measure(corpus, reference, args.public, args.made, args.seed, args.show)
-    print("\n| checker | pairs | same decision | agreement |\n|---|--:|--:|--:|")
+    print("\n| checker | pairs | same decision | differ | agreement |\n|---|--:|--:|--:|--:|")
     for row in rows:
-        print(f"| {row.name} | {row.pairs} | {row.same} | {100 * row.same / row.pairs:.2f}% |")
+        print(f"| {row.name} | {row.pairs} | {row.same} | {row.pairs - row.same} | "
+              f"{agreement(row.same, row.pairs)} |")
     for row in rows:
         for example in row.examples:
             print(f"  {row.name}: {example}")

@@ -138,7 +138,7 @@ def soak_stss(count: int, rate: float, seed: int, out: Path, jobs: int = 1) -> d
         backend = make_backend(settings)
         started = time.perf_counter()
         def context() -> SuiteContext:
-            return SuiteContext(world, lambda run_dir: make_llm(settings.model_copy(
+            return SuiteContext(world, lambda run_dir, _performer: make_llm(settings.model_copy(
                 update={"cache_path": run_dir / CACHE}), backend=backend), window=WINDOW,
                 background=BACKGROUND, embedder="hashing")
 

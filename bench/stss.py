@@ -76,7 +76,7 @@ def bench(model: str, args) -> None:
         t0 = time.perf_counter()
         clocks = []
 
-        def timed_llm(_):
+        def timed_llm(_run_dir, _performer):
             clocks.append(BusyClock(make_llm(LLMSettings(model=model, cache_mode="off"))))
             return clocks[-1]
 

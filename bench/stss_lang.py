@@ -47,7 +47,7 @@ def main() -> None:
         t0 = time.perf_counter()
         result, score = run_task(
             template_path(args.template), load_world("town"),
-            lambda _: make_llm(LLMSettings(model=args.model, cache_mode="off")),
+            lambda _run_dir, _performer: make_llm(LLMSettings(model=args.model, cache_mode="off")),
             architecture="ga_tdp", seed=args.seed, out=tmp / "episode",
             window=EpisodeWindow(same_day=True, start=args.start),
             background=args.residents - 1, embedder=args.embedder, overwrite=True)

@@ -150,6 +150,7 @@ def leg(args) -> None:
     """Run one leg and print its figures as JSON (the parent reads them)."""
     from functools import partial
 
+    from sandbox.app.roles import TownRoles
     from sandbox.app.suites.parallel import Monitor, Parallel, run_parallel
     from sandbox.llm import LLMSettings, calls_recorded
     from tasks.stss.plugin.suite import SuiteRecipe, episode_key, suite_context
@@ -160,7 +161,7 @@ def leg(args) -> None:
     workers = args.workers or 1
     settings = LLMSettings(model="openai/town", base_url=args.url, cache_mode="off",
                            max_concurrency=max(1, CONNECTIONS // workers))
-    recipe = SuiteRecipe(settings=settings, window=window, background=background,
+    recipe = SuiteRecipe(roles=TownRoles(settings), window=window, background=background,
                          embedder="hashing")
     parallel = Parallel(jobs=args.jobs, executor=args.executor, workers=args.workers)
     monitor = Monitor(total=len(episodes))

@@ -131,13 +131,16 @@ class Engine:
         """An event that fires with the Completion; yield it from an agent process.
 
         `llm` defaults to the episode's model; agents with a model of their own (a player and
-        a judge of different models) pass theirs.
+        a judge of different models) pass theirs. A Router (sandbox/llm/roles.py) picks the
+        role's model for this request.
         """
         if request.seed is None:
             # Drawn in ask order, which SimPy makes deterministic.
             request = request.model_copy(update={"seed": int(self.rng.integers(2**31 - 1))})
         done = self.env.event()
-        self._pending.append((request, llm or self.llm, done))
+        llm = llm or self.llm
+        pick = getattr(llm, "pick", None)
+        self._pending.append((request, pick(request) if pick is not None else llm, done))
         return done
 
     def _dispatch(self) -> None:
@@ -157,7 +160,9 @@ class Engine:
         else:
             results = [call(item) for item in batch]
         for (request, llm, done), completion in zip(batch, results, strict=True):
-            self.calls.record(request, completion, t=self.env.now, model=llm.model_id)
+            self.calls.record(request, completion, t=self.env.now, model=llm.model_id,
+                              role=getattr(llm, "role", None),
+                              endpoint=getattr(llm, "endpoint", None))
             for budget in self.budgets:
                 budget.spend_tokens(completion.usage.prompt_tokens
                                     + completion.usage.completion_tokens)

@@ -26,7 +26,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError, model_serializer
 
 from .events import Event, event_type
-from .llm.accounting import CallRecord
+from .llm.accounting import PROMPTS, CallRecord, PromptRecord
 from .storage import open_append, write_atomic
 
 FORMAT_VERSION = 1
@@ -123,7 +123,7 @@ class EpisodeLog:
         if overwrite:
             # The score and judgments judged the old events: left in place, a viewer or
             # `sandbox log` would show them for the new run.
-            for name in (EVENTS, CALLS, RESULT):
+            for name in (EVENTS, CALLS, RESULT, PROMPTS):
                 (self.dir / name).unlink(missing_ok=True)
             for path in self.dir.glob(SCORES):
                 path.unlink(missing_ok=True)
@@ -336,6 +336,19 @@ def read_calls(run_dir: Path | str) -> tuple[list[CallRecord], list[str]]:
     problems: list[LogProblem] = []
     calls = _read_jsonl(path, CallRecord.model_validate, problems)
     return calls, [f"{run_dir.name}/{CALLS} line {p.line}: {p.reason}" for p in problems]
+
+
+def read_prompts(run_dir: Path | str) -> tuple[dict[int, PromptRecord], list[str]]:
+    """A run's prompts.jsonl by call seq (what each call asked and what came back), and what
+    could not be read: a run from before prompts were kept has none ("missing")."""
+    run_dir = Path(run_dir)
+    path = run_dir / PROMPTS
+    if not path.is_file():
+        return {}, [f"{run_dir.name}/{PROMPTS}: missing (a run from before prompts were kept)"]
+    problems: list[LogProblem] = []
+    records = _read_jsonl(path, PromptRecord.model_validate, problems)
+    return ({r.seq: r for r in records},
+            [f"{run_dir.name}/{PROMPTS} line {p.line}: {p.reason}" for p in problems])
 
 
 def load_run(run_dir: Path | str) -> Run:

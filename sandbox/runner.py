@@ -28,6 +28,7 @@ from .engine import Engine
 from .env import env_number
 from .events import EpisodeEnded, Event
 from .llm import CallLog, CallRecord, backend_settings
+from .llm.accounting import PROMPTS, read_prompt_lines
 from .lock import hold
 from .log import CALLS, EpisodeLog, RunHeader, RunResult
 from .redact import redact
@@ -86,6 +87,10 @@ RECORDED: ContextVar[dict[str, Any] | None] = ContextVar("recorded", default=Non
 # episode starts from (sandbox/checkpoint.py, read already: a run restored in place has it in
 # memory before its log empties the directory), its pauses before it already made.
 RESTORE: ContextVar[checkpoint.Checkpoint | None] = ContextVar("restore", default=None)
+# Set around a one-episode command by `sandbox rerun`: called with the new header's config
+# before anything is written; raises when the scenario is not the one the run recorded.
+CHECK_CONFIG: ContextVar[Callable[[dict[str, Any]], None] | None] = ContextVar(
+    "check_config", default=None)
 
 
 def run_episode(scenario: Scenario, llm, *, seed: int, out_dir: Path | str,
@@ -119,12 +124,24 @@ def _run(scenario: Scenario, llm, *, seed: int, out_dir: Path, overwrite: bool, 
          budgets: list[Budget] | None, checkpoint_every: float | None) -> RunResult:
     restored = RESTORE.get()
     start = restored.t if restored is not None else 0.0
+    models = scenario.models(llm.model_id)
+    roles = getattr(llm, "recorded", None)  # a Router: each agent's role's model
+    if roles is not None:
+        models = {agent: llm.model_of(agent) for agent in models}
     header = RunHeader(scenario=scenario.name, seed=seed, start_time=scenario.start_time,
-                       models=scenario.models(llm.model_id), backend=backend_settings(llm),
+                       models=models, backend=backend_settings(llm),
                        world=scenario.world,
                        config={**scenario.config(), **(extra_header or {}),
+                               **({"roles": roles} if roles else {}),
                                **({"command": COMMAND.get()} if COMMAND.get() else {}),
                                **(RECORDED.get() or {})})
+    check = CHECK_CONFIG.get()
+    if check is not None:
+        check(header.config)
+    # The prompts of the calls a restored run carries over, read before a run restored in place
+    # replaces its own files.
+    prompts = read_prompt_lines(restored.path.parent.parent / PROMPTS, len(restored.calls)) \
+        if restored is not None else []
     log = EpisodeLog(out_dir, header, overwrite=overwrite)
     calls = CallLog(out_dir / CALLS)
     engine = Engine(llm=llm, seed=seed, start_time=scenario.start_time, log=log, calls=calls,
@@ -132,7 +149,7 @@ def _run(scenario: Scenario, llm, *, seed: int, out_dir: Path, overwrite: bool, 
                     now=restored.now if restored is not None else 0.0)
     happened: Counter[str] = Counter()
     if restored is not None:
-        _carry_over(restored, out_dir, engine, happened)
+        _carry_over(restored, out_dir, engine, happened, prompts)
     elif overwrite:
         shutil.rmtree(out_dir / checkpoint.CHECKPOINTS, ignore_errors=True)  # another run's
     if on_event is not None:
@@ -186,14 +203,14 @@ def _run(scenario: Scenario, llm, *, seed: int, out_dir: Path, overwrite: bool, 
 
 
 def _carry_over(restored: checkpoint.Checkpoint, out_dir: Path, engine: Engine,
-                happened: Counter[str]) -> None:
+                happened: Counter[str], prompts: list[str]) -> None:
     """A run restored from a checkpoint begins with its run's events and calls up to it (and
     its checkpoints up to it), counted as this run's: in the events that happened, in the
     budgets, in what a fork says it copied (`engine.restored`)."""
     log, calls = engine.log, engine.calls
     checkpoint.keep_until(restored.path.parent.parent, out_dir, restored.t)
     log.carry(restored.events)
-    calls.carry(restored.calls)
+    calls.carry(restored.calls, prompts)
     happened.update(json.loads(line).get("kind") for line in restored.events)
     engine.restored = {"t": restored.t, "events": log.count, "calls": len(calls.records),
                        "cached": sum(c.cached for c in calls.records)}
@@ -228,14 +245,29 @@ def fallback_counts(calls: list[CallRecord]) -> dict[str, Any]:
 
 
 def unreached(calls: list[CallRecord]) -> str | None:
-    """Why no call reached a model, when none did (every one unavailable); else None."""
-    if not calls or not all("unavailable" in call.faults for call in calls):
+    """Why no call reached a model, when none did (every one unavailable), or none of one
+    role's did (a run whose roles are answered by different endpoints, one of them dead: its
+    numbers rest on that role's canned answers); else None."""
+    if not calls:
         return None
-    kinds = Counter(f for call in calls for f in call.faults
-                    if f not in ("unavailable", "fallback", "reasked"))
-    seen = ", ".join(f"{kind} {n}" for kind, n in kinds.most_common(4))
-    return (f"no LLM call reached a model: all {len(calls)} calls were unavailable"
-            f"{f' ({seen})' if seen else ''}; check the endpoint, the model name and the key")
+    by_role: dict[str, list[CallRecord]] = {}
+    for call in calls:
+        by_role.setdefault(call.role or "", []).append(call)
+    for role, mine in by_role.items():
+        if not all("unavailable" in call.faults for call in mine):
+            continue
+        kinds = Counter(f for call in mine for f in call.faults
+                        if f not in ("unavailable", "fallback", "reasked"))
+        seen = ", ".join(f"{kind} {n}" for kind, n in kinds.most_common(4))
+        if len(mine) == len(calls):
+            return (f"no LLM call reached a model: all {len(calls)} calls were unavailable"
+                    f"{f' ({seen})' if seen else ''}; check the endpoint, the model name and "
+                    "the key")
+        endpoint = mine[0].endpoint or mine[0].model
+        return (f"no call of the {role} role reached its model ({endpoint}): all {len(mine)} "
+                f"were unavailable{f' ({seen})' if seen else ''}; check that endpoint, the "
+                "model name and the key")
+    return None
 
 
 def nothing_happened(happened: Counter[str], calls: list[CallRecord],

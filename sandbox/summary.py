@@ -15,16 +15,17 @@ from .log import RESULT, Run
 
 def summarize(run: Run) -> dict[str, Any]:
     by_tag: dict[str, Counter] = defaultdict(Counter)
+    by_model: dict[str, Counter] = defaultdict(Counter)
     faults: Counter = Counter()
     for call in run.calls:
-        row = by_tag[call.tag]
-        row["calls"] += 1
-        row["prompt_tokens"] += call.prompt_tokens
-        row["completion_tokens"] += call.completion_tokens
-        row["cache_hits"] += int(call.cached)
-        row["retries"] += call.retries
-        row["faults"] += len(call.faults)
-        row["latency_ms"] += int(call.latency_s * 1000)
+        for row in (by_tag[call.tag], by_model[answered_by(call)]):
+            row["calls"] += 1
+            row["prompt_tokens"] += call.prompt_tokens
+            row["completion_tokens"] += call.completion_tokens
+            row["cache_hits"] += int(call.cached)
+            row["retries"] += call.retries
+            row["faults"] += len(call.faults)
+            row["latency_ms"] += int(call.latency_s * 1000)
         faults.update(call.faults)
     return {
         "llm_calls_by_agent_day_module": calls_by_agent_day_module(run),
@@ -43,6 +44,8 @@ def summarize(run: Run) -> dict[str, Any]:
         if run.result and run.result.degraded else None,
         "events_by_kind": dict(Counter(e.kind for e in run.events)),
         "llm_calls_by_purpose": {tag: dict(c) for tag, c in sorted(by_tag.items())},
+        # "model" or "role: model @ endpoint alias": what each model answered (and costs)
+        "llm_calls_by_model": {who: dict(c) for who, c in sorted(by_model.items())},
         "llm_faults": dict(faults),
         "sim_time_s": max((e.t for e in run.events), default=0.0),
         "wall_time_s": run.result.wall_time_s if run.result else None,
@@ -51,6 +54,13 @@ def summarize(run: Run) -> dict[str, Any]:
         "prefix_reuse": prefix_reuse(run),
         "forks": forks(run),
     }
+
+
+def answered_by(call) -> str:
+    """Who answered a call, as `sandbox log` groups them: its role (when it was made in one),
+    its model and its endpoint alias (when it was named by one)."""
+    who = call.model + (f" @ {call.endpoint}" if call.endpoint else "")
+    return f"{call.role}: {who}" if call.role else who
 
 
 def forks(run: Run) -> list[str]:
@@ -185,6 +195,16 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
     if len(summary["llm_calls_by_purpose"]) > 1:
         calls.add_row("[bold]all[/]", *_call_cells(total))
     console.print(calls)
+    by_model = summary.get("llm_calls_by_model") or {}
+    if len(by_model) > 1 or any(":" in who or "@" in who for who in by_model):
+        models = Table(title="LLM calls by model (role: model @ endpoint)")
+        for col in ("answered by", "calls", "tok in", "tok out", "cached", "retries", "faults",
+                    "ms/call"):
+            models.add_column(col, justify="left" if col == "answered by" else "right",
+                              overflow="fold")
+        for who, row in by_model.items():
+            models.add_row(who, *_call_cells(row))
+        console.print(models)
     print_agent_calls(summary.get("llm_calls_by_agent_day_module", {}), console)
     reuse = summary.get("prefix_reuse") or {}
     if reuse.get("tokens_reused"):

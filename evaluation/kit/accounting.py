@@ -5,11 +5,15 @@ and names every other selected item; `judgments_of` gives, per judge, the saved 
 their dialogue and counts and names the rest. Nothing selected disappears: each item and each
 judgment it was owed is in exactly one count.
 
-    runs        finished | unfinished | failed | missing          (sandbox.log.run_outcome);
-                degraded counts finished runs most of whose calls fell back
-    judgments   usable | fallback | unavailable | stale | unreadable | unjudged  (+ a
-                benchmark's own, such
-                as SimulBench's "out of range", through `leave_out`)
+    runs        finished | unfinished | failed | damaged | missing   (sandbox.log.run_outcome;
+                damaged: finished, but a line of its events does not read, so what a board
+                would read of it is not what was run); degraded counts finished runs most of
+                whose calls fell back; duplicate counts the selections of an item a row
+                already read from another of its directories (read once; not in `selected`,
+                which counts a row's distinct items)
+    judgments   usable | fallback | unavailable | stale | unreadable | unjudged | out of
+                range (a score outside its JudgeSpec's `scale`, or not a number) (+ a
+                benchmark's own, such as SimulBench's "out of range", through `leave_out`)
     items       a benchmark's reasons to leave a finished, judged item out of its means (e.g.
                 a RefuteBench 1.0 dialogue with nothing to check), through `count`
 
@@ -36,10 +40,10 @@ from sandbox.log import RunFormatError, run_outcome
 
 from .board import RUNS, BenchDir
 from .dialogue import Dialogue, NotABenchmarkRun, read_dialogue
-from .judges import JudgeSpec, judgment_problem
+from .judges import JudgeSpec, judgment_problem, off_scale
 
 # degraded: finished and on the board, but most of its calls fell back (counted beside finished)
-RUN_STATES = ("finished", "unfinished", "failed", "missing")
+RUN_STATES = ("finished", "unfinished", "failed", "damaged", "missing")
 JUDGMENT_STATES = ("usable", "fallback", "unavailable", "stale", "unreadable", "unjudged")
 
 
@@ -78,6 +82,8 @@ class Ledger:
     judgments: Counter = field(default_factory=Counter)
     items: Counter = field(default_factory=Counter)
     named: list[Named] = field(default_factory=list)
+    # item -> the directory it was read from: a row pooling directories reads an item once
+    read_from: dict[str, Path] = field(default_factory=dict, repr=False)
 
     def count(self, section: str, what: str, item: str = "", reason: str = "",
               file: str = "") -> None:
@@ -96,15 +102,31 @@ class Ledger:
         # same seeded bootstrap) whatever order a later run selected them in.
         for item in sorted(bench.selected):
             run_dir = bench.path / RUNS / item
+            if item in self.read_from:
+                # Two directories of one row holding the same item (the same model run twice
+                # into two directories): counted once, or n doubles and the interval narrows.
+                # Not selected again: `selected` counts the row's distinct items.
+                self.count("runs", "duplicate", item, f"also selected by "
+                           f"{self.read_from[item]}: counted once, from there")
+                continue
+            self.read_from[item] = bench.path
             self.selected += 1
             outcome = run_outcome(run_dir)
             if outcome.finished:
                 try:
-                    out.append(FinishedRun(item, run_dir,
-                                           read_dialogue(run_dir, benchmark, item_key)))
+                    dialogue = read_dialogue(run_dir, benchmark, item_key)
                 except (NotABenchmarkRun, RunFormatError) as exc:
                     self.count("runs", "missing", item, str(exc).replace(f"{run_dir}/", ""))
                     continue
+                if dialogue.damaged:
+                    # A lost utterance or decision would be scored as if never said (a 1.0
+                    # dialogue read as "nothing to check"); the resume still takes the run as
+                    # finished, so the user is told to remove it.
+                    self.count("runs", "damaged", item, "; ".join(dialogue.damaged) +
+                               " (remove its run directory and run again)")
+                    self._orphans(run_dir, item, only, "its run's events are damaged")
+                    continue
+                out.append(FinishedRun(item, run_dir, dialogue))
                 self.runs["finished"] += 1
                 if outcome.degraded:  # on the board, but said: its numbers are suspect
                     self.count("runs", "degraded", item, outcome.degraded)
@@ -119,13 +141,14 @@ class Ledger:
         self.runs["finished"] -= 1
         self.count("runs", "missing", run.item, reason)
 
-    def _orphans(self, run_dir: Path, item: str, only: Sequence[str] | None) -> None:
-        """Judgments beside a run that did not finish judged a dialogue that is not there."""
+    def _orphans(self, run_dir: Path, item: str, only: Sequence[str] | None,
+                 reason: str = "its run is not finished") -> None:
+        """Judgments beside a run that did not finish (or whose events are damaged) judged a
+        dialogue that is not there."""
         found, unreadable = read_judgments(run_dir)
         for judgment in found:
             if only is None or judgment.model in only:
-                self.count("judgments", "stale", item, "its run is not finished",
-                           _file(run_dir, judgment))
+                self.count("judgments", "stale", item, reason, _file(run_dir, judgment))
         for bad in unreadable:
             self.count("judgments", "unreadable", item, bad.reason, bad.path.name)
 
@@ -167,6 +190,10 @@ class Ledger:
                                "reached no model", _file(run.run_dir, judgment))
                 elif not judgment.usable:
                     self.count("judgments", "fallback")
+                elif off := off_scale(spec, judgment):
+                    self.count("judgments", "out of range", run.item, off,
+                               _file(run.run_dir, judgment))
+                    continue
                 elif leave_out is not None and (why := leave_out(judgment)):
                     self.count("judgments", why[0], run.item, why[1],
                                _file(run.run_dir, judgment))
@@ -186,11 +213,15 @@ class Ledger:
         """One line: the counts, zeros left out but for finished runs and usable judgments."""
         # degraded runs are a part of the finished ones, not another state
         degraded = f" ({self.runs['degraded']} degraded)" if self.runs["degraded"] else ""
-        others = Counter({k: n for k, n in self.runs.items() if k not in ("finished", "degraded")})
+        others = Counter({k: n for k, n in self.runs.items()
+                          if k not in ("finished", "degraded", "duplicate")})
         runs = ", ".join([f"{self.runs['finished']} finished{degraded}",
                           *([_counts(others, RUN_STATES)] if +others else [])])
         judged = _counts(self.judgments, JUDGMENT_STATES, always="usable")
-        line = f"{self.label}: {self.selected} selected: {runs}; judgments: {judged}"
+        # duplicates are selections, not items: beside the count of distinct items
+        twice = f" (and {self.runs['duplicate']} again by another directory, counted once)" \
+            if self.runs["duplicate"] else ""
+        line = f"{self.label}: {self.selected} selected{twice}: {runs}; judgments: {judged}"
         if self.items:
             line += "; left out: " + _counts(self.items, ())
         return line

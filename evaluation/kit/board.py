@@ -108,6 +108,37 @@ def check_judges(benches: Sequence[BenchDir], judges: Sequence[str] | None) -> N
                          f"{', '.join(present) or 'none'}")
 
 
+def check_dirs(benches: Sequence[BenchDir]) -> None:
+    """One directory given twice (by any path to it) is a BoardError: each of its items would
+    be counted twice, and the interval narrowed as if the data were twice as large."""
+    seen: dict[Path, Path] = {}
+    for bench in benches:
+        real = bench.path.resolve()
+        if real in seen:
+            same = "" if seen[real] == bench.path else f" (as {seen[real]})"
+            raise BoardError(f"{bench.path} is given twice{same}: each directory once")
+        seen[real] = bench.path
+
+
+def told_apart(labels: Sequence[str], paths: Sequence[Path | str]) -> list[str]:
+    """Each row's label, with its directory where two rows share one: "label (a/run)", the
+    fewest trailing parts of the path that differ from the others' ("run" alone when the
+    names differ)."""
+    out = list(labels)
+    for label in set(labels):
+        rows = [i for i, other in enumerate(labels) if other == label]
+        if len(rows) < 2:
+            continue
+        parts = [Path(paths[i]).resolve().parts for i in rows]
+        for depth in range(1, max(len(p) for p in parts) + 1):
+            tails = ["/".join(p[-depth:]) for p in parts]
+            if len(set(tails)) == len(tails):
+                break
+        for i, tail in zip(rows, tails, strict=True):
+            out[i] = f"{label} ({tail})"
+    return out
+
+
 class RoleUsage(BaseModel):
     calls: int = 0
     prompt_tokens: int = 0

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sandbox.events import Utterance
-from sandbox.log import load_run
+from sandbox.log import EVENTS, load_run
 
 
 class NotABenchmarkRun(Exception):
@@ -17,7 +17,9 @@ class NotABenchmarkRun(Exception):
 @dataclass
 class Dialogue:
     """What a judge and a board may know of one episode: the item (from the header), who
-    played which role, the utterances in order, and whether the run completed."""
+    played which role, the utterances in order, and whether the run completed. `damaged`
+    names every line of its events.jsonl that does not read ("events.jsonl line 7: ..."): the
+    dialogue read without them is not the one that was run."""
 
     run_dir: Path
     item: str
@@ -25,6 +27,7 @@ class Dialogue:
     models: dict[str, str]
     utterances: list[Utterance]
     finished: bool
+    damaged: list[str] = field(default_factory=list)
 
     def said_by(self, agent: str) -> list[Utterance]:
         return [u for u in self.utterances if u.agent == agent]
@@ -45,4 +48,6 @@ def read_dialogue(run_dir: Path | str, benchmark: str | None = None,
                   key=lambda e: e.turn)
     return Dialogue(run_dir=Path(run_dir), item=str(config.get(item_key, Path(run_dir).name)),
                     config=config, models=dict(run.header.models), utterances=said,
-                    finished=run.result is not None and run.result.status == "completed")
+                    finished=run.result is not None and run.result.status == "completed",
+                    damaged=[f"{EVENTS} line {p.line}: {p.reason}" for p in run.problems
+                             if p.file == EVENTS])

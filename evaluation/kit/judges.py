@@ -16,6 +16,7 @@ judgment is stale, refused by every board and asked again by the runner.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,6 +62,9 @@ class JudgeSpec:
                turn, speaker and text); its digest is saved with the judgment
     fits       (judgment, dialogue) -> why a saved judgment cannot be about this dialogue, or
                None (default: no check beyond the digest); e.g. the wrong number of turns
+    scale      (lowest, highest) every score of an ok judgment must lie in, its turns' too;
+               a board counts one outside it, or not a number, "out of range" and leaves it
+               out (`off_scale`); None: no check
     """
 
     name: str
@@ -76,6 +80,7 @@ class JudgeSpec:
     applies: Callable[[Dialogue], bool] | None = None
     evidence: Callable[[Dialogue], Any] | None = None
     fits: Callable[[Judgment, Dialogue], str | None] | None = None
+    scale: tuple[float, float] | None = None
 
     def __post_init__(self) -> None:
         if (self.schema is None) == (self.parser is None):
@@ -107,6 +112,24 @@ def judgment_problem(spec: JudgeSpec, judgment: Judgment, dialogue: Dialogue) ->
     if judgment.dialogue_digest and judgment.dialogue_digest != dialogue_digest(spec, dialogue):
         return "judged another dialogue than the one in the run now (its events changed since)"
     return spec.fits(judgment, dialogue) if spec.fits is not None else None
+
+
+def off_scale(spec: JudgeSpec, judgment: Judgment) -> str | None:
+    """Why a judgment's scores cannot enter a mean of `spec`'s scale (one outside it, or NaN
+    or infinite: a hand-edited file, another tool's), naming the first such score; None when
+    all fit or the spec declares no scale. The schema or parse rule keeps a judge's own
+    answers in range; a saved file is not bound by them."""
+    if spec.scale is None:
+        return None
+    lo, hi = spec.scale
+    scored = [("", judgment.scores)] + [(f"turn {t.turn} ", t.scores) for t in judgment.turns]
+    for where, scores in scored:
+        for name, value in scores.items():
+            if not math.isfinite(value):
+                return f"{where}{name} {value}, not a number"
+            if not lo <= value <= hi:
+                return f"{where}{name} {value:g}, outside {lo:g}-{hi:g}"
+    return None
 
 
 def judge_seed(item: str, model: str) -> int:

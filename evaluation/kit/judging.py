@@ -2,8 +2,9 @@
 finished run; each judgment saved beside the run (sandbox.judgments) as soon as it is made.
 
 A saved judgment is kept only while it fits the dialogue beside it: a stale one (the events
-changed, or it judges other turns), an unreadable file, or one whose call never reached a model
-(status unavailable: no verdict at all) is asked again, and the new judgment takes its file.
+changed, or it judges other turns), one with a score off its judge's scale (edited, or not a
+number), an unreadable file, or one whose call never reached a model (status unavailable: no
+verdict at all) is asked again, and the new judgment takes its file.
 Each call goes to the run's calls.jsonl like the dialogue's own, and counts against the budgets
 given (BudgetExhausted before a call past one).
 
@@ -28,7 +29,7 @@ from sandbox.log import CALLS
 from tasks.kit import Sampling
 
 from .dialogue import Dialogue
-from .judges import JudgeSpec, judge_dialogue, judgment_problem
+from .judges import JudgeSpec, judge_dialogue, judgment_problem, off_scale
 
 
 @dataclass(frozen=True)
@@ -158,7 +159,8 @@ def _run_asks(run_dir: Path, dialogue: Dialogue, specs: Sequence[JudgeSpec], pan
         if spec.applies is not None and not spec.applies(dialogue):
             continue  # nothing of this judge's kind in this dialogue
         have = {j.model: j for j in load_judgments(run_dir, spec.name)
-                if j.status != "unavailable" and judgment_problem(spec, j, dialogue) is None}
+                if j.status != "unavailable" and judgment_problem(spec, j, dialogue) is None
+                and off_scale(spec, j) is None}
         for model in panel.models:
             llm = panel.llm(model)
             yield Ask(

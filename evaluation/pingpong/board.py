@@ -20,9 +20,11 @@ from evaluation.kit import (
     Plot,
     PlotPoint,
     accounting_markdown,
+    check_dirs,
     check_judges,
     markdown_table,
     read_bench_dir,
+    told_apart,
 )
 
 from .aggregate import (
@@ -88,13 +90,15 @@ def read_player(bench_dir: Path | str, judges: Sequence[str] | None = None,
 def build_board(bench_dirs: Sequence[Path | str], judges: Sequence[str] | None = None,
                 seed: int = 0, resamples: int = RESAMPLES,
                 arithmetic: Arithmetic = "paper") -> Board:
-    check_judges([read_bench_dir(d, MANIFEST, COMMAND, "PingPong") for d in bench_dirs], judges)
+    benches = [read_bench_dir(d, MANIFEST, COMMAND, "PingPong") for d in bench_dirs]
+    check_dirs(benches)
+    check_judges(benches, judges)
     players = [read_player(d, judges, arithmetic) for d in bench_dirs]
     warnings = []
-    labels = [p.label for p in players]
-    for player in players:
-        if labels.count(player.label) > 1:  # two directories of one model: tell them apart
-            player.label = f"{player.label} ({Path(player.meta['dir']).name})"
+    # two directories of one model: told apart by their directories
+    labels = told_apart([p.label for p in players], [p.meta["dir"] for p in players])
+    for player, label in zip(players, labels, strict=True):
+        player.label = label
         if not player.conversations:
             warnings.append(f"{player.meta['dir']}: no finished conversation")
         if player.meta["left_out"]:

@@ -3,7 +3,9 @@ difference columns), each mean with n and a 95% bootstrap interval, over one or 
 directories; the Fig. 6 curves as a PNG.
 
 Directories with the same label (one model) are one row: a transient directory fills Tables
-4-6, a persistent one Table 7. Nothing here calls a model.
+4-6, a persistent one Table 7. An item two of a row's directories hold is read once, from the
+first given, and the accounting names the other (`duplicate`); one directory given twice is
+refused. Nothing here calls a model.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from evaluation.kit import (
     Plot,
     PlotPoint,
     accounting_markdown,
+    check_dirs,
     check_judges,
     markdown_table,
     read_bench_dir,
@@ -110,6 +113,7 @@ def build_board(dirs: Sequence[Path | str], judges: Sequence[str] | None = None,
                 seed: int = 0, resamples: int = RESAMPLES) -> Board:
     by_label: dict[str, Row] = {}
     benches = [read_bench_dir(path, MANIFEST, COMMAND) for path in dirs]
+    check_dirs(benches)
     check_judges(benches, judges)
     for found in benches:
         row = by_label.setdefault(found.label, Row(found.label, ledger=Ledger(found.label)))

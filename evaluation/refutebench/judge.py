@@ -160,7 +160,8 @@ def _compliance(name: str, setting: str, pair, only_c0: bool = False,
     return JudgeSpec(name=name, tag=JUDGE_TAG, context=context, **_answer_rule(judge_format),
                      templates=("refutebench_evaluator_system.j2",
                                 "refutebench_evaluator_user.j2"),
-                     fallback=lambda d: NO_RATING, verdict=_verdict, applies=applies)
+                     fallback=lambda d: NO_RATING, verdict=_verdict, applies=applies,
+                     scale=(1, 5))
 
 
 def _fidelity(k: int, judge_format: str = "text") -> JudgeSpec:
@@ -175,7 +176,8 @@ def _fidelity(k: int, judge_format: str = "text") -> JudgeSpec:
     return JudgeSpec(name=f"fidelity_{k}", tag=FIDELITY_TAG, context=context,
                      **_answer_rule(judge_format),
                      templates=("refutebench_fidelity_system.j2", "refutebench_fidelity_user.j2"),
-                     fallback=lambda d: NO_RATING, verdict=_verdict, applies=applies)
+                     fallback=lambda d: NO_RATING, verdict=_verdict, applies=applies,
+                     scale=(1, 5))
 
 
 def _revision(k: int):

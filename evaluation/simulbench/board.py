@@ -18,9 +18,11 @@ from evaluation.kit import (
     Plot,
     PlotPoint,
     accounting_markdown,
+    check_dirs,
     check_judges,
     markdown_table,
     read_bench_dir,
+    told_apart,
 )
 from sandbox.judgments import Judgment
 from tasks.simulbench import load_tasks
@@ -86,13 +88,15 @@ def build_board(dirs: Sequence[Path | str], judges: Sequence[str] | None = None,
                 ) -> dict[str, Any]:
     rows = []
     benches = [read_bench_dir(path, MANIFEST, "sandbox simulbench") for path in dirs]
+    check_dirs(benches)
     check_judges(benches, judges)
-    for found in benches:
-        ledger = Ledger(found.label)
+    labels = told_apart([b.label for b in benches], [b.path for b in benches])
+    for found, label in zip(benches, labels, strict=True):
+        ledger = Ledger(label)
         scores = read_scores(found, ledger, judges, request_types)
         means = subset_means(scores, seed, resamples)
         rows.append({
-            "label": found.label, "dir": str(found.path),
+            "label": label, "dir": str(found.path),
             "selected": ledger.selected, "scripts": len(scores),
             "scored": sum(s.score is not None for s in scores),
             "unknown_request_types": sum(s.request_type == UNKNOWN_TYPE for s in scores),

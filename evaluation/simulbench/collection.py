@@ -10,7 +10,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evaluation.kit import BoardReport, Ledger, check_judges, read_bench_dir
+from evaluation.kit import (
+    BoardReport,
+    Ledger,
+    check_dirs,
+    check_judges,
+    read_bench_dir,
+    told_apart,
+)
 from sandbox.log import load_run
 from tasks.simulbench import Collected, Message, Script, SimTask, extract, write_scripts
 from tasks.simulbench.models import STRATEGIES
@@ -96,12 +103,15 @@ def collection_report(dirs: Sequence[Path | str], judges: Sequence[str] | None =
     user agent's strategies (`seed` and `resamples` are unused: no interval here)."""
     rows, ledgers = [], []
     benches = [read_bench_dir(p, COLLECT_MANIFEST, COMMAND) for p in dirs]
+    check_dirs(benches)
     check_judges(benches, judges)
-    for path, found in zip(dirs, benches, strict=True):
+    labels = told_apart([b.label for b in benches], [b.path for b in benches])
+    for path, label in zip(dirs, labels, strict=True):
         summary = collected(path, judge=(judges or [None])[0])
+        summary.ledger.label = label
         ledgers.append(summary.ledger)
         scripts = extract(summary.dialogues)
-        rows.append({"label": found.label, "dialogues": len(summary.dialogues),
+        rows.append({"label": label, "dialogues": len(summary.dialogues),
                      "challenged": sum(d.challenging_turn > 0 for d in summary.dialogues),
                      "fallbacks": summary.fallbacks, "unjudged": len(summary.unjudged),
                      "scripts": len(scripts), **category_counts(scripts),

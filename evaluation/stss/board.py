@@ -37,7 +37,16 @@ from sandbox.log import run_outcome
 from tasks.stss.schema import TaskType
 
 from .scoring import ScoringOptions, STSSScore, read_score
-from .table import RULE_SETS, WINDOW_RULES, TableRow, conversation_ratios, row_notes, table_row
+from .table import (
+    RULE_SETS,
+    WINDOW_RULES,
+    TableRow,
+    background_note,
+    conversation_ratios,
+    row_model,
+    row_notes,
+    table_row,
+)
 
 SUITE_FILE = "suite.json"  # what `sandbox stss` writes into a suite directory, and marks it by
 # Options of suite.json that shape every episode: suites pooled into one row should agree.
@@ -57,6 +66,7 @@ class PlannedEpisode:
     seed: int
     model: str
     architecture: str
+    background: str = ""  # the suite's background model (--background-model), "" for none
 
     @property
     def key(self) -> str:
@@ -107,8 +117,11 @@ def read_suite(path: Path | str) -> SuiteDir:
         found = _episode_key(run_dir.relative_to(path).as_posix())
         if found is not None and run_dir.is_dir():
             keys.add(found)
+    background = options.get("background_model") or ""
+    if background and options.get("performer_routing") not in (None, "paper"):
+        background += f", routing {options['performer_routing']}"
     episodes = [PlannedEpisode(path, template, arch, seed, options["model"],
-                               str(archs.get(arch, arch)))
+                               str(archs.get(arch, arch)), str(background))
                 for template, arch, seed in sorted(keys)]
     return SuiteDir(path, options, episodes)
 
@@ -175,10 +188,12 @@ class Configuration:
     """One board row: a model and a performer architecture, over every suite that ran it."""
 
     model: str
+    background: str  # "" when the whole town ran on `model`
     architecture: str
     episodes: list[EpisodeScore] = field(default_factory=list)
     label: str = ""
     agent: str = ""
+    model_shown: str = ""
 
     @property
     def suites(self) -> list[Path]:
@@ -188,7 +203,7 @@ class Configuration:
         return [e.score for e in self.episodes if e.score is not None]
 
     def table_row(self) -> TableRow:
-        return table_row(self.model, self.architecture, self.scores())
+        return table_row(self.model, self.architecture, self.scores(), self.background or None)
 
 
 def _suite_names(suites: Sequence[Path]) -> dict[Path, str]:
@@ -200,13 +215,16 @@ def _suite_names(suites: Sequence[Path]) -> dict[Path, str]:
 def _label(configs: list[Configuration], names: dict[Path, str]) -> None:
     """`model agent`, the agent the architecture's name (a file's stem); the suites named when
     two rows would otherwise share a label."""
+    several = len({c.background for c in configs}) > 1
     for config in configs:
         config.agent = Path(config.architecture).stem or config.architecture
-    shown = [(c.model, c.agent) for c in configs]
+        # The evaluated model names the row; its background too when rows differ in theirs.
+        config.model_shown = row_model(config.model, config.background or None, several)
+    shown = [(c.model_shown, c.agent) for c in configs]
     for config in configs:
-        if shown.count((config.model, config.agent)) > 1:
+        if shown.count((config.model_shown, config.agent)) > 1:
             config.agent += f" ({', '.join(names[s] for s in config.suites)})"
-        config.label = f"{config.model} {config.agent}"
+        config.label = f"{config.model_shown} {config.agent}"
 
 
 def _interval(ci) -> str | None:
@@ -231,7 +249,9 @@ def _row_data(config: Configuration, names: dict[Path, str], seed: int,
     missing = [{"run": str(e.episode.run_dir), "why": e.why} for e in config.episodes
                if e.score is None]
     return {
-        "label": config.label, "model": config.model, "architecture": config.architecture,
+        "label": config.label, "model": config.model_shown,
+        **({"background_model": config.background} if config.background else {}),
+        "architecture": config.architecture,
         "agent": config.agent, "suites": [names[s] for s in config.suites],
         "overall": estimate([s.score for s in scored], seed, resamples),
         "by_type": by_type, "by_template": templates,
@@ -317,7 +337,7 @@ def _episodes_table(configs: list[Configuration], names: dict[Path, str]) -> lis
     for config in configs:
         for e in config.episodes:
             s = e.score
-            cells.append({"suite": names[e.episode.suite], "model": config.model,
+            cells.append({"suite": names[e.episode.suite], "model": config.model_shown,
                           "agent": config.agent,
                           "template": e.episode.template, "seed": e.episode.seed,
                           "score": s.score if s else None,
@@ -367,10 +387,10 @@ def suite_board(dirs: Sequence[Path | str], *, rules: str = "ours", seed: int = 
         if not suite.episodes:
             warnings.append(f"{path}: no episode planned or found")
     names = _suite_names(list(suites))
-    configs: dict[tuple[str, str], Configuration] = {}
+    configs: dict[tuple[str, str, str], Configuration] = {}
     for suite in suites.values():
         for episode in suite.episodes:
-            key = (episode.model, episode.architecture)
+            key = (episode.model, episode.background, episode.architecture)
             config = configs.setdefault(key, Configuration(*key))
             config.episodes.append(episode_score(episode, rules))
     ordered = [configs[k] for k in sorted(configs)]
@@ -382,7 +402,8 @@ def suite_board(dirs: Sequence[Path | str], *, rules: str = "ours", seed: int = 
     window = " and ".join(sorted({s.options.window for s in all_scores})) or "overlap"
 
     lines = [f"STSS action level ({len(suites)} suite(s): {', '.join(names.values())}; "
-             f"rules: {rules})", "", f"Rules: {RULE_SETS[rules]}.", "", *_main_table(rows), "",
+             f"rules: {rules})", "", f"Rules: {RULE_SETS[rules]}.", "", *_main_table(rows),
+             *background_note({c.background or None for c in ordered}), "",
              f"Means over the scored episodes, each with its 95% bootstrap interval (percentile, "
              f"{resamples} resamples, seed {seed}) and n episodes; Overall is the mean over every "
              "scored episode, the conversation ratio the mean over those of every type but "

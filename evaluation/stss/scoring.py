@@ -102,7 +102,10 @@ class STSSScore(BaseModel):
     performer: str
     target: str | None = None
     architecture: str = ""  # the performer's
-    model: str = ""  # the performer's model id
+    model: str = ""  # the performer's model id: the evaluated model
+    # The rest of the town's model when it was not the performer's (the STSS protocol's
+    # background model, `--background-model`: header config.roles), else absent.
+    background_model: str | None = Field(default=None, exclude_if=lambda v: v is None)
     seed: int
     score: float | None  # None: unscored (`unscored` says why)
     rule: str  # the formula with its numbers
@@ -439,7 +442,22 @@ def _scored(run: Run, task: STSSTask) -> dict:
     return dict(run=str(run.dir), template=task.template, type=task.type,
                 performer=task.performer, target=task.target,
                 architecture=str(run.header.config.get("performer_architecture", "")),
-                model=run.header.models.get(task.performer, ""), seed=run.header.seed)
+                model=run.header.models.get(task.performer, ""),
+                background_model=background_model(run.header.config), seed=run.header.seed)
+
+
+def background_model(config: dict) -> str | None:
+    """The background model a run's header config records (`roles`), as a row names it: its
+    model id, with the models file's alias when it was named by one; None for a run of one
+    model."""
+    roles = config.get("roles")
+    background = roles.get("background") if isinstance(roles, dict) else None
+    if not isinstance(background, dict) or not isinstance(background.get("model"), str):
+        return None
+    alias = background.get("endpoint")
+    routing = roles.get("performer_routing")
+    return background["model"] + (f"@{alias}" if alias else "") + \
+        (f", routing {routing}" if routing and routing != "paper" else "")
 
 
 def _reference_score(run: Run, task: STSSTask, options: ScoringOptions) -> STSSScore:

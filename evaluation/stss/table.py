@@ -23,8 +23,11 @@ from .scoring import DEGRADED, STSSScore
 
 
 class TableRow(BaseModel):
-    model: str
+    model: str  # the evaluated model: the performer's
     architecture: str
+    # The rest of the town's model, when it was another (absent otherwise): rows of the same
+    # evaluated model over different background models are different rows, never pooled.
+    background_model: str | None = Field(default=None, exclude_if=lambda v: v is None)
     by_type: dict[str, float | None]  # TaskType value -> mean score (None: no episode)
     episodes: dict[str, int]  # TaskType value -> how many episodes
     overall: float | None
@@ -80,17 +83,19 @@ def suite_table(scores: list[STSSScore], imports: ImportReport | None = None) ->
     if len(rule_sets) > 1:
         raise ValueError(f"scores of several rule sets ({', '.join(rule_sets)}) in one table: "
                          "make one table per rule set (tables_by_rules)")
-    groups: dict[tuple[str, str], list[STSSScore]] = {}
+    groups: dict[tuple[str, str, str], list[STSSScore]] = {}
     for s in scores:
-        groups.setdefault((s.model, s.architecture), []).append(s)
-    rows = [table_row(model, arch, group) for (model, arch), group in sorted(groups.items())]
+        groups.setdefault((s.model, s.background_model or "", s.architecture), []).append(s)
+    rows = [table_row(model, arch, group, background or None)
+            for (model, background, arch), group in sorted(groups.items())]
     # Read from the scores themselves, so the table cannot claim a rule they were not scored by.
     windows = sorted({s.options.window for s in scores}) or ["overlap"]
     return SuiteTable(rows=rows, rules=rule_sets[0], window_rule=" and ".join(windows),
                       imports=imports)
 
 
-def table_row(model: str, architecture: str, group: list[STSSScore]) -> TableRow:
+def table_row(model: str, architecture: str, group: list[STSSScore],
+              background: str | None = None) -> TableRow:
     """One row of the table: the means, counts and warnings of one configuration's scores."""
     scored = [s for s in group if s.score is not None]
     by_type, counts = {}, {}
@@ -100,7 +105,8 @@ def table_row(model: str, architecture: str, group: list[STSSScore]) -> TableRow
         counts[kind.value] = len(values)
     ratios = conversation_ratios(scored)
     return TableRow(
-        model=model, architecture=architecture, by_type=by_type, episodes=counts,
+        model=model, architecture=architecture, background_model=background, by_type=by_type,
+        episodes=counts,
         overall=round(mean(s.score for s in scored), 3) if scored else None,
         conversation_ratio=round(mean(ratios), 3) if ratios else None,
         warned_episodes=sum(any(_nothing(w) for w in s.warnings) for s in group),
@@ -164,6 +170,24 @@ def differences_markdown(differences: dict[str, tuple[int, int]]) -> str:
         ", ".join(parts) + ".\n"
 
 
+def row_model(model: str, background: str | None, several: bool) -> str:
+    """A row's LLM cell: the evaluated model, and its background model when the rows differ
+    in theirs (one background for every row is said once, under the table)."""
+    return f"{model} (background {background or 'the same'})" if several else model
+
+
+def background_note(backgrounds: set[str | None]) -> list[str]:
+    """The line under a table naming the background model, when one was used."""
+    named = sorted(b for b in backgrounds if b)
+    if not named:
+        return []
+    return [f"\nLLM: the evaluated model (the performer's TDP, daily plan and lines; "
+            f"tasks/stss/README.md). Background model (every other resident and the "
+            f"performer's other calls): {', '.join(named)}"
+            + ("; rows without one ran the whole town on their own model" if None in
+               backgrounds else "") + "."]
+
+
 def _nothing(warning: str) -> bool:
     """A run's own warning that nothing happened (not incomplete, not degraded)."""
     return not warning.startswith((INCOMPLETE, DEGRADED))
@@ -184,10 +208,13 @@ def table_markdown(table: SuiteTable) -> str:
     head = ["LLM", "Agent", *(k.label for k in TaskType), "Overall", "Conv. Ratio"]
     lines = [f"Rules: {RULE_SETS.get(table.rules, table.rules)}.", "",
              "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    backgrounds = {row.background_model for row in table.rows}
     for row in table.rows:
-        cells = [row.model, row.architecture, *(_cell(row.by_type[k.value]) for k in TaskType),
+        cells = [row_model(row.model, row.background_model, len(backgrounds) > 1),
+                 row.architecture, *(_cell(row.by_type[k.value]) for k in TaskType),
                  _cell(row.overall), _cell(row.conversation_ratio)]
         lines.append("| " + " | ".join(cells) + " |")
+    lines += background_note(backgrounds)
     counts = {", ".join(f"{k.label} {row.episodes[k.value]}" for k in TaskType)
               for row in table.rows}
     if len(counts) == 1:

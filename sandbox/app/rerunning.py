@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sandbox.checkpoint import Checkpoint, NotResumable, listed, read
 from sandbox.errors import UserError
 from sandbox.log import CACHE, HEADER, RunFormatError, RunHeader, read_header
-from sandbox.runner import PAUSES, RECORDED, RESTORE, Pause
+from sandbox.runner import CHECK_CONFIG, PAUSES, RECORDED, RESTORE, Pause
 from tasks.town import Whisper, town_of
 
 # Options of the recorded command that a rerun or a fork decides itself: where it writes and
@@ -147,9 +147,63 @@ def copy_cache(run: Path, out: Path) -> bool:
     return False
 
 
+def comparable_config(config: dict) -> dict:
+    """A header's config without what differs between a run and its replay for no reason:
+    the command, the forks, where architecture files were read from, and empty entries (a
+    field added since RUN ran, at its empty default, changes nothing)."""
+    out = {}
+    for key, value in config.items():
+        if key in ("command", "forks", "source") or value in (None, [], {}):
+            continue
+        out[key] = comparable_config(value) if isinstance(value, dict) else value
+    return out
+
+
+def first_difference(a, b, path: str = "") -> str:
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(set(a) | set(b), key=str):
+            if a.get(key) != b.get(key):
+                return first_difference(a.get(key), b.get(key), f"{path}.{key}".lstrip("."))
+    return path or "(top level)"
+
+
+def same_scenario(run: Path, recorded: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
+    """The runner's CHECK_CONFIG for a rerun of `run`: the rerun's scenario must be the one
+    `run` recorded (an architecture file edited since, a world file changed: its agents would
+    not be the ones that ran), or the rerun is refused before anything is written."""
+    theirs = comparable_config(recorded)
+
+    def check(config: dict[str, Any]) -> None:
+        ours = comparable_config(config)
+        if ours != theirs:
+            keys, was, now = _difference(theirs, ours)
+            raise UserError(f"{run} cannot be made again as it ran: config."
+                            f"{'.'.join(map(str, keys))} differs now ({_short(was)} when it "
+                            f"ran, {_short(now)} now): a file the recorded command reads (an "
+                            "architecture, a world, a template) changed since; put it back, "
+                            "or run the command anew")
+
+    return check
+
+
+def _difference(a: Any, b: Any, keys: tuple = ()) -> tuple[tuple, Any, Any]:
+    """The first place two configs differ: its keys, and the two values there."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(set(a) | set(b), key=str):
+            if a.get(key) != b.get(key):
+                return _difference(a.get(key), b.get(key), (*keys, key))
+    return keys, a, b
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def run_recorded(command: list[str], out: Path, *, cache_only: bool,
                  pauses: tuple[Pause, ...] = (), recorded: dict[str, Any] | None = None,
-                 start: Checkpoint | None = None) -> int:
+                 start: Checkpoint | None = None,
+                 check: Callable[[dict[str, Any]], None] | None = None) -> int:
     """Run the recorded `sandbox run ...` words again into OUT (over it: --overwrite), from
     OUT's cache, pausing at `pauses` and recording `recorded` in its header; from the
     checkpoint `start` (its pauses before it already made) when given, else from the start."""
@@ -165,12 +219,14 @@ def run_recorded(command: list[str], out: Path, *, cache_only: bool,
     # an option this version no longer has: said as such
     again = parse_command(build_parser(), argv, "the recorded command does not parse now: ")
     paused, extra, restore = PAUSES.set(pauses), RECORDED.set(recorded), RESTORE.set(start)
+    checked = CHECK_CONFIG.set(check)
     try:
         return again.func(again)
     finally:
         PAUSES.reset(paused)
         RECORDED.reset(extra)
         RESTORE.reset(restore)
+        CHECK_CONFIG.reset(checked)
 
 
 def from_checkpoint(run: Path, at: float, attempt: Callable[[Checkpoint | None], int], *,

@@ -36,13 +36,25 @@ class ActionStarted(Event):
 
 
 class MemoryAdded(Event):
+    """A memory entering an agent's stream, logged at once: it ranks in the agent's retrievals
+    from this moment. Its importance when it was known then; None while it waits to be scored
+    in a batch (its `memory_scored` follows when it is)."""
+
     kind: Literal["memory_added"] = "memory_added"
     memory: int  # the id inside the agent's memory stream
     memory_kind: Literal["event", "chat", "thought"]
     description: str
-    importance: int
-    created: float  # sim seconds; may be earlier than t when importance was scored in a batch
+    importance: int | None
+    created: float  # sim seconds (logs written before memory_scored existed: t may be later)
     evidence: list[int] = Field(default_factory=list)
+
+
+class MemoryScored(Event):
+    """A memory's importance, scored after it entered the stream (a batch of them at once)."""
+
+    kind: Literal["memory_scored"] = "memory_scored"
+    memory: int
+    importance: int
 
 
 class MemoryRetrieved(Event):

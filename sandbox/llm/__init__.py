@@ -12,6 +12,7 @@ Accounting of each call is done by whoever dispatches it (the engine, or Account
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Callable
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -31,17 +32,20 @@ from .base import (
     TransientLLMError,
     Usage,
 )
-from .cache import CachedLLM, CacheMode, cache_in
+from .cache import CachedLLM, CacheMode, cache_in, caches_in
+from .endpoints import Endpoint, ModelsFile, load_models_file, unknown_alias
 from .retry import RetryingLLM
 from .scripted import ScriptedBackend
 from .structured import StructuredLLM, parse_structured
 
 __all__ = [
     "LLM", "AccountingLLM", "CacheMiss", "CachedLLM", "CacheMode", "CallLog", "CallRecord",
-    "Completion", "LLMConfigError", "LLMError", "LLMRequest", "LLMSettings", "LLMUnavailable",
-    "Message", "RetryingLLM", "SCRIPTS", "SCRIPTS_ENTRY_POINT_GROUP", "ScriptedBackend",
-    "StructuredLLM", "TransientLLMError", "Usage", "cache_in", "calls_recorded", "make_backend",
-    "make_llm", "backend_settings", "parse_structured", "scripted_names", "timed_complete",
+    "Completion", "Endpoint", "LLMConfigError", "LLMError", "LLMRequest", "LLMSettings",
+    "LLMUnavailable", "Message", "ModelsFile", "RetryingLLM", "SCRIPTS",
+    "SCRIPTS_ENTRY_POINT_GROUP", "ScriptedBackend", "StructuredLLM", "TransientLLMError",
+    "Usage", "backend_settings", "cache_in", "caches_in", "calls_recorded", "load_models_file",
+    "make_backend", "make_llm", "parse_structured", "resolve", "scripted_names",
+    "timed_complete", "unknown_alias",
 ]
 
 BACKENDS = ("local", "openai", "scripted")
@@ -70,6 +74,34 @@ class LLMSettings(BaseModel):
     structured_attempts: int = 3
     cache_path: Path | None = None
     cache_mode: CacheMode = "record"
+    # The models file's alias this model was named by (sandbox/llm/endpoints.py), and the name
+    # of the environment variable that holds its key; None for the bare backend/model form.
+    endpoint: str | None = None
+    api_key_env: str | None = None
+
+    @property
+    def cache_model(self) -> str:
+        """What the cache keys answers under: the model and, for an alias, its endpoint (the
+        same model name on two endpoints may be two models). The bare form keys as it always
+        has, so recorded caches stay valid."""
+        return f"{self.model}@{self.endpoint}" if self.endpoint else self.model
+
+
+def resolve(ref: str, models: ModelsFile, base: LLMSettings | None = None) -> LLMSettings:
+    """The settings that reach `ref`: an alias of `models` (its model, endpoint, key variable,
+    dialect, concurrency and timeout), or the bare backend/model form on `base`'s endpoint
+    (--base-url). LLMConfigError for a reference that is neither."""
+    base = base or LLMSettings()
+    entry = models.get(ref)
+    if entry is not None:
+        return base.model_copy(update={
+            "model": entry.model, "base_url": entry.base_url, "json_dialect": entry.json_dialect,
+            "max_concurrency": entry.max_concurrency or base.max_concurrency,
+            "timeout_s": entry.timeout_s, "endpoint": ref, "api_key_env": entry.key_env})
+    if "/" not in ref:
+        raise unknown_alias(ref, models)
+    split_model(ref)  # a bad backend fails here, with its own hint
+    return base.model_copy(update={"model": ref, "endpoint": None, "api_key_env": None})
 
 
 def split_model(model: str) -> tuple[str, str]:
@@ -111,7 +143,7 @@ def make_backend(settings: LLMSettings, check: bool = True):
         from .openai_compat import OpenAIBackend
 
         llm = OpenAIBackend(name, base_url=settings.base_url, dialect=settings.json_dialect,
-                            timeout_s=settings.timeout_s,
+                            timeout_s=settings.timeout_s, api_key=_key(settings),
                             max_concurrency=settings.max_concurrency or 8)
         if check and settings.cache_mode != "replay":
             llm.check()
@@ -123,6 +155,18 @@ def make_backend(settings: LLMSettings, check: bool = True):
         llm.max_concurrency = min(settings.max_concurrency, llm.max_concurrency) \
             if backend == "local" else settings.max_concurrency
     return llm
+
+
+def _key(settings: LLMSettings) -> str | None:
+    """The key of an alias from the variable its models file names (LLMConfigError when that
+    variable is unset); None for the bare form, which reads $OPENAI_API_KEY as before."""
+    if settings.api_key_env is None:
+        return None
+    key = os.environ.get(settings.api_key_env)
+    if not key:
+        raise LLMConfigError(f"model {settings.endpoint}: its key variable "
+                             f"${settings.api_key_env} is not set (the models file names it)")
+    return key
 
 
 def backend_settings(llm) -> dict:
@@ -142,5 +186,8 @@ def make_llm(settings: LLMSettings, backend=None, check: bool = True) -> LLM:
     llm = RetryingLLM(llm, max_attempts=settings.retry_attempts,
                       initial_wait_s=settings.retry_initial_wait_s)
     if settings.cache_path is not None and settings.cache_mode != "off":
-        llm = CachedLLM(llm, settings.cache_path, settings.cache_mode)
-    return StructuredLLM(llm, max_attempts=settings.structured_attempts)
+        llm = CachedLLM(llm, settings.cache_path, settings.cache_mode,
+                        key_model=settings.cache_model)
+    llm = StructuredLLM(llm, max_attempts=settings.structured_attempts)
+    llm.endpoint = settings.endpoint  # who answers, as calls.jsonl records it
+    return llm

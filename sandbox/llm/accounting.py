@@ -8,6 +8,7 @@ which must be identical between two runs with the same seed and answers.
 from __future__ import annotations
 
 import hashlib
+import json
 import threading
 import time
 from collections.abc import Callable
@@ -36,6 +37,11 @@ class CallRecord(BaseModel):
     tag: str
     agent: str | None = None
     model: str
+    # Who answered: the role the call was made in (a Router's or a benchmark's: evaluated,
+    # background, player, judge...) and the models file's alias of the endpoint (None: the
+    # bare backend/model form). Both absent from lines written before they existed.
+    role: str | None = None
+    endpoint: str | None = None
     prompt_tokens: int = 0
     completion_tokens: int = 0
     latency_s: float = 0.0
@@ -48,14 +54,32 @@ class CallRecord(BaseModel):
     dictated_tokens: int = 0  # answer tokens written in as the grammar dictated (local backend)
 
 
+# Written only when set: a call of a single-model run reads as it always has.
+_ONLY_WHEN_SET = ("role", "endpoint")
+
+
+PROMPTS = "prompts.jsonl"  # beside calls.jsonl: each call's messages and answer, by seq
+
+
+class PromptRecord(BaseModel):
+    """What a call asked and what came back (prompts.jsonl), joined to its CallRecord by seq:
+    why an agent said what it said, without re-rendering a template by hand."""
+
+    seq: int
+    messages: list[dict[str, str]]
+    answer: str
+
+
 class CallLog:
-    """Thread-safe sink of call records; optionally appends them to a JSONL file."""
+    """Thread-safe sink of call records; optionally appends them to a JSONL file, and each
+    call's prompt and answer to prompts.jsonl beside it."""
 
     def __init__(self, path: Path | str | None = None):
         self.path = Path(path) if path else None
         # Appending to a run's calls (its judges' calls after the dialogue's) goes on with the
         # numbering: `seq` stays unique within the file.
         self._fh = open_append(self.path) if self.path else None  # a torn line is cut first
+        self._prompts = open_append(self.path.with_name(PROMPTS)) if self.path else None
         self._first_seq = _lines(self.path) if self.path else 0
         self._lock = threading.Lock()
         self.records: list[CallRecord] = []
@@ -66,12 +90,15 @@ class CallLog:
         with self._lock:
             return self._sha.hexdigest()
 
-    def carry(self, lines: list[str]) -> None:
+    def carry(self, lines: list[str], prompts: list[str] | None = None) -> None:
         """Begin with these lines of another run's calls (a run restored from a checkpoint:
-        the calls before it), counted as this run's."""
+        the calls before it), counted as this run's, and their prompts' lines."""
         with self._lock:
             self.records.extend(CallRecord.model_validate_json(line) for line in lines)
             self._append(lines)
+            if self._prompts and prompts:
+                self._prompts.writelines(prompts)
+                self._prompts.flush()
 
     def _append(self, lines: list[str]) -> None:
         """Write lines (under the lock), keeping their digest."""
@@ -82,14 +109,15 @@ class CallLog:
             self._fh.flush()
 
     def record(self, request: LLMRequest, completion: Completion, t: float | None = None,
-               model: str = "") -> CallRecord:
+               model: str = "", role: str | None = None,
+               endpoint: str | None = None) -> CallRecord:
         global _recorded
         with _recorded_lock:
             _recorded += 1
         with self._lock:
             rec = CallRecord(
                 seq=self._first_seq + len(self.records), t=t, tag=request.tag, agent=request.agent,
-                model=completion.model or model,
+                model=completion.model or model, role=role, endpoint=endpoint,
                 prompt_tokens=completion.usage.prompt_tokens,
                 completion_tokens=completion.usage.completion_tokens,
                 latency_s=round(completion.latency_s, 4), cached=completion.cached,
@@ -99,13 +127,41 @@ class CallLog:
                 prefix_restore_s=round(completion.prefix_restore_s, 4),
                 dictated_tokens=completion.dictated_tokens)
             self.records.append(rec)
-            self._append([rec.model_dump_json() + "\n"])
+            self._append([rec.model_dump_json(
+                exclude={k for k in _ONLY_WHEN_SET if getattr(rec, k) is None}) + "\n"])
+            if self._prompts:
+                self._prompts.write(PromptRecord(
+                    seq=rec.seq, messages=[m.model_dump() for m in request.messages],
+                    answer=completion.text).model_dump_json() + "\n")
+                self._prompts.flush()
             return rec
 
     def close(self) -> None:
         if self._fh:
             self._fh.close()
             self._fh = None
+        if self._prompts:
+            self._prompts.close()
+            self._prompts = None
+
+
+def read_prompt_lines(path: Path, calls: int) -> list[str]:
+    """The lines of a prompts.jsonl of the calls numbered below `calls` (whole lines only: a
+    line cut by a kill, or one that does not read, is left out)."""
+    if not path.is_file():
+        return []
+    kept = []
+    with path.open(encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            if not line.endswith("\n"):
+                break
+            try:
+                seq = json.loads(line).get("seq")
+            except (json.JSONDecodeError, AttributeError):
+                continue
+            if isinstance(seq, int) and seq < calls:
+                kept.append(line)
+    return kept
 
 
 def _lines(path: Path) -> int:
@@ -135,5 +191,6 @@ class AccountingLLM:
     def complete(self, request: LLMRequest) -> Completion:
         completion = timed_complete(self.inner, request)
         self.calls.record(request, completion, t=self.clock() if self.clock else None,
-                          model=self.model_id)
+                          model=self.model_id, role=getattr(self.inner, "role", None),
+                          endpoint=getattr(self.inner, "endpoint", None))
         return completion

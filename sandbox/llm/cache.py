@@ -22,15 +22,29 @@ log = logging.getLogger(__name__)
 
 CacheMode = Literal["record", "replay", "off"]
 
+# One lock per cache file of this process: an episode whose roles are answered by different
+# models has a CachedLLM per model over one llm_cache.jsonl, and their lines must not interleave.
+_file_locks: dict[Path, threading.Lock] = {}
+_file_locks_lock = threading.Lock()
+
+
+def _file_lock(path: Path) -> threading.Lock:
+    with _file_locks_lock:
+        return _file_locks.setdefault(path.resolve(), threading.Lock())
+
 
 class CachedLLM:
-    def __init__(self, inner, path: Path | str, mode: CacheMode = "record"):
+    def __init__(self, inner, path: Path | str, mode: CacheMode = "record",
+                 key_model: str | None = None):
         self.inner = inner
         self.model_id = inner.model_id
+        # What answers are keyed under: the model id, with an alias's endpoint when it has one
+        # (LLMSettings.cache_model), so two endpoints' answers never stand for each other.
+        self.key_model = key_model or inner.model_id
         self.max_concurrency = inner.max_concurrency
         self.path = Path(path)
         self.mode = mode
-        self._lock = threading.Lock()
+        self._lock = _file_lock(self.path)
         self._entries: dict[str, dict] = {}
         self.bad_lines = 0
         if self.path.exists():
@@ -59,7 +73,7 @@ class CachedLLM:
     def complete(self, request: LLMRequest) -> Completion:
         if self.mode == "off":
             return self.inner.complete(request)
-        key = request.cache_key(self.model_id)
+        key = request.cache_key(self.key_model)
         entry = self._entries.get(key)
         if entry is not None:
             return Completion(text=entry["text"], usage=Usage(**entry["usage"]), cached=True,
@@ -67,10 +81,10 @@ class CachedLLM:
         if self.mode == "replay":
             raise CacheMiss(
                 f"cache-only run: no cached answer for call tag={request.tag!r} "
-                f"agent={request.agent!r} model={self.model_id!r} seed={request.seed} "
+                f"agent={request.agent!r} model={self.key_model!r} seed={request.seed} "
                 f"key={key[:12]} in {self.path}")
         completion = self.inner.complete(request)
-        self._append({"key": key, "model": self.model_id, "tag": request.tag,
+        self._append({"key": key, "model": self.key_model, "tag": request.tag,
                       "text": completion.text, "usage": completion.usage.model_dump(),
                       "finish_reason": completion.finish_reason})
         return completion
@@ -81,6 +95,17 @@ class CachedLLM:
             with open_append(self.path) as fh:
                 fh.write(json.dumps(entry, ensure_ascii=False) + "\n")
                 fh.flush()
+
+
+def caches_in(llm) -> list[CachedLLM]:
+    """Every CachedLLM inside a model stack, or inside each stack of a Router (an episode whose
+    roles are answered by different models keeps one cache per model)."""
+    stacks = getattr(llm, "llms", None)
+    if stacks is not None:
+        found = [c for stack in stacks.values() for c in caches_in(stack)]
+        return list({id(c): c for c in found}.values())
+    cache = cache_in(llm)
+    return [cache] if cache is not None else []
 
 
 def cache_in(llm) -> CachedLLM | None:

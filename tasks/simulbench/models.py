@@ -75,8 +75,9 @@ class Script(BaseModel):
     turn_num: int = Field(ge=0)
     dialogue_history: list[Message]
     category: Category | None = Field(default=None, exclude=True)
-    # how `category` was decided: "turn" (LastOnly), "published" (the published split) or
-    # "file" (worked out from the scripts of the file it came in)
+    # how `category` was decided: "turn" (LastOnly), "published" (the published split, by id),
+    # "published turn" (the published split, by turn: a renumbered subset) or "file" (worked
+    # out from the scripts of the file it came in)
     categorized_by: str | None = Field(default=None, exclude=True)
 
     @property

@@ -11,8 +11,11 @@ split of the published set is kept here, derived once from the whole file:
 `published_split.json` (beside this module) lists each published dialogue that has Hard scripts:
 its source_id, source_file_name, first challenging turn and the ids of its Hard scripts. A
 script of a file is categorised from it when its dialogue is listed and its id (an integer, or
-the same number written as a string) is one of that dialogue's; any other script is worked out
-from the file it is in (tasks.simulbench.importer.categorize), and the importer says how many.
+the same number written as a string) is one of that dialogue's; in a file whose ids are not the
+published ones (a published subset renumbered 0..n-1) by its turn against its dialogue's first
+challenging turn, when every Hard script of the file fits the table so (`fits_published_turns`);
+any other script is worked out from the file it is in (tasks.simulbench.importer.categorize),
+and the importer says how many of each.
 The shipped table is the published file's (data/simulbench_all.jsonl of SimulBench/SimulBench,
 ids 0-274): 94 dialogues, FirstChan 93 (38 stateless, 55 stateful) and SubseqChan 182, with the
 importer's OVERRIDES (script 154 is SubseqChan, its dialogue's first challenging turn 3).
@@ -55,12 +58,43 @@ def read_split(path: Path) -> dict[tuple[str, str], tuple[int, frozenset]]:
 
 def published_category(script: Script) -> Category | None:
     """The published split's category of a Hard script, or None when it is not one of the
-    published set's (another dialogue, or another id)."""
+    published set's (another dialogue, another id, or a turn before its dialogue's first
+    challenging one)."""
     found = published_split().get((script.source_id, script.source_file_name))
-    if found is None or id_key(script.id) not in found[1]:
+    if found is None or id_key(script.id) not in found[1] or script.turn_num < found[0]:
         return None
     first, _ = found
     return "firstchan" if script.turn_num == first else "subseqchan"
+
+
+def fits_published_turns(scripts: Sequence[Script]) -> bool:
+    """Whether every Hard script of a file can be a published one by its dialogue and turn
+    alone (ids set aside: a file cut from the published set and renumbered): its dialogue is
+    in the split, its turn is not before the dialogue's first challenging turn, no dialogue
+    has two scripts of one turn or more scripts than it has published. A file of another
+    collection on the published tasks (its judge found other turns) fails on some dialogue."""
+    split = published_split()
+    turns: dict[tuple[str, str], list[int]] = {}
+    for s in scripts:
+        if s.hard:
+            turns.setdefault((s.source_id, s.source_file_name), []).append(s.turn_num)
+    for key, mine in turns.items():
+        found = split.get(key)
+        if found is None or min(mine) < found[0] or len(set(mine)) != len(mine) or \
+                len(mine) > len(found[1]):
+            return False
+    return bool(turns)
+
+
+def category_by_turn(script: Script) -> Category:
+    """A Hard script's category from its dialogue's published first challenging turn (the
+    script is of a file that `fits_published_turns`)."""
+    first, _ = published_split()[(script.source_id, script.source_file_name)]
+    return "firstchan" if script.turn_num == first else "subseqchan"
+
+
+def in_published_split(script: Script) -> bool:
+    return (script.source_id, script.source_file_name) in published_split()
 
 
 def derive_split(scripts: Sequence[Script]) -> list[dict[str, Any]]:

@@ -74,7 +74,7 @@ def test_a_scripted_stss_episode_with_tdp_has_no_fallback(tmp_path, template):
     """STSS tasks run to 300+ characters: the scripted answers must still fit the TDP schemas
     (a fallback here would make every scripted ga_tdp episode test the fallback plan)."""
     result, _ = run_task(TEMPLATES_DIR / f"{template}.yaml", load_world("town"),
-                         lambda _: make_llm(LLMSettings(model="scripted/town",
+                         lambda _run_dir, _performer: make_llm(LLMSettings(model="scripted/town",
                                                         cache_mode="off")),
                          architecture="ga_tdp", seed=1, out=tmp_path / "run", background=2,
                          embedder="hashing", window=EpisodeWindow(same_day=True, start="15:00"))

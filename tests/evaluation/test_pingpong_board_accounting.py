@@ -1,6 +1,7 @@
 """The PingPong board accounts for every pair its manifest selected: hand-damaged copies of a
 finished scripted run (a run deleted, result.json removed, header.json cut, events cut after
-judging, a judgment unreadable, of an unknown status, empty or cut to fewer turns) are counted
+judging, a judgment unreadable, of an unknown status, empty, cut to fewer turns or with a score
+off the 1-5 scale or not a number) are counted
 and named, never crash the board, and the next `sandbox pingpong` makes them good."""
 
 from __future__ import annotations
@@ -94,6 +95,12 @@ def _turns_cut_to_one(data):
     data["turns"] = data["turns"][:1]
 
 
+def _score(turn: int, criterion: str, value: float):
+    def change(data):
+        data["turns"][turn]["scores"][criterion] = value
+    return change
+
+
 @pytest.mark.parametrize("damage, count, named", [
     (lambda path: write_text(path, "{not json"), "7 usable, 1 unreadable",
      "unreadable judgment (not JSON (Expecting property name enclosed in double quotes))"),
@@ -105,6 +112,14 @@ def _turns_cut_to_one(data):
      "stale judgment (judges 0 of the 3 player turns)"),
     (lambda path: edit_judgment(path, _turns_cut_to_one), "7 usable, 1 stale",
      "stale judgment (judges 1 of the 3 player turns)"),
+    # a score off the 1-5 scale, or not a number, never enters a mean (it made the board's
+    # means 'nan' while the accounting said every judgment was usable)
+    (lambda path: edit_judgment(path, _score(2, "fluency", 9)), "7 usable, 1 out of range",
+     "out of range judgment (turn 5 fluency 9, outside 1-5)"),
+    (lambda path: edit_judgment(path, _score(0, "in_character", 0)),
+     "7 usable, 1 out of range", "out of range judgment (turn 1 in_character 0, outside 1-5)"),
+    (lambda path: edit_judgment(path, _score(1, "entertaining", float("nan"))),
+     "7 usable, 1 out of range", "out of range judgment (turn 3 entertaining nan, not a number)"),
 ])
 def test_a_damaged_judgment_is_counted_named_left_out_and_asked_again(
         tmp_path, finished, capsys, damage, count, named):
@@ -120,6 +135,7 @@ def test_a_damaged_judgment_is_counted_named_left_out_and_asked_again(
     assert f"  - {named}: {run_dir.name} ({STRICT})" in printed
     # the conversation keeps its other judge's score: still in the means, scored differently
     assert "| 4/4 |" in row_of(printed) and row_of(printed) != row_of(clean)
+    assert "nan" not in row_of(printed)
     assert data["judges"]["scripted/pingpong"] == list(JUDGES)
 
     assert pingpong(tmp_path, finished) == 0
@@ -201,3 +217,15 @@ def test_a_degraded_run_and_an_unavailable_judgment_are_named(finished, capsys):
     assert f"  - unavailable judgment (its judge's call reached no model): {second.name} (" \
         in printed
     assert data["accounting"]["scripted/pingpong"]["runs"] == {"finished": 4, "degraded": 1}
+
+
+def test_two_players_of_one_label_are_rows_told_apart_by_directory(tmp_path, finished, capsys):
+    # both directories are named "pp": the name alone (the old tell) left two equal rows
+    for parent in ("a", "b"):
+        shutil.copytree(finished, tmp_path / parent / "pp")
+    assert main(["pingpong-board", str(tmp_path / "a" / "pp"), str(tmp_path / "b" / "pp")]) == 0
+    printed = capsys.readouterr().out
+    assert "| scripted/pingpong (a/pp) |" in printed and "| scripted/pingpong (b/pp) |" in printed
+    assert "| scripted/pingpong (pp) |" not in printed
+    assert main(["pingpong-board", str(finished), str(finished)]) == 2
+    assert capsys.readouterr().err.strip().endswith("is given twice: each directory once")

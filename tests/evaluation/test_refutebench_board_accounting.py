@@ -45,6 +45,13 @@ def board(out, capsys, *extra):
     return read_board("refutebench-board", out, capsys, *extra)
 
 
+def boards(dirs, capsys):
+    """The board of several directories: (what it printed, the board as JSON)."""
+    target = dirs[0].parent / "board.json"
+    assert main(["refutebench-board", *map(str, dirs), "--json", str(target)]) == 0
+    return capsys.readouterr().out, json.loads(target.read_text())
+
+
 def test_damaged_runs_and_judgments_are_counted_named_and_made_good(finished, capsys):
     printed, _ = board(finished, capsys)
     assert "- scripted/refutebench: 3 of 3 dialogues on the board" in printed
@@ -67,6 +74,18 @@ def test_damaged_runs_and_judgments_are_counted_named_and_made_good(finished, ca
     assert "dialogues run 2, skipped 1; judgments made 21" in capsys.readouterr().out
     printed, _ = board(finished, capsys)
     assert "3 selected: 3 finished; judgments: 27 usable\n" in printed
+
+
+def test_a_rating_off_the_1_to_5_scale_or_not_a_number_is_named_out_of_range(finished,
+                                                                            capsys):
+    first, second = runs(finished)[:2]
+    edit_judgment(judgment_files(first)[0], lambda d: d["scores"].update(rating=7))
+    edit_judgment(judgment_files(second)[0], lambda d: d["scores"].update(rating=float("nan")))
+    printed, _ = board(finished, capsys)
+    assert "3 selected: 3 finished; judgments: 25 usable, 2 out of range\n" in printed
+    assert f"  - out of range judgment (rating 7, outside 1-5): {first.name} (" in printed
+    assert f"  - out of range judgment (rating nan, not a number): {second.name} (" in printed
+    assert "nan" not in printed.split("Accounting")[0]
 
 
 def test_a_board_of_nothing_but_damage_still_names_it(finished, capsys):
@@ -141,3 +160,100 @@ def test_every_1_0_dialogue_is_on_the_board_or_counted_with_its_reason(tmp_path,
     assert "  - conflict (every sense of the feedback word was already in the answer (1.0's " \
         "conflict): the dialogue stopped, no feedback to check): " in printed
     assert data["rows"][0]["accounting"]["items"] == {"conflict": 2, "no feedback turn": 1}
+
+
+# -- a public 1.0 email file whose run's events are damaged afterwards -----------------------
+EMAIL = ("Please write me an email to my friend Mark. Tell him we are putting together a "
+         "softball team and would like him to join. Sign the email as Cameron.")
+
+
+def email_line(name: str) -> str:
+    return json.dumps({
+        "system_prompt": "You are a helpful assistant.", "domain": "friend",
+        "feedbacks": {"choices": ["Greetings"], "checker": "greetings"},
+        "feedback_prompt": "When writing my emails to my friends, please start the email with "
+                           "the greetings: \n\"{choice}\"",
+        "queries": [EMAIL.replace("Mark", name), "[MAYBE FEEDBACK]",
+                    "What is the Balfour Declaration?", EMAIL.replace("Mark", name)]})
+
+
+def greeter(request) -> str:
+    said = [m.content for m in request.messages if m.role == "user"]
+    if "email" not in said[-1]:
+        return "A 1917 statement of British policy."
+    return ("Greetings" if any("Greetings" in s for s in said) else "Hi") + \
+        " Mark!\n\nJoin our team.\n\nCameron"
+
+
+def test_a_run_whose_events_have_a_damaged_line_is_named_damaged(tmp_path, capsys,
+                                                                 monkeypatch):
+    monkeypatch.setitem(SCRIPTS, "greeter", lambda: ScriptedBackend(
+        {ANSWER_TAG: greeter}, model_id="scripted/greeter"))
+    items = tmp_path / "email.memory.NC-1.jsonl"
+    items.write_text("\n".join(email_line(n) for n in ("Mark", "Ann", "Joe")) + "\n",
+                     encoding="utf-8")
+    out = tmp_path / "email"
+    assert main(["refutebench", "--items", str(items), "--model", "scripted/greeter",
+                 "--out", str(out)]) == 0
+    capsys.readouterr()
+    printed, _ = board(out, capsys)
+    assert "- scripted/greeter: 3 selected: 3 finished; judgments: 0 usable\n" in printed
+    first, second, _ = runs(out)
+
+    def damage(run_dir, change) -> int:
+        """Rewrite the rule_feedback line in place (still a whole line); its line number."""
+        path = run_dir / "events.jsonl"
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        at = next(i for i, line in enumerate(lines) if '"rule_feedback"' in line)
+        lines[at] = change(lines[at])
+        path.write_text("".join(lines), encoding="utf-8")
+        return at + 1
+
+    torn = damage(first, lambda line: line[: len(line) // 2] + "\n")  # a mid-file cut
+    odd = damage(second, lambda line: line.replace('"given"', '"perhaps"'))  # unknown outcome
+    printed, data = board(out, capsys)
+    assert "- scripted/greeter: 1 of 3 dialogues on the board" in printed
+    assert "3 selected: 1 finished, 2 damaged; judgments: 0 usable\n" in printed
+    assert f"  - damaged (events.jsonl line {torn}: unreadable: " in printed
+    assert f"(remove its run directory and run again)): {first.name}" in printed
+    assert f"  - damaged (events.jsonl line {odd}: unreadable: " in printed
+    # not mistaken for a dialogue with nothing to check, or for one run before the 1.0 rules
+    assert "nothing to check" not in printed and "undecided" not in printed
+    assert data["rows"][0]["accounting"]["runs"] == {"finished": 1, "damaged": 2}
+
+
+def test_an_item_two_directories_of_one_label_hold_is_counted_once_and_said(tmp_path, finished,
+                                                                           capsys):
+    import shutil
+
+    again = tmp_path / "again"
+    shutil.copytree(finished, again)  # the same model's same items under the same label
+    printed, data = boards([finished, again], capsys)
+    # was n=6 and 54 judgments, while the row's Δ column said n=3
+    assert "| scripted/refutebench | 5.00 [5.00, 5.00] n=3 | 5.00 [5.00, 5.00] n=3 | " \
+        "0.00 [0.00, 0.00] n=3 |" in printed
+    assert "- scripted/refutebench: 3 of 3 dialogues on the board, 0 of 27 judgments" in printed
+    assert "- scripted/refutebench: 3 selected (and 3 again by another directory, counted " \
+        "once): 3 finished; judgments: 27 usable\n" in printed
+    assert f"  - duplicate (also selected by {finished}: counted once, from there): " in printed
+    assert data["rows"][0]["dialogues"] == 3
+    assert main(["refutebench-board", str(finished), str(finished)]) == 2
+    assert capsys.readouterr().err.strip().endswith("is given twice: each directory once")
+
+
+def test_a_1_0_file_run_into_two_directories_of_one_label_is_listed_once(tmp_path, capsys,
+                                                                        monkeypatch):
+    monkeypatch.setitem(SCRIPTS, "greeter", lambda: ScriptedBackend(
+        {ANSWER_TAG: greeter}, model_id="scripted/greeter"))
+    items = tmp_path / "email.memory.NC-1.jsonl"
+    items.write_text("\n".join(email_line(n) for n in ("Mark", "Ann")) + "\n", encoding="utf-8")
+    for out in ("one", "two"):
+        assert main(["refutebench", "--items", str(items), "--model", "scripted/greeter",
+                     "--out", str(tmp_path / out)]) == 0
+    capsys.readouterr()
+    printed, _ = boards([tmp_path / "one", tmp_path / "two"], capsys)
+    # was "4 of 4" with every item listed twice
+    assert "| scripted/greeter | email.memory.NC-1.jsonl | greetings | 1.00 [1.00, 1.00] n=2 |" \
+        in printed
+    assert "- scripted/greeter: 2 of 2 dialogues on the board" in printed
+    assert "2 selected (and 2 again by another directory, counted once)" in printed

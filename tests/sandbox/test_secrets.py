@@ -43,7 +43,7 @@ def test_the_api_key_appears_in_no_file_log_or_frame(tmp_path, monkeypatch, caps
             assert "unavailable" in answer.faults and key not in answer.text
             result, _ = run_task(
                 TEMPLATES_DIR / "public_spring_tasting.yaml", load_world("town"),
-                lambda out: make_llm(LLMSettings(**settings, cache_path=out / CACHE)),
+                lambda out, _performer: make_llm(LLMSettings(**settings, cache_path=out / CACHE)),
                 architecture="ga", seed=1, out=run_dir, background=2, embedder="hashing",
                 window=EpisodeWindow(same_day=True, start="15:00"))
             injected = server.stats()["faults"]

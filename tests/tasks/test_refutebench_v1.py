@@ -221,3 +221,48 @@ def test_a_multi_feedback_document_gives_feedback_where_its_words_occur(scripted
     assert said[-1] == "咖啡豆：这是一台不错的机器。"  # the later sentence with 'coffee': checked
     assert "| scripted/translator | en-zh.jsonl | translation | 1.00 [1.00, 1.00] n=1 |" in \
         capsys.readouterr().out
+
+
+@pytest.mark.parametrize("options, refused", [
+    # each ran with exit 0, the manifest recording it, every run's header saying v1
+    (["--setting", "bogus"], "--setting bogus does not apply"),
+    (["--setting", "persistent", "--distractors", "0,3"],
+     "--setting persistent, --distractors 0,3 do not apply"),
+    (["--tasks", "summ"], "--tasks summ does not apply"),
+    (["--language", "Hebrew"], "--language Hebrew does not apply"),
+    # the file's own target language applies
+    (["--language", "chinese"], None),
+])
+def test_an_option_a_1_0_file_does_not_take_is_refused_in_one_line(scripted_translator,
+                                                                   tmp_path, capsys, options,
+                                                                   refused):
+    path = tmp_path / "en-zh.memory.NC-1.jsonl"
+    path.write_text(line() + "\n", encoding="utf-8")
+    out = tmp_path / "rb"
+    code = main(["refutebench", "--items", str(path), "--model", "scripted/translator",
+                 "--out", str(out), *options])
+    err = capsys.readouterr().err.strip()
+    if refused is None:
+        assert code == 0 and err == ""
+        return
+    assert code == 2 and len(err.splitlines()) == 1
+    assert f"{refused} to a RefuteBench 1.0 file (en-zh.memory.NC-1.jsonl runs as it is: its " \
+        "own requests, feedback and setting; its target language Chinese); drop " in err
+    assert err.endswith("drop them" if "do not" in refused else "drop it")
+    assert not (out / "refutebench.json").exists()
+
+
+def test_an_email_file_takes_no_language(tmp_path, capsys):
+    email = {"system_prompt": "You are a helpful assistant.", "domain": "friend",
+             "feedbacks": {"choices": ["Greetings"], "checker": "greetings"},
+             "feedback_prompt": "When writing my emails to my friends, please start the email "
+                                "with the greetings: \n\"{choice}\"",
+             "queries": ["Write an email to Mark.", "[MAYBE FEEDBACK]", "Hi?",
+                         "Write an email to Mark."]}
+    path = tmp_path / "email.memory.NC-1.jsonl"
+    path.write_text(json.dumps(email) + "\n", encoding="utf-8")
+    assert main(["refutebench", "--items", str(path), "--language", "Chinese",
+                 "--out", str(tmp_path / "rb")]) == 2
+    assert capsys.readouterr().err.strip().endswith(
+        "--language Chinese does not apply to a RefuteBench 1.0 file (email.memory.NC-1.jsonl "
+        "runs as it is: its own requests, feedback and setting); drop it")

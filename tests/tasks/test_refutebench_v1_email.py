@@ -150,6 +150,35 @@ def test_sentences_and_languages_are_counted_and_told_as_documented():
     assert language_of("Hola amigo, ¿cómo estás? Espero que todo vaya bien.") == "es"
 
 
+# NLTK 3.8.1's punkt (english parameters) on each text, taken from nltk==3.8.1 itself
+@pytest.mark.parametrize("text, sentences", [
+    # punctuation after the last boundary is a sentence of its own in 3.8.1
+    ("Happy New Year!! I hope you are well. See you soon!!", 4),
+    ("What?!", 2),
+    ("Really??", 2),
+    ("Wow!!!", 2),
+    ("Hi!! ", 2),
+    ("!!!", 3),
+    # inside a text the run stays with its sentence
+    ("Great job!!! Thanks", 2),
+    ("Really?! Yes.", 2),
+    ('He said "wow!!" and left.', 2),
+    ("Done!!)", 1),
+    # every period of a spaced ellipsis may end a sentence; an unspaced one ends it once
+    ("Wait . . . what?", 4),
+    ("Oh no... I see.", 2),
+])
+def test_sentences_are_counted_as_nltk_3_8_1_counts_them_at_repeated_punctuation(text,
+                                                                                sentences):
+    assert count_sentences(text) == sentences
+
+
+def test_an_email_ending_in_two_exclamation_marks_is_judged_on_nltk_3_8_1s_count():
+    text = "Happy New Year!! I hope you are well. See you soon!!"
+    assert email_met("sentence", "at least 4 sentences", text)
+    assert not email_met("sentence", "less than 4 sentences", text)
+
+
 def test_the_feedback_asks_for_a_choice_the_answer_before_does_not_meet():
     rng = np.random.default_rng(0)
     dialogue = email_dialogue(json.loads(single("sentence")))

@@ -281,3 +281,49 @@ def test_a_dialogue_whose_firstchan_script_was_filtered_out_keeps_it_before_its_
     split = derive_split(load_scripts(write_lines(tmp_path / "all.jsonl", rows)))
     assert split == [{"source_id": "045#JSON_Data_Store", "source_file_name":
                       "gpt-3.5-turbo-1.json", "first_turn": 3, "ids": [154]}]
+
+
+def renumbered(rows: list[tuple[int, str, str, int]]) -> list[dict]:
+    """Published scripts in published order, renumbered 0..n-1 (as a subset file is)."""
+    return published_like([(i, *row[1:]) for i, row in enumerate(sorted(rows))])
+
+
+def test_a_renumbered_published_subset_is_categorised_by_its_turns_and_says_so(tmp_path):
+    from tasks.simulbench.importer import category_note
+    from tasks.simulbench.published import published_split
+
+    hard = published_hard_scripts()
+    split = published_split()
+    subseq = [r for r in hard if split[(r[1], r[2])][0] != r[3]]
+    first = [r for r in hard if split[(r[1], r[2])][0] == r[3]]
+    # the 182 SubseqChan scripts numbered 0..181: each dialogue's earliest one here is not
+    # its FirstChan script (it was 93 FirstChan / 89 SubseqChan, with no note)
+    scripts = load_scripts(write_lines(tmp_path / "subseqchan.jsonl", renumbered(subseq)))
+    assert Counter(s.category for s in scripts) == {"subseqchan": 182}
+    assert {s.categorized_by for s in scripts} == {"published turn"}
+    assert category_note(scripts).startswith(
+        "182 Hard scripts' FirstChan/SubseqChan taken from the published split by their turn "
+        "against their dialogue's first challenging turn: their ids are not the published ones")
+    assert script_items(scripts, subset="subseqchan").notes == [category_note(scripts)]
+    for part, want in ((first, {"firstchan": 93}), (hard, {"firstchan": 93, "subseqchan": 182})):
+        scripts = load_scripts(write_lines(tmp_path / "part.jsonl", renumbered(part)))
+        assert Counter(s.category for s in scripts) == want
+
+
+def test_another_collection_on_the_published_tasks_is_categorised_from_its_own_file(tmp_path):
+    from tasks.simulbench.importer import category_note
+
+    # its judge found turn 1 of 000#Linux_Terminal's gpt-3.5-turbo-2 dialogue challenging
+    # (the published split: turn 3), so the file is not a published subset: every dialogue's
+    # earliest script here is its FirstChan one, and the note says why
+    rows = published_like([(0, "000#Linux_Terminal", "gpt-3.5-turbo-2.json", t)
+                           for t in (1, 2, 3, 4)])
+    rows += published_like([(0, "002#Excel_Sheet", "gpt-3.5-turbo.json", t) for t in (2, 3, 4)])
+    rows = [{**row, "id": i} for i, row in enumerate(rows)]
+    scripts = load_scripts(write_lines(tmp_path / "ours.jsonl", rows))
+    assert [s.category for s in scripts] == ["firstchan"] + ["subseqchan"] * 3 + \
+        ["firstchan"] + ["subseqchan"] * 2
+    assert {s.categorized_by for s in scripts} == {"file"}
+    assert "7 Hard scripts' FirstChan/SubseqChan worked out from this file alone, 7 of them " \
+        "of published dialogues whose ids and turns do not fit the published split" in \
+        category_note(scripts)

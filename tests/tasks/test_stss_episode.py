@@ -30,8 +30,8 @@ def town():
 def episode(tmp_path, town, template: dict, *, arch="ga_tdp", until=None):
     path = tmp_path / "task.yaml"
     path.write_text(yaml.safe_dump({"title": "test", "target": "{expected} come.", **template}))
-    return run_task(path, town, lambda _: make_llm(LLMSettings(model="scripted/town",
-                                                               cache_mode="off")),
+    return run_task(path, town, lambda _run_dir, _performer: make_llm(
+                        LLMSettings(model="scripted/town", cache_mode="off")),
                     architecture=arch, seed=0, out=tmp_path / "run", background=2,
                     embedder="hashing",
                     window=EpisodeWindow(same_day=True, start="11:00", until=until))

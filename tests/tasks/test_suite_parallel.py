@@ -80,7 +80,7 @@ def test_a_backend_that_answers_one_call_at_a_time_stays_correct_under_jobs(tmp_
     results = {}
     for jobs in (1, 3):
         out = tmp_path / f"jobs{jobs}"
-        context = SuiteContext(world, lambda run_dir: make_llm(
+        context = SuiteContext(world, lambda run_dir, _performer: make_llm(
             LLMSettings(cache_path=run_dir / "llm_cache.jsonl"), backend=backend),
             window=window, background=1, embedder="hashing")
         run = run_suite(plan_suite(paths, ["ga"], [0, 1], out), lambda c=context: c,
@@ -97,7 +97,7 @@ def test_a_failed_episode_is_listed_and_the_others_finish(tmp_path, capsys):
     episodes = plan_suite(paths, ["ga"], [0, 1], tmp_path / "suite")
     broken = episodes[1].run_dir
 
-    def model_for(run_dir):
+    def model_for(run_dir, _performer):
         if run_dir == broken:
             raise RuntimeError("the endpoint fell over")
         return make_llm(LLMSettings(cache_path=run_dir / "llm_cache.jsonl"),

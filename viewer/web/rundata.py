@@ -77,12 +77,14 @@ def run_data(run_dir: Path, scrub: Scrubber, *, replay: bool = True) -> dict[str
 
 
 def _calls(calls: list) -> dict[str, Any]:
-    """Calls and tokens by purpose (the call's tag), with what went wrong in them."""
-    by_tag: dict[str, dict[str, Any]] = {}
+    """Calls and tokens by role, model and purpose (the call's tag), with what went wrong in
+    them (a record without a role, written before roles were, counts under none)."""
+    by_tag: dict[tuple[str, str, str], dict[str, Any]] = {}
     for call in calls:
-        row = by_tag.setdefault(call.tag, {"tag": call.tag, "calls": 0, "prompt_tokens": 0,
-                                           "completion_tokens": 0, "cached": 0, "retries": 0,
-                                           "faults": 0})
+        role, model = getattr(call, "role", None) or "", getattr(call, "model", "") or ""
+        row = by_tag.setdefault((role, model, call.tag), {
+            "role": role, "model": model, "tag": call.tag, "calls": 0, "prompt_tokens": 0,
+            "completion_tokens": 0, "cached": 0, "retries": 0, "faults": 0})
         row["calls"] += 1
         row["prompt_tokens"] += call.prompt_tokens
         row["completion_tokens"] += call.completion_tokens

@@ -17,10 +17,12 @@ from pydantic import ValidationError
 
 from sandbox import terminal
 from sandbox.app.commands.common import (
+    access_settings,
     add_budget_options,
     add_model_access_options,
     add_parallel_options,
     budgets,
+    models_file,
     non_negative_int,
     parallel_options,
     suite_progress,
@@ -28,7 +30,7 @@ from sandbox.app.commands.common import (
 )
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError
-from sandbox.llm import CacheMiss, LLMConfigError, LLMSettings
+from sandbox.llm import CacheMiss, LLMConfigError
 from sandbox.lock import hold_output
 
 from .common import (
@@ -158,9 +160,7 @@ def model_pool(args, models):
     model string or endpoint fails before any work."""
     from sandbox.app.suites.benchmark import ModelPool
 
-    mode = "replay" if args.cache_only else "off" if args.no_cache else "record"
-    pool = ModelPool(LLMSettings(base_url=args.base_url, json_dialect=args.json_dialect,
-                                 max_concurrency=args.max_concurrency, cache_mode=mode))
+    pool = ModelPool(access_settings(args), models_file(args))
     try:
         for model in dict.fromkeys(models):
             pool.backend(model)

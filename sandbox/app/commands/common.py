@@ -265,8 +265,9 @@ def add_llm_options(p: argparse.ArgumentParser, default_model: str = "local/smol
     """Options every command that calls a model shares (they mirror LLMSettings)."""
     g = p.add_argument_group("model")
     g.add_argument("--model", default=default_model,
-                   help="backend/model: local/smollm2-135m (embedded, offline), "
-                        "openai/<model> (any OpenAI-compatible endpoint), scripted/default "
+                   help="an alias of the models file (--models), or backend/model: "
+                        "local/smollm2-135m (embedded, offline), openai/<model> (any "
+                        "OpenAI-compatible endpoint, at --base-url), scripted/default "
                         "(deterministic test double) [default: %(default)s]")
     g.add_argument("--cache", type=Path,
                    help="LLM answer cache file [default: llm_cache.jsonl in the run directory]")
@@ -276,8 +277,14 @@ def add_llm_options(p: argparse.ArgumentParser, default_model: str = "local/smol
 def add_model_access_options(g) -> None:
     """How to reach the models and their caches, whatever the models are (a command with one
     --model, or a benchmark with a model per role)."""
-    g.add_argument("--base-url", help="OpenAI-compatible endpoint [default: $OPENAI_BASE_URL "
-                                      "or OpenAI]; the key is read from $OPENAI_API_KEY")
+    g.add_argument("--models", type=Path, metavar="FILE",
+                   help="models file (YAML): aliases naming a model, its endpoint, the "
+                        "variable holding its key, its concurrency and timeout; every option "
+                        "that takes a model takes an alias (`sandbox list models`) "
+                        "[default: $SANDBOX_MODELS, else ~/.config/social-sandbox/models.yaml]")
+    g.add_argument("--base-url", help="OpenAI-compatible endpoint of a bare openai/<model> "
+                                      "[default: $OPENAI_BASE_URL or OpenAI]; the key is read "
+                                      "from $OPENAI_API_KEY (an alias names its own)")
     g.add_argument("--json-dialect", choices=["json_schema", "json_object"],
                    help="how the endpoint takes a JSON schema: json_schema (OpenAI, vLLM; the "
                         "default) or json_object (llama.cpp server)")
@@ -291,11 +298,43 @@ def add_model_access_options(g) -> None:
                    help="directory of prompt templates that override the built-in ones")
 
 
-def llm_settings(args, cache_default: Path | None) -> LLMSettings:
+def models_file(args):
+    """The models file of the command (--models, $SANDBOX_MODELS or the default one), read
+    once; a UserError naming the file, alias, field and line when it is malformed."""
+    from sandbox.llm import load_models_file
+
+    cached = getattr(args, "_models_file", None)
+    if cached is None:
+        try:
+            cached = load_models_file(getattr(args, "models", None))
+        except FileFormatError as exc:
+            raise UserError(str(exc)) from exc
+        args._models_file = cached
+    return cached
+
+
+def access_settings(args) -> LLMSettings:
+    """The settings every model of the command starts from: --base-url, --json-dialect,
+    --max-concurrency and the cache mode (a models file's alias brings its own endpoint)."""
     mode = "replay" if args.cache_only else "off" if args.no_cache else "record"
-    return LLMSettings(model=args.model, base_url=args.base_url, json_dialect=args.json_dialect,
-                       max_concurrency=args.max_concurrency, cache_mode=mode,
-                       cache_path=args.cache or cache_default)
+    return LLMSettings(base_url=args.base_url, json_dialect=args.json_dialect,
+                       max_concurrency=args.max_concurrency, cache_mode=mode)
+
+
+def resolve_model(args, ref: str, cache_path: Path | None = None) -> LLMSettings:
+    """The settings of one model reference of the command (an alias or backend/model); a
+    UserError naming the nearest aliases when it is neither."""
+    from sandbox.llm import resolve
+
+    try:
+        settings = resolve(ref, models_file(args), access_settings(args))
+    except LLMConfigError as exc:
+        raise UserError(str(exc)) from exc
+    return settings.model_copy(update={"cache_path": cache_path})
+
+
+def llm_settings(args, cache_default: Path | None) -> LLMSettings:
+    return resolve_model(args, args.model, args.cache or cache_default)
 
 
 def use_prompts(args) -> None:

@@ -24,14 +24,16 @@ from pathlib import Path
 from sandbox import terminal
 from sandbox.checkpoint import Checkpoint
 from sandbox.errors import UserError
-from sandbox.llm import cache_in
+from sandbox.llm import caches_in
 from sandbox.lock import hold_output
 from sandbox.log import CACHE, EVENTS, RESULT, RunFormatError, RunResult, read_header
 from sandbox.simtime import TimeSpecError, clock_text, parse_time
 
 from ..rerunning import (
     Fork,
+    comparable_config,
     copy_cache,
+    first_difference,
     fork_chain,
     fork_pauses,
     from_checkpoint,
@@ -131,9 +133,9 @@ def main(args: argparse.Namespace) -> int:
     def after(index: int, engine, scenario) -> None:
         if index != len(chain) - 1:
             return
-        cache = cache_in(engine.llm)
-        if cache is not None and not args.cache_only:
-            cache.mode = "record"  # from here on the model answers what the cache lacks
+        for cache in caches_in(engine.llm):  # one per role's model
+            if not args.cache_only:
+                cache.mode = "record"  # from here on the model answers what the cache lacks
         restored = engine.restored
         console.print(f"[bold]fork point {fork.time}[/]: "
                       + (f"{restored['events']} events and {restored['calls']} calls copied "
@@ -261,34 +263,14 @@ def _whispers(whispers, header, at: float, end: float):
     return list(whispers)
 
 
-def _comparable(config: dict) -> dict:
-    """A header's config without what differs between a run and its replay for no reason:
-    the command, the forks, where architecture files were read from, and empty entries (a
-    field added since RUN ran, at its empty default, changes nothing)."""
-    out = {}
-    for key, value in config.items():
-        if key in ("command", "forks", "source") or value in (None, [], {}):
-            continue
-        out[key] = _comparable(value) if isinstance(value, dict) else value
-    return out
-
-
-def _first_difference(a, b, path: str = "") -> str:
-    if isinstance(a, dict) and isinstance(b, dict):
-        for key in sorted(set(a) | set(b), key=str):
-            if a.get(key) != b.get(key):
-                return _first_difference(a.get(key), b.get(key), f"{path}.{key}".lstrip("."))
-    return path or "(top level)"
-
-
 def _check_replay(engine, run: Path, config: dict, at: float) -> None:
     """NEW's config and events so far are RUN's, byte for byte, and RUN logged nothing more up
     to the fork point: else a ForkError (the code, or a file the command reads, changed)."""
-    ours = _comparable(engine.log.header.config)
-    theirs = _comparable(config)
+    ours = comparable_config(engine.log.header.config)
+    theirs = comparable_config(config)
     if ours != theirs:
         raise ForkError(f"the replay's scenario is not {run}'s: config."
-                        f"{_first_difference(ours, theirs)} differs (a file the recorded "
+                        f"{first_difference(ours, theirs)} differs (a file the recorded "
                         "command reads changed since?)")
     count = engine.log.count
     with (engine.log.dir / EVENTS).open("rb") as fh:

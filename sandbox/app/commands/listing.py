@@ -7,6 +7,8 @@ the plug-ins add (a benchmark's task templates, say).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from sandbox import terminal
 
 CORE = ("benchmarks", "models", "architectures", "worlds")
@@ -25,6 +27,9 @@ def register(sub) -> None:
                     "that failed to load is listed with its error, and the command exits 1.",
         epilog="example: sandbox list models")
     p.add_argument("what", choices=whats, help="what to list")
+    p.add_argument("--models", type=Path, metavar="FILE",
+                   help="the models file whose aliases `list models` shows [default: "
+                        "$SANDBOX_MODELS, else ~/.config/social-sandbox/models.yaml]")
     p.set_defaults(func=main)
 
 
@@ -40,6 +45,29 @@ def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
 
 def _first_line(text: str | None) -> str:
     return " ".join((text or "").strip().split("\n\n")[0].split())
+
+
+def aliases(args) -> list[tuple[str, str]]:
+    """The models file's aliases and where each points (no credential: a key variable is
+    named, never read out)."""
+    from .common import models_file
+
+    found = models_file(args)
+    rows = []
+    for alias, entry in sorted(found.aliases.items()):
+        shown = entry.shown()
+        where = [shown["model"], f"at {shown['base_url']}" if shown["base_url"] else
+                 "at --base-url / $OPENAI_BASE_URL" if entry.model.startswith("openai/") else ""]
+        if entry.key_env:
+            where.append(f"key from ${entry.key_env}")
+        where += [f"{entry.max_concurrency} at once" if entry.max_concurrency else "",
+                  f"timeout {entry.timeout_s:g} s",
+                  f"dialect {entry.json_dialect}" if entry.json_dialect else ""]
+        if entry.price_in is not None or entry.price_out is not None:
+            where.append(f"${entry.price_in or 0:g} / ${entry.price_out or 0:g} per M tokens "
+                         "in / out")
+        rows.append((alias, f"alias ({found.path}): " + ", ".join(w for w in where if w)))
+    return rows
 
 
 def models() -> list[tuple[str, str]]:
@@ -82,6 +110,8 @@ def main(args) -> int:
 
     if args.what in CORE:
         rows = {"models": models, "architectures": architectures, "worlds": worlds}[args.what]()
+        if args.what == "models":
+            rows = aliases(args) + rows
     else:
         rows = [row for listing in listings()[args.what] for row in listing()]
     print(_table(("Name", "What it is"), rows))

@@ -30,7 +30,46 @@ def register(sub) -> None:
                    help="instead, print every event of this kind, one a line (repeat for "
                         "several kinds; e.g. --events utterance, or a kind a benchmark logs "
                         "such as user_request_written); with --json, as JSON lines")
+    p.add_argument("--calls", nargs="*", type=int, metavar="SEQ",
+                   help="instead, print each LLM call (or only those numbered SEQ): its "
+                        "purpose, agent, role, model and endpoint, the messages it sent and "
+                        "the answer that came back (from the run's prompts.jsonl); with "
+                        "--json, as JSON lines")
     p.set_defaults(func=main)
+
+
+def print_calls(run, wanted: list[int], as_json: bool) -> int:
+    """`sandbox log RUN --calls [SEQ...]`: every call with its prompt and answer."""
+    from sandbox.log import read_prompts
+
+    prompts, problems = read_prompts(run.dir)
+    chosen = [c for c in run.calls if not wanted or c.seq in wanted]
+    missing = sorted(set(wanted) - {c.seq for c in chosen})
+    if missing:
+        raise UserError(f"--calls: no call numbered {', '.join(map(str, missing))} in "
+                        f"{run.dir} (it made {len(run.calls)}, numbered 0-{len(run.calls) - 1})")
+    for call in chosen:
+        prompt = prompts.get(call.seq)
+        if as_json:
+            print(json.dumps({**call.model_dump(exclude_none=True),
+                              **(prompt.model_dump(exclude={"seq"}) if prompt else {})}))
+            continue
+        who = " ".join(part for part in (call.role and f"{call.role}:", call.model,
+                                          call.endpoint and f"@ {call.endpoint}") if part)
+        when = f"t={call.t:g} " if call.t is not None else ""
+        print(f"--- call {call.seq}: {when}{call.tag} {call.agent or '-'} ({who}), "
+              f"{call.prompt_tokens} + {call.completion_tokens} tokens"
+              f"{', cached' if call.cached else ''}"
+              f"{', faults: ' + ', '.join(call.faults) if call.faults else ''}")
+        if prompt is None:
+            print("(its prompt was not kept)")
+            continue
+        for message in prompt.messages:
+            print(f"[{message.get('role', '?')}]\n{message.get('content', '')}")
+        print(f"[answer]\n{prompt.answer}")
+    for problem in problems:
+        print(f"sandbox log: {problem}", file=sys.stderr)
+    return 0
 
 
 def main(args) -> int:
@@ -41,6 +80,8 @@ def main(args) -> int:
         run = load_run(args.run_dir)
     except RunFormatError as exc:
         raise UserError(str(exc)) from exc
+    if args.calls is not None:
+        return print_calls(run, args.calls, args.json)
     if args.events:
         wanted = _check_kinds(args.events, {event.kind for event in run.events})
         counts = dict.fromkeys(wanted, 0)

@@ -20,6 +20,7 @@ from ..rerunning import (
     recorded_command,
     recorded_forks,
     run_recorded,
+    same_scenario,
 )
 from .common import output_dir
 
@@ -55,10 +56,13 @@ def main(args: argparse.Namespace) -> int:
     if args.out is not None:
         copy_cache(args.run, args.out)
 
+    recorded = read_header(args.run).config
+
     def attempt(start: Checkpoint | None) -> int:
         return run_recorded(command, args.out or args.run, cache_only=args.cache_only,
                             pauses=fork_pauses(chain),
-                            recorded=recorded_forks(chain) if chain else None, start=start)
+                            recorded=recorded_forks(chain) if chain else None, start=start,
+                            check=same_scenario(args.run, recorded))
 
     if args.out is not None or args.from_start:  # a run made again, to compare: all of it
         return attempt(None)

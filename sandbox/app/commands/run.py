@@ -14,6 +14,7 @@ from sandbox.log import CACHE, RunDirectoryExists, load_run
 from sandbox.runner import run_episode
 from sandbox.summary import print_summary, summarize
 
+from ..roles import add_role_options, build_town_llm
 from .common import (
     add_budget_options,
     add_checkpoint_option,
@@ -123,6 +124,9 @@ def _add_episode_options(p: argparse.ArgumentParser) -> None:
     add_embedder_option(g)
     add_sim_time_option(g)
     add_checkpoint_option(g)
+    add_role_options(p.add_argument_group(
+        "models by role (town_day or a task template: the evaluated model --model answers "
+        "the performer's high-level calls, the background model the rest of the town)"))
 
 
 TOWN_OPTIONS = ("world", "residents", "resident", "architecture", "performer", "task", "hours")
@@ -184,7 +188,16 @@ def _run(args) -> int:
     except (FileFormatError, ValueError) as exc:
         raise UserError(str(exc)) from exc
     out = hold_output(run_directory(args, args.scenario))  # one writer: refused while another runs
-    llm = build_llm(args, cache_default=out / CACHE)
+    if args.scenario == "town_day":
+        from tasks.town import town_of
+
+        llm = build_town_llm(args, args.cache or out / CACHE,
+                             args.performer or _performer(town_of(scenario)))
+    else:
+        if args.background_model or args.performer_routing:
+            raise UserError(f"--background-model and --performer-routing give a town's "
+                            f"performer and residents their models; {args.scenario} has none")
+        llm = build_llm(args, cache_default=out / CACHE)
     console.print(f"[dim]running {args.scenario} with {llm.model_id}, seed {args.seed}, "
                   f"into {out}[/]")
     try:
@@ -201,6 +214,12 @@ def _run(args) -> int:
     print_summary(summarize(load_run(out)), console)
     console.print(f"run directory: {out}  ({result.wall_time_s:.1f} s)")
     return run_stopped(result, console)
+
+
+def _performer(town) -> str | None:
+    """The resident the town's file gives a task (the performer), when exactly one has one."""
+    tasks = town.cfg.tasks if town is not None else {}
+    return next(iter(tasks)) if len(tasks) == 1 else None
 
 
 def unknown_scenario(name: str, scenarios: list[str], targets) -> str:

@@ -42,10 +42,18 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from evaluation.kit import manifest_data, read_bench_dir, read_dialogue, role_usage, usage_table
+from evaluation.kit import (
+    manifest_data,
+    read_bench_dir,
+    read_dialogue,
+    role_usage,
+    told_apart,
+    usage_table,
+)
 from evaluation.kit.judging import JudgeTally, Panel, judge_run
 from sandbox.budget import Budget, BudgetExhausted
-from sandbox.llm import CacheMiss, LLMSettings, make_backend, make_llm
+from sandbox.llm import CacheMiss, LLMSettings, ModelsFile, make_backend, make_llm, resolve
+from sandbox.llm.roles import RoleLLM
 from sandbox.lock import hold
 from sandbox.log import CACHE, JUDGMENTS
 from sandbox.outdirs import OutputTaken, claim
@@ -150,14 +158,18 @@ class ModelPool:
     """One backend per distinct model (a local model is loaded once, whatever its roles), and
     one LLM stack per (model, cache file), so roles that share a model share its cache."""
 
-    def __init__(self, settings: LLMSettings):
+    def __init__(self, settings: LLMSettings, models: ModelsFile | None = None):
         self.settings = settings  # base_url, dialect, cache mode, ...; `model` is ignored
+        self.models = models or ModelsFile()  # the aliases a role's model may be named by
         self._backends: dict[str, object] = {}
         self._stacks: dict[tuple[str, Path | None], object] = {}
         self._lock = threading.RLock()  # items played side by side (--jobs) share the pool
 
     def settings_for(self, model: str, cache_path: Path | None) -> LLMSettings:
-        return self.settings.model_copy(update={"model": model, "cache_path": cache_path})
+        """The settings that reach `model` (an alias of the models file, with its own endpoint,
+        key variable and limits, or backend/model on --base-url); LLMConfigError otherwise."""
+        return resolve(model, self.models, self.settings).model_copy(
+            update={"cache_path": cache_path})
 
     def backend(self, model: str):
         with self._lock:
@@ -252,9 +264,9 @@ class Session:
         return [b for b in (self.limits.budget, item) if b is not None and b.capped]
 
 
-def worker_session(settings: LLMSettings, **fields) -> Session:
+def worker_session(settings: LLMSettings, models: ModelsFile, **fields) -> Session:
     """A Session with a pool of its own (for a Ray worker process)."""
-    return Session(pool=ModelPool(settings), **fields)
+    return Session(pool=ModelPool(settings, models), **fields)
 
 
 def run_item(session: Session, selected: tuple[str, Any]) -> BenchmarkReport:
@@ -279,7 +291,9 @@ def _run_item(session: Session, item_id: str, item: Any, run_dir: Path) -> Bench
     else:
         note(item_id, "dialogue")
         shutil.rmtree(run_dir / JUDGMENTS, ignore_errors=True)  # of another run
-        llms = {role: session.pool.llm(model, cache) for role, model in config.models.items()}
+        # Each role's calls recorded under its role (calls.jsonl: role, model, endpoint).
+        llms = {role: RoleLLM(session.pool.llm(model, cache), role)
+                for role, model in config.models.items()}
         scenario = bench.scenario(item, item_id, Cast(config.models, config.sampling, llms),
                                   config.options)
         result = run_episode(scenario, llms[bench.under_test],
@@ -292,7 +306,7 @@ def _run_item(session: Session, item_id: str, item: Any, run_dir: Path) -> Bench
         if result.status in ("unavailable", "budget"):  # canned lines or half a dialogue:
             report.stopped.append((item_id, f"{result.status}: {result.error}"))  # not judged
             return report
-    panel = Panel(config.judges, lambda model: session.pool.llm(model, cache),
+    panel = Panel(config.judges, lambda model: RoleLLM(session.pool.llm(model, cache), "judge"),
                   config.judge_sampling)
     try:
         judge_run(run_dir, read_dialogue(run_dir, bench.name, bench.items.header_key),
@@ -351,7 +365,7 @@ def _run_benchmark(bench, out, items, pool, config, rejudge, parallel, limits, m
     if parallel.executor == "ray":  # the run's budget stays in this process
         shared = dict(bench=bench, out=out, config=config, rejudge=rejudge,
                       limits=Limits(None, limits.episode_max_calls, limits.episode_max_tokens))
-        setup = partial(worker_session, pool.settings, **shared)
+        setup = partial(worker_session, pool.settings, pool.models, **shared)
     else:
         session = Session(bench, out, pool, config, rejudge, limits, note=on_progress)
         setup = lambda: session  # noqa: E731 - the pool is built already
@@ -382,10 +396,10 @@ def board_report(bench: Benchmark, dirs: Sequence[Path | str], **kwargs) -> Boar
     of every role, judges included, of every configuration (from the runs' calls.jsonl)."""
     report = bench.board.build(dirs, **kwargs)
     found = [read_bench_dir(path, bench.manifest_file, f"sandbox {bench.name}") for path in dirs]
-    labels = [f.label for f in found]
+    labels = told_apart([f.label for f in found], [f.path for f in found])  # as the board's
     uncounted: list[str] = []
-    usage = {(f.label if labels.count(f.label) == 1 else f"{f.label} ({f.path.name})"):
-             role_usage(f.runs, bench.roles_by_tag(), uncounted) for f in found}
+    usage = {label: role_usage(f.runs, bench.roles_by_tag(), uncounted)
+             for f, label in zip(found, labels, strict=True)}
     markdown = report.markdown + "\nCalls and tokens per role:\n\n" + \
         "\n".join(usage_table(usage, uncounted)) + "\n"
     data = {**report.data, "usage": {label: {role: u.model_dump() for role, u in roles.items()}

@@ -27,8 +27,6 @@ from sandbox.app.commands.common import (
     add_sim_time_option,
     architecture_ref,
     budgets,
-    build_llm,
-    llm_settings,
     non_negative_int,
     output_dir,
     parallel_options,
@@ -39,6 +37,7 @@ from sandbox.app.commands.common import (
     suite_progress,
     use_prompts,
 )
+from sandbox.app.roles import add_role_options, build_town_llm, town_roles
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError
 from sandbox.llm import CacheMiss, LLMConfigError
@@ -76,6 +75,9 @@ def add_template_options(p: argparse.ArgumentParser) -> None:
     add_episode_options(g)
     add_embedder_option(g)
     add_sim_time_option(g)
+    add_role_options(p.add_argument_group(
+        "models by role (the STSS protocol: the evaluated model answers the performer's "
+        "high-level calls, a background model the rest of the town)"))
 
 
 def add_run_options(p: argparse.ArgumentParser) -> None:
@@ -141,7 +143,7 @@ def run_template(args) -> int:
     out = hold_output(run_directory(args, f"{path.stem}-{Path(args.arch).stem}"))
     # Built once, before anything runs (a bad model fails here) and used for the run: building
     # it again would load the local model file twice.
-    llm = build_llm(args, cache_default=out / CACHE)
+    llm = build_town_llm(args, args.cache or out / CACHE, task.performer)
     console.print(f"[bold]{task.title}[/] ({task.type.value}, template {task.template}, "
                   f"seed {args.seed})\n  performer: {task.performer} ({args.arch}); "
                   f"{len(task.background)} background residents: {', '.join(task.background)}"
@@ -149,7 +151,8 @@ def run_template(args) -> int:
     show = None if args.quiet else print_event(console, until=episode.until, run_dir=out)
     try:
         result, score = run_task(
-            path, world, lambda _run_dir: llm, architecture=args.arch, seed=args.seed, out=out,
+            path, world, lambda _run_dir, _performer: llm, architecture=args.arch,
+            seed=args.seed, out=out,
             window=window, background=args.background, embedder=args.embedder,
             overwrite=args.overwrite, on_event=show, max_concurrency=args.max_concurrency,
             budgets=[budgets(args)[0]], whispers=args.whisper,
@@ -355,7 +358,7 @@ def _recipe(args, window, scorings):
     """What each process builds once for the suite (a Ray worker builds its own)."""
     from .suite import SuiteRecipe
 
-    return SuiteRecipe(settings=llm_settings(args, None),
+    return SuiteRecipe(roles=town_roles(args, args.cache),
                        world=getattr(args, "world", None) or "town", prompts=args.prompts,
                        window=window, background=args.background, embedder=args.embedder,
                        scorings=scorings, episode_max_calls=args.episode_max_calls,
@@ -434,8 +437,11 @@ def main(args) -> int:
                                 imported)
         try:
             episodes = plan_suite(templates, archs, args.seeds, args.out)
+            roles = town_roles(args)
             options = check_options(args.out, SuiteOptions(
-                model=args.model, world=world_ref(world), background=args.background, window=window,
+                model=args.model, background_model=roles.background and args.background_model,
+                performer_routing=roles.routing if roles.routed else None,
+                world=world_ref(world), background=args.background, window=window,
                 embedder=args.embedder, prompts=str(args.prompts) if args.prompts else None,
                 architectures={arch_dir(a): a for a in archs},
                 episodes=[episode_key(e) for e in episodes]))

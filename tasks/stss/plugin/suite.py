@@ -32,11 +32,12 @@ from evaluation.stss import (
     tables_by_rules,
     write_score,
 )
+from sandbox.app.roles import TownRoles
 from sandbox.app.suites.parallel import Monitor, Outcome, Parallel, run_parallel
 from sandbox.app.suites.resume import finished
 from sandbox.budget import Budget
 from sandbox.events import Event
-from sandbox.llm import CacheMiss, LLMSettings, make_llm
+from sandbox.llm import CacheMiss
 from sandbox.log import CACHE, RunResult
 from sandbox.outdirs import OutputTaken, claim
 from sandbox.runner import run_episode
@@ -47,7 +48,9 @@ from worlds import World
 
 from . import SUITE_FILE
 
-MakeLLM = Callable[[Path], object]  # run directory -> the model stack for that run
+# (run directory, the performer) -> the episode's model (a Router when the performer's
+# high-level calls go to another model than the town's: sandbox/app/roles.py)
+MakeLLM = Callable[[Path, str], object]
 
 
 class SuiteError(ValueError):
@@ -60,7 +63,12 @@ class SuiteOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    model: str
+    model: str  # the evaluated model (the performer's), an alias or backend/model
+    # The rest of the town's model and which of the performer's calls the evaluated model
+    # answers (sandbox/app/roles.py); None: one model for the whole town. Not written when
+    # None, so a suite.json of one model reads as it always has.
+    background_model: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    performer_routing: str | None = Field(default=None, exclude_if=lambda v: v is None)
     world: str = "town"  # worlds.world_ref: a suite's episodes all live in one town
     background: int | None = None
     window: EpisodeWindow = Field(default_factory=EpisodeWindow)
@@ -74,7 +82,9 @@ class SuiteOptions(BaseModel):
     episodes: list[str] = Field(default_factory=list)
 
 
-OPTION_NAMES = {"model": "--model", "world": "--world", "background": "--background",
+OPTION_NAMES = {"model": "--model", "background_model": "--background-model",
+                "performer_routing": "--performer-routing", "world": "--world",
+                "background": "--background",
                 "same_day": "--same-day", "start": "--start", "until": "--until",
                 "embedder": "--embedder", "prompts": "--prompts", "architectures": "--arch"}
 
@@ -84,8 +94,8 @@ def _differences(old: SuiteOptions, new: SuiteOptions) -> list[tuple[str, object
     was, now = old.model_dump(mode="json"), new.model_dump(mode="json")
     for key in ("same_day", "start", "until"):
         was[key], now[key] = was["window"][key], now["window"][key]
-    diffs = [(k, was[k], now[k]) for k in OPTION_NAMES
-             if k != "architectures" and was[k] != now[k]]
+    diffs = [(k, was.get(k), now.get(k)) for k in OPTION_NAMES
+             if k != "architectures" and was.get(k) != now.get(k)]
     for name, ref in now["architectures"].items():
         if was["architectures"].get(name, ref) != ref:
             diffs.append(("architectures", f"{name} = {was['architectures'][name]}",
@@ -154,7 +164,8 @@ def run_task(template: Path, world: World, make_llm: MakeLLM, *, architecture: s
     task = instantiate(load_template(template, world), seed, world, background=background)
     episode = STSSEpisode(task, architecture, window=window, embedder=embedder,
                           whispers=whispers)
-    result = run_episode(episode, make_llm(out), seed=seed, out_dir=out, overwrite=overwrite,
+    result = run_episode(episode, make_llm(out, task.performer), seed=seed, out_dir=out,
+                         overwrite=overwrite,
                          on_event=on_event, max_concurrency=max_concurrency, budgets=budgets,
                          checkpoint_every=checkpoint_every)
     if result.status == "unavailable":
@@ -248,7 +259,7 @@ class SuiteRecipe:
     """How to build what every episode of a suite shares (`suite_context`): picklable, so each
     Ray worker process builds its own from it."""
 
-    settings: LLMSettings  # the model; cache_path None: each run keeps llm_cache.jsonl
+    roles: TownRoles  # the models; cache_path None: each run keeps llm_cache.jsonl
     world: str = "town"  # a name or world file (worlds.load_world)
     prompts: Path | None = None
     window: EpisodeWindow | None = None
@@ -278,18 +289,16 @@ class SuiteContext:
 
 def suite_context(recipe: SuiteRecipe) -> SuiteContext:
     """Load the world and the model backend once (LLMConfigError when the model cannot work)."""
-    from sandbox.llm import make_backend  # looked up when called (tests count the loads)
     from sandbox.prompts import set_prompt_dir
     from worlds import load_world
 
     if recipe.prompts is not None:
         set_prompt_dir(recipe.prompts)
-    backend = make_backend(recipe.settings)
-    settings = recipe.settings
+    roles = recipe.roles
+    backends = roles.backends()
 
-    def model_for(run_dir: Path):
-        return make_llm(settings.model_copy(
-            update={"cache_path": settings.cache_path or run_dir / CACHE}), backend=backend)
+    def model_for(run_dir: Path, performer: str):
+        return roles.llm(run_dir / CACHE, performer, backends)
 
     episode_budget = None
     if recipe.episode_max_calls or recipe.episode_max_tokens:

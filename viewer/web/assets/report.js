@@ -181,13 +181,16 @@ const REPORT = (() => {
 
   function callsPart(calls) {
     const t = calls.total;
+    const roles = calls.by_tag.some(r => r.role);  // calls record their role (or not, if old)
     return [h("p", {}, `${t.calls} call(s), ${t.prompt_tokens} tokens in, ${t.completion_tokens} out; ` +
                        `${t.cached} from the cache, ${t.retries} retries, ${t.faults} fault(s)` +
                        (calls.models.length ? `; models ${calls.models.join(", ")}` : "")),
       t.calls ? h("table", {class: "sortable calls"},
-        h("thead", {}, h("tr", {}, ["Purpose", "Calls", "Tokens in", "Tokens out", "Cached",
-          "Retries", "Faults"].map((c, i) => h("th", {class: i ? "r" : ""}, c)))),
+        h("thead", {}, h("tr", {}, (roles ? ["Role", "Model"] : []).map(c => h("th", {}, c)),
+          ["Purpose", "Calls", "Tokens in", "Tokens out", "Cached", "Retries", "Faults"]
+            .map((c, i) => h("th", {class: i ? "r" : ""}, c)))),
         h("tbody", {}, calls.by_tag.map(r => h("tr", {class: r.faults ? "damaged" : ""},
+          roles ? [h("td", {}, r.role || "-"), h("td", {}, r.model)] : null,
           h("td", {}, r.tag), ...["calls", "prompt_tokens", "completion_tokens", "cached",
           "retries", "faults"].map(k => h("td", {class: "r"}, r[k])))))) : null];
   }
