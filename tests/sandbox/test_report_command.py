@@ -75,6 +75,7 @@ def test_a_board_has_the_terminals_numbers_and_every_item(tmp_path, board, capsy
     item = item_data(site, 0)
     judged = [t for c in item["conversations"] for t in c["turns"] if t["verdicts"]]
     assert judged and all(v["notes"] for t in judged for v in t["verdicts"])
+    assert {r["role"] for r in item["calls"]["by_tag"]} == {"player", "interrogator", "judge"}
 
 
 def test_a_damaged_run_is_shown_damaged_never_dropped(tmp_path, board, capsys):
