@@ -32,6 +32,7 @@ COMMANDS = [
     "sandbox.app.commands.rerun",
     "sandbox.app.commands.interview",
     "sandbox.app.commands.fork",
+    "sandbox.app.commands.report",
 ]
 
 

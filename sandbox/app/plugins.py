@@ -181,7 +181,11 @@ class Plugin:
 
     `outputs` names the files that mark the output directories of its own commands (file
     name -> what such a directory is, "a suite (sandbox NAME)"): no other command writes into
-    one (sandbox.outdirs). A single-room benchmark's manifest needs no entry."""
+    one (sandbox.outdirs). A single-room benchmark's manifest needs no entry.
+
+    `boards` gives the board of the directories its own commands write (marker file -> a
+    function of those directories returning a BoardReport): what `sandbox report` shows of
+    such a directory. A single-room benchmark's board needs no entry either."""
 
     name: str
     title: str
@@ -191,6 +195,7 @@ class Plugin:
     lists: Mapping[str, Listing] = field(default_factory=dict)
     sweep: Sweep | None = None  # [default: from its one single-room benchmark, if it has one]
     outputs: Mapping[str, str] = field(default_factory=dict)
+    boards: Mapping[str, Callable[[Sequence[Path]], BoardReport]] = field(default_factory=dict)
 
     def sweep_recipe(self) -> Sweep | None:
         """How a sweep runs this benchmark: its own recipe, or the kit's commands of its one

@@ -70,6 +70,14 @@ def templates() -> list[tuple[str, str]]:
     return rows
 
 
+def board(dirs) -> object:
+    """The board of suite directories as `sandbox stss-board DIR...` prints it (what `sandbox
+    report` shows of a suite)."""
+    from evaluation.stss import suite_board
+
+    return suite_board(dirs)
+
+
 def add_run_options(p) -> None:
     from .commands import add_run_options as add
 
@@ -95,4 +103,5 @@ PLUGIN = Plugin(
     # each row by its model and architecture itself.
     sweep=Sweep("stss", "--model", "stss-board", arch_flag="--arch", seeds_flag="--seeds",
                 label_flag=None, check=sweep_check),
-    outputs={SUITE_FILE: "an STSS suite (sandbox stss)"})
+    outputs={SUITE_FILE: "an STSS suite (sandbox stss)"},
+    boards={SUITE_FILE: board})
