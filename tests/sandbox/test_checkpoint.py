@@ -238,8 +238,8 @@ def test_with_the_minilm_embedder_every_checkpoint_restores_byte_for_byte(tmp_pa
     from agents.embedding import minilm_embedder
 
     command = ["run", "inviting_jogging", "--model", "scripted/town", "--quiet", "--background",
-               "3", "--same-day", "--start", "07:00", "--until", "10:30", "--seed", "3",
-               "--checkpoint-every", "1h"]
+               "3", "--same-day", "--start", "07:00", "--until", "13:00", "--seed", "3",
+               "--checkpoint-every", "2h"]
     run = tmp_path / "run"
     assert main([*command, "--out", str(run)]) == 0
     events = (run / "events.jsonl").read_bytes()
