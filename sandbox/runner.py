@@ -28,9 +28,8 @@ from .engine import Engine
 from .env import env_number
 from .events import EpisodeEnded, Event
 from .llm import CallLog, CallRecord, backend_settings
-from .llm.accounting import PROMPTS, read_prompt_lines
 from .lock import hold
-from .log import CALLS, EpisodeLog, RunHeader, RunResult
+from .log import CALLS, EpisodeLog, RunHeader, RunResult, read_prompts
 from .redact import redact
 from .simtime import check_sim_time
 
@@ -140,7 +139,7 @@ def _run(scenario: Scenario, llm, *, seed: int, out_dir: Path, overwrite: bool, 
         check(header.config)
     # The prompts of the calls a restored run carries over, read before a run restored in place
     # replaces its own files.
-    prompts = read_prompt_lines(restored.path.parent.parent / PROMPTS, len(restored.calls)) \
+    prompts = _prompts_before(restored.path.parent.parent, len(restored.calls)) \
         if restored is not None else []
     log = EpisodeLog(out_dir, header, overwrite=overwrite)
     calls = CallLog(out_dir / CALLS)
@@ -219,6 +218,13 @@ def _carry_over(restored: checkpoint.Checkpoint, out_dir: Path, engine: Engine,
         budget.spend_tokens(sum(c.prompt_tokens + c.completion_tokens for c in calls.records))
 
 
+def _prompts_before(run: Path, calls: int) -> list[str]:
+    """prompts.jsonl's lines of `run`'s first `calls` calls (a line that does not read is left
+    out; a run from before prompts were kept has none)."""
+    prompts, _ = read_prompts(run)
+    return [prompts[seq].model_dump_json() + "\n" for seq in sorted(prompts) if seq < calls]
+
+
 def _stops(scenario: Scenario, start: float, every: float | None
            ) -> list[tuple[float, Pause | None]]:
     """Where the episode stops on its way, in time order: at each pause from `start` on (a
@@ -256,9 +262,7 @@ def unreached(calls: list[CallRecord]) -> str | None:
     for role, mine in by_role.items():
         if not all("unavailable" in call.faults for call in mine):
             continue
-        kinds = Counter(f for call in mine for f in call.faults
-                        if f not in ("unavailable", "fallback", "reasked"))
-        seen = ", ".join(f"{kind} {n}" for kind, n in kinds.most_common(4))
+        seen = _faults_seen(mine)
         if len(mine) == len(calls):
             return (f"no LLM call reached a model: all {len(calls)} calls were unavailable"
                     f"{f' ({seen})' if seen else ''}; check the endpoint, the model name and "
@@ -272,13 +276,19 @@ def unreached(calls: list[CallRecord]) -> str | None:
     # on from the cache, asking only what was never answered.
     lost = [call for call in calls if "unavailable" in call.faults]
     if lost:
-        kinds = Counter(f for call in lost for f in call.faults
-                        if f not in ("unavailable", "fallback", "reasked"))
-        seen = ", ".join(f"{kind} {n}" for kind, n in kinds.most_common(4))
+        seen = _faults_seen(lost)
         return (f"{len(lost)} of {len(calls)} LLM calls never reached a model"
                 f"{f' ({seen})' if seen else ''}, from call {lost[0].seq} on; the endpoint "
                 "failed during the run")
     return None
+
+
+def _faults_seen(calls: list[CallRecord]) -> str:
+    """What went wrong in calls that never reached a model, the four most frequent kinds
+    ("rejected_401 12, timeout 3"), without the faults every such call has."""
+    kinds = Counter(f for call in calls for f in call.faults
+                    if f not in ("unavailable", "fallback", "reasked"))
+    return ", ".join(f"{kind} {n}" for kind, n in kinds.most_common(4))
 
 
 def nothing_happened(happened: Counter[str], calls: list[CallRecord],

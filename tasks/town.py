@@ -314,6 +314,10 @@ def recorded_town(config: dict[str, Any]) -> TownScenario | None:
 def performer_of(config: dict[str, Any]) -> str | None:
     """The resident a town run's header config gives a task, when exactly one has one; else
     None."""
-    town = recorded_town(config)
+    return performer_in(recorded_town(config))
+
+
+def performer_in(town: TownScenario | None) -> str | None:
+    """The resident the town gives a task, when exactly one has one; else None."""
     tasks = town.cfg.tasks if town is not None else {}
     return next(iter(tasks)) if len(tasks) == 1 else None

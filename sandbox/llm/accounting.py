@@ -8,7 +8,6 @@ which must be identical between two runs with the same seed and answers.
 from __future__ import annotations
 
 import hashlib
-import json
 import threading
 import time
 from collections.abc import Callable
@@ -143,25 +142,6 @@ class CallLog:
         if self._prompts:
             self._prompts.close()
             self._prompts = None
-
-
-def read_prompt_lines(path: Path, calls: int) -> list[str]:
-    """The lines of a prompts.jsonl of the calls numbered below `calls` (whole lines only: a
-    line cut by a kill, or one that does not read, is left out)."""
-    if not path.is_file():
-        return []
-    kept = []
-    with path.open(encoding="utf-8", errors="replace") as fh:
-        for line in fh:
-            if not line.endswith("\n"):
-                break
-            try:
-                seq = json.loads(line).get("seq")
-            except (json.JSONDecodeError, AttributeError):
-                continue
-            if isinstance(seq, int) and seq < calls:
-                kept.append(line)
-    return kept
 
 
 def _lines(path: Path) -> int:

@@ -72,10 +72,6 @@ class Router:
                              f"{role!r}, which has no model (roles: {', '.join(self.llms)})")
         return self.llms[role]
 
-    def models(self) -> dict[str, str]:
-        """role -> model id."""
-        return {role: llm.model_id for role, llm in self.llms.items()}
-
     def model_of(self, agent: str) -> str:
         """The model id an agent is listed with in the run header: its role's (the performer:
         the evaluated model, whose score a board's row is)."""

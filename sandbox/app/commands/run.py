@@ -189,10 +189,10 @@ def _run(args) -> int:
         raise UserError(str(exc)) from exc
     out = hold_output(run_directory(args, args.scenario))  # one writer: refused while another runs
     if args.scenario == "town_day":
-        from tasks.town import town_of
+        from tasks.town import performer_in, town_of
 
         llm = build_town_llm(args, args.cache or out / CACHE,
-                             args.performer or _performer(town_of(scenario)))
+                             args.performer or performer_in(town_of(scenario)))
     else:
         if args.background_model or args.performer_routing:
             raise UserError(f"--background-model and --performer-routing give a town's "
@@ -214,12 +214,6 @@ def _run(args) -> int:
     print_summary(summarize(load_run(out)), console)
     console.print(f"run directory: {out}  ({result.wall_time_s:.1f} s)")
     return run_stopped(result, console)
-
-
-def _performer(town) -> str | None:
-    """The resident the town's file gives a task (the performer), when exactly one has one."""
-    tasks = town.cfg.tasks if town is not None else {}
-    return next(iter(tasks)) if len(tasks) == 1 else None
 
 
 def unknown_scenario(name: str, scenarios: list[str], targets) -> str:
