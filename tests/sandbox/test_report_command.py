@@ -11,16 +11,10 @@ from pathlib import Path
 import pytest
 
 from sandbox.app.cli import main
+from tests.evaluation.test_pingpong_board_accounting import SETTINGS  # a small PingPong set
 from tests.sandbox.test_sweep import experiment
 from viewer.web import Scrubber
 
-SETTINGS = {"en": {
-    "characters": [
-        {"char_name": "Makise", "system_prompt": "A sharp young scientist.",
-         "summary": "A scientist."},
-        {"char_name": "Bob", "system_prompt": "A calm plumber.", "summary": "A plumber."}],
-    "situations": [{"text": "Chat about the weather.", "num_turns": 2},
-                   {"text": "Ask for advice.", "num_turns": 3}]}}
 KEY = "sk-report-test-0123456789"
 
 

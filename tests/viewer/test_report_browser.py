@@ -13,6 +13,7 @@ import json
 import pytest
 
 from sandbox.app.cli import main
+from tests.evaluation.test_pingpong_board_accounting import SETTINGS  # a small PingPong set
 from tests.viewer.browser import Browser
 
 BROWSER = Browser.find()
@@ -20,13 +21,6 @@ pytestmark = pytest.mark.skipif(
     BROWSER is None, reason="no Chromium found (apt-get install chromium): the report's "
                             "pages are checked in a real browser")
 
-SETTINGS = {"en": {
-    "characters": [
-        {"char_name": "Makise", "system_prompt": "A sharp young scientist.",
-         "summary": "A scientist."},
-        {"char_name": "Bob", "system_prompt": "A calm plumber.", "summary": "A plumber."}],
-    "situations": [{"text": "Chat about the weather.", "num_turns": 2},
-                   {"text": "Ask for advice.", "num_turns": 3}]}}
 
 
 @pytest.fixture(scope="module")
