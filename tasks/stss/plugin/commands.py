@@ -37,10 +37,12 @@ from sandbox.app.commands.common import (
     suite_progress,
     use_prompts,
 )
+from sandbox.app.human import person_left, person_of
 from sandbox.app.roles import add_role_options, build_town_llm, town_roles
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError
 from sandbox.llm import CacheMiss, LLMConfigError
+from sandbox.llm.human import PersonLeft
 from sandbox.lock import hold_output
 from sandbox.log import CACHE, RunDirectoryExists, load_run
 from sandbox.summary import print_summary, summarize
@@ -140,25 +142,32 @@ def run_template(args) -> int:
     warning = window.cut_short(task)
     if warning:
         console.print(f"[yellow]warning:[/] {warning}", highlight=False)
+    person = person_of(args, [task.performer, *task.background])  # --human: who a person plays
     out = hold_output(run_directory(args, f"{path.stem}-{Path(args.arch).stem}"))
     # Built once, before anything runs (a bad model fails here) and used for the run: building
     # it again would load the local model file twice.
-    llm = build_town_llm(args, args.cache or out / CACHE, task.performer)
+    llm = build_town_llm(args, args.cache or out / CACHE, task.performer, person)
     console.print(f"[bold]{task.title}[/] ({task.type.value}, template {task.template}, "
                   f"seed {args.seed})\n  performer: {task.performer} ({args.arch}); "
                   f"{len(task.background)} background residents: {', '.join(task.background)}"
                   f"\n  goal: {task.goal}\n  target: {task.criteria}", highlight=False)
     show = None if args.quiet else print_event(console, until=episode.until, run_dir=out)
-    try:
-        result, score = run_task(
+
+    def episode_run():
+        return run_task(
             path, world, lambda _run_dir, _performer: llm, architecture=args.arch,
             seed=args.seed, out=out,
             window=window, background=args.background, embedder=args.embedder,
             overwrite=args.overwrite, on_event=show, max_concurrency=args.max_concurrency,
             budgets=[budgets(args)[0]], whispers=args.whisper,
             checkpoint_every=args.checkpoint_every)
+
+    try:
+        result, score = person.run(episode_run, out) if person else episode_run()
     except RunDirectoryExists as exc:
         raise UserError(str(exc)) from exc
+    except PersonLeft as exc:
+        return person_left(exc, out, console)
     except CacheMiss as exc:
         console.print(f"[red]stopped:[/] {exc}\nwhat ran so far is in {out}")
         return 1
