@@ -189,9 +189,9 @@ class GAPlanner:
         fallback = DailyPlan(wake_up_hour=wake_default, plan=[
             "get up and get ready", f"work as {persona.occupation}"[:80] if persona.occupation
             else "go about the usual day", "have dinner", "go to bed"])
+        now = {"date": date, "now": clock(engine, engine.now)}  # a person's form says when
         daily = yield from self._ask(agent, engine, "plan_daily.j2", "plan.daily", DailyPlan,
-                                     fallback, 200, about={"date": date, "now": clock(engine, engine.now)},
-                                     date=date, reminder=reminder,
+                                     fallback, 200, about=now, date=date, reminder=reminder,
                                      memories=memories, yesterday=" ".join(self.daily_plan))
         self.date = day.date().isoformat()
         self.wake_up = day0 + daily.wake_up_hour * 3600
@@ -206,8 +206,7 @@ class GAPlanner:
                                           activity=item)
                              for i, item in enumerate(self.daily_plan[1:])])
         schedule = yield from self._ask(agent, engine, "plan_hourly.j2", "plan.hourly",
-                                        Schedule, fallback, 400,
-                                        about={"date": date, "now": clock(engine, engine.now)},
+                                        Schedule, fallback, 400, about=now,
                                         date=date, wake_up=wake_clock,
                                         plan=self.daily_plan, reminder=reminder)
         items = [i for i in schedule.blocks if i.hour >= daily.wake_up_hour] or fallback.blocks

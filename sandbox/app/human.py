@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox.errors import UserError
-from sandbox.llm.human import HUMAN_MODEL, HumanUI, PersonLeft, ScriptUI, TerminalUI, read_script
+from sandbox.llm.human import HUMAN_MODEL, HumanUI, PersonLeft, ScriptUI, TerminalUI
 
 UIS = ("window", "terminal", "script:FILE")
 
@@ -114,8 +114,9 @@ def person_of(args: argparse.Namespace, residents: list[str]) -> Person | None:
         # Going on: the answers the run already has come from its cache, not from the script.
         person.ui.used = answered
     else:
-        from viewer.app import no_display
         from viewer.human import WindowUI
+
+        from viewer.app import no_display
 
         missing = no_display()
         if missing:
