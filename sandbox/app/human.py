@@ -114,9 +114,8 @@ def person_of(args: argparse.Namespace, residents: list[str]) -> Person | None:
         # Going on: the answers the run already has come from its cache, not from the script.
         person.ui.used = answered
     else:
-        from viewer.human import WindowUI
-
         from viewer.app import no_display
+        from viewer.human import WindowUI
 
         missing = no_display()
         if missing:
