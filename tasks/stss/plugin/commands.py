@@ -236,6 +236,9 @@ def register(sub) -> None:
     p.add_argument("--out", type=output_dir, required=True,
                    help="suite directory; rerun the same command to resume it (other episode "
                         "options need a new one)")
+    p.add_argument("--human", metavar="NAME",
+                   help="refused: a person plays one episode at a time (sandbox run TEMPLATE "
+                        "--human NAME)")
     add_scoring_options(p)
     add_template_options(p)
     add_llm_options(p)
@@ -498,6 +501,11 @@ def _setup(args, recipe, parallel):
 
 def main(args) -> int:
     from rich.markup import escape
+
+    if args.human is not None:
+        raise UserError(f"--human {args.human!r}: a person plays one episode at a time, not a "
+                        "suite: sandbox run TEMPLATE --human NAME --out DIR (its score.json's "
+                        "model is 'human')")
 
     from sandbox.app.suites.parallel import ExecutorError
     from tasks.stss.importer import import_report
