@@ -172,8 +172,8 @@ class _Answers:
 
 
 def test_an_answer_that_does_not_fit_is_asked_again_with_the_reason():
-    from agents.planning import DailyPlan
     from agents.human import decision_form
+    from agents.planning import DailyPlan
 
     request = LLMRequest(messages=[Message(role="user", content="Plan. Answer as JSON: {}")],
                          tag="plan.daily", agent=PERSON, schema=DailyPlan,
