@@ -45,13 +45,14 @@ def decision_form(request: LLMRequest) -> Form | None:
 def prompt_lines(request: LLMRequest) -> list[str]:
     """The call's prompt as the person reads it beside the form: its lines without the
     answer-format instructions a model needs (the form is the format)."""
-    lines = []
+    lines: list[str] = []
     for message in request.messages:
         for line in message.content.splitlines():
             if "JSON" in line or END_MARK in line:
                 continue
-            lines.append(line)
-    while lines and not lines[-1].strip():
+            if line.strip() or (lines and lines[-1].strip()):  # one blank line between parts
+                lines.append(line.rstrip())
+    while lines and not lines[-1]:
         lines.pop()
     return lines
 

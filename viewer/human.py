@@ -214,8 +214,10 @@ class PersonWindow(Window):
                 self._refresh()
                 times = self.subject.timeline.event_times
                 self.decision_at = times[-1] if times else 0.0
-        if self.asked is not None and self.state is None and \
-                not self.asked.answered.is_set() and self.playback.t >= (self.decision_at or 0):
+        waiting = self.asked is not None and not self.asked.answered.is_set()
+        if waiting and self.playback.t > (self.decision_at or 0):
+            self.playback.seek(self.decision_at or 0)  # not past the moment being decided
+        if waiting and self.state is None and self.playback.t >= (self.decision_at or 0):
             self.state = FormState(self.asked.form)
             self.playback.playing = False
             self.note(f"{self.person}: {self.asked.form.title}", 4)

@@ -121,3 +121,45 @@ def test_closing_the_window_mid_run_leaves_a_run_the_same_command_goes_on_from(
     assert again.forms == [a["purpose"] for a in ANSWERS[5:]]
     assert (out / "events.jsonl").read_bytes() == (scripted / "events.jsonl").read_bytes()
     assert json.loads((out / "score.json").read_text())["score"] == 1
+
+
+def test_the_clock_pauses_and_speeds_up_between_decisions(tmp_path):
+    """Paused, the form of a decision asked at 16:06 does not open; played faster, the town
+    plays on to that moment, stops there and opens it."""
+    from agents.human import decision_form
+    from sandbox.llm import LLMRequest, Message
+    from viewer import Replay
+    from viewer.human import Asked, WindowUI
+
+    path = tmp_path / "answers.yaml"
+    path.write_text(yaml.safe_dump(ANSWERS[:4]))
+    out = tmp_path / "left"  # the person left at react.talk, 16:06
+    assert main([*EPISODE, "--out", str(out), "--human", PERSON, "--human-ui",
+                 f"script:{path}"]) == 1
+    form = decision_form(LLMRequest(
+        messages=[Message(role="user", content="...")], tag="react.talk", agent=PERSON,
+        about={"other": "Julian Reyes"}))
+    ui = WindowUI()
+    ui._pending = Asked(form)
+    pygame.display.init()
+    pygame.font.init()
+    try:
+        window = PersonWindow(ui, Replay(out), PERSON, (1280, 800))
+        window.playback.seek(0)
+        key(pygame.K_SPACE)  # pause
+        window.run(frames=10)
+        assert window.state is None and window.playback.t == 0
+        assert window.decision_at > 3600  # after 16:00
+        window.playback.seek(window.decision_at - 1800)  # half an hour before
+        key(pygame.K_SPACE)
+        for _ in range(6):
+            key(pygame.K_PLUS, "+")  # 64x -> 4096x
+        for _ in range(600):
+            window.run(frames=1)
+            if window.state is not None:
+                break
+        assert window.playback.speed == 4096
+        assert window.state is not None and window.playback.t == window.decision_at
+        assert not window.playback.playing  # the clock waits for the person
+    finally:
+        pygame.display.quit()
