@@ -197,3 +197,17 @@ def test_the_terminal_asks_a_choice_again_until_it_names_one():
     assert "'maybe' is not one of the choices" in out.getvalue()
     with pytest.raises(PersonLeft):
         TerminalUI(io.StringIO(""), io.StringIO()).ask(form)
+
+
+def test_a_board_holds_a_persons_runs_as_their_own_row(scripted_run, tmp_path, capsys):
+    suite = tmp_path / "suite"
+    assert main(["stss", "--templates", "public_spring_tasting", "--arch", "ga_tdp",
+                 "--seeds", "1", *EPISODE[EPISODE.index("--model"):EPISODE.index("--seed")],
+                 "--out", str(suite)]) == 0
+    capsys.readouterr()
+    assert main(["stss-board", str(suite), str(scripted_run), "--json", str(tmp_path / "b.json")
+                 ]) == 0
+    rows = json.loads((tmp_path / "b.json").read_text())["rows"]
+    assert [(r["model"], r["agent"], r["overall"]["n"]) for r in rows] == [
+        ("human", "ga_tdp", 1), ("scripted/town", "ga_tdp", 1)]
+    assert "| human | ga_tdp |" in capsys.readouterr().out

@@ -263,7 +263,8 @@ def register_board(sub) -> None:
                     "interval.",
         epilog="example: sandbox stss-board runs/stss-smol runs/stss-gpt --plot board.png")
     b.add_argument("dirs", nargs="+", type=Path, metavar="DIR",
-                   help="suite directories written by `sandbox stss --out`")
+                   help="suite directories written by `sandbox stss --out`, or runs a person "
+                        "played (`sandbox run TEMPLATE --human NAME`: their own row, human)")
     b.add_argument("--rules", choices=["ours", "reference"], default="ours",
                    help="which score files: ours (score.json) or the STSS authors' scorer's "
                         "(score.reference.json: `sandbox stss --rules reference` or `both`, or "
