@@ -128,8 +128,8 @@ def _steps(request: LLMRequest) -> Form:
                 f" ({about.get('start', '?')}-{about.get('end', '?')})?",
                 prompt_lines(request), [
                     Field("place", "where", "choice", _places(request), first.place),
-                    Field("what", "what you do there", default=first.description,
-                          max_length=80)], build)
+                    Field("what", "what you are doing there (e.g. baking bread)",
+                          default=first.description, max_length=80)], build)
 
 
 def _talk(request: LLMRequest) -> Form:

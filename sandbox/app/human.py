@@ -15,6 +15,7 @@ from the run's cache, and the person is asked again where they left.
 from __future__ import annotations
 
 import argparse
+import contextvars
 import json
 import threading
 from collections.abc import Callable
@@ -72,7 +73,11 @@ class Person:
             finally:
                 self.window.finished.set()
 
-        thread = threading.Thread(target=episode, name="episode", daemon=True)
+        # The command's context goes with the episode (its recorded command line, a fork's
+        # pauses, a restore: context variables, which a new thread does not inherit).
+        context = contextvars.copy_context()
+        thread = threading.Thread(target=context.run, args=(episode,), name="episode",
+                                  daemon=True)
         thread.start()
         try:
             run_person_window(self.window, out, self.name, size=self.size)
@@ -104,6 +109,11 @@ def person_of(args: argparse.Namespace, residents: list[str]) -> Person | None:
     ui_spec = ui_spec or "window"
     person = Person(name, ui=None)  # type: ignore[arg-type]
     answered = _go_on(args)
+    if getattr(args, "cache_only", False):
+        # Every answer comes from the cache (a miss stops the run before a UI is reached):
+        # a replay asks no one and opens no window, on any machine.
+        person.ui = NoOne()
+        return person
     if ui_spec == "terminal":
         person.ui = TerminalUI()
     elif ui_spec.startswith("script:"):
@@ -123,6 +133,14 @@ def person_of(args: argparse.Namespace, residents: list[str]) -> Person | None:
                             "terminal")
         person.window = person.ui = WindowUI()
     return person
+
+
+class NoOne:
+    """The UI of a run replayed from its cache alone: never reached (CacheMiss comes first)."""
+
+    def ask(self, form):
+        raise PersonLeft(f"no one to ask {form.purpose} of {form.agent}: replaying from the "
+                         "cache alone")
 
 
 def _go_on(args: argparse.Namespace) -> int:

@@ -163,3 +163,14 @@ def test_the_clock_pauses_and_speeds_up_between_decisions(tmp_path):
         assert not window.playback.playing  # the clock waits for the person
     finally:
         pygame.display.quit()
+
+
+def test_a_window_run_replays_from_its_cache_with_no_window(monkeypatch, tmp_path, scripted):
+    out = tmp_path / "window"
+    assert play(monkeypatch, Person(ANSWERS), out) == 0
+    monkeypatch.setattr(PersonWindow, "before_frame", lambda window: pytest.fail("a window"))
+    monkeypatch.delenv("SDL_VIDEODRIVER")  # no display at all: none is needed
+    monkeypatch.delenv("DISPLAY", raising=False)
+    again = tmp_path / "again"
+    assert main(["rerun", str(out), "--cache-only", "--out", str(again)]) == 0
+    assert (again / "events.jsonl").read_bytes() == (out / "events.jsonl").read_bytes()
