@@ -83,9 +83,20 @@ class Person:
             run_person_window(self.window, out, self.name, size=self.size)
         finally:
             self.window.leave()  # a window closed before the end: the episode stops
-            thread.join()
-        if "error" in done:
-            raise done["error"]
+            thread.join(timeout=1.0)
+            if thread.is_alive():  # the town still busy with the model: stop it at its next step
+                from sandbox.engine import INTERRUPT
+
+                INTERRUPT.set()
+                try:
+                    thread.join()
+                finally:
+                    INTERRUPT.clear()
+        error = done.get("error")
+        if isinstance(error, KeyboardInterrupt) and self.window.left.is_set():
+            raise PersonLeft("the window was closed") from error
+        if error is not None:
+            raise error
         return done["result"]
 
 
@@ -144,9 +155,9 @@ class NoOne:
 
 
 def _go_on(args: argparse.Namespace) -> int:
-    """A run the person left (`--out`) is gone on from by the same command: --overwrite is
-    implied, and the number of the person's answers it holds is returned (they come from its
-    cache); 0 for any other directory."""
+    """A run the person left (`--out`; or interrupted while they played the same resident) is
+    gone on from by the same command: --overwrite is implied, and the number of the person's
+    answers it holds is returned (they come from its cache); 0 for any other directory."""
     from sandbox.runner import PERSON_LEFT
 
     out = getattr(args, "out", None)
@@ -157,8 +168,15 @@ def _go_on(args: argparse.Namespace) -> int:
         calls = (Path(out) / "calls.jsonl").read_text(encoding="utf-8").splitlines()
     except (OSError, ValueError):
         return 0
-    if result.get("status") != "interrupted" or not str(result.get("error", "")).startswith(
-            PERSON_LEFT):
+    try:
+        roles = json.loads((Path(out) / "header.json").read_text(encoding="utf-8"))[
+            "config"].get("roles") or {}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        roles = {}
+    # The person left (PersonLeft), or the town was stopped when the window closed mid-step.
+    if result.get("status") != "interrupted" or not (
+            str(result.get("error", "")).startswith(PERSON_LEFT)
+            or roles.get("human") == getattr(args, "human", None)):
         return 0
     args.overwrite = True
     answered = 0

@@ -211,3 +211,19 @@ def test_a_board_holds_a_persons_runs_as_their_own_row(scripted_run, tmp_path, c
     assert [(r["model"], r["agent"], r["overall"]["n"]) for r in rows] == [
         ("human", "ga_tdp", 1), ("scripted/town", "ga_tdp", 1)]
     assert "| human | ga_tdp |" in capsys.readouterr().out
+
+
+def test_a_person_plays_a_resident_of_a_town_day(tmp_path, capsys):
+    town = ["run", "town_day", "--model", "scripted/town", "--embedder", "hashing", "--hours",
+            "2", "--residents", "2", "--quiet", "--out", str(tmp_path / "day")]
+    assert main([*town, "--human", "Nobody"]) == 2
+    assert "residents: Agnes Whitfield, Amara Mensah" in capsys.readouterr().err
+    plan = {"purpose": "plan.daily", "wake_up_hour": 7,
+            "plan": "have breakfast; read the paper; walk in the park"}
+    assert main([*town, "--human", "Agnes Whitfield", "--human-ui",
+                 script(tmp_path, [plan])]) == 1  # left at the next decision, the schedule
+    assert "Agnes Whitfield's plan.hourly" in capsys.readouterr().out
+    made = [json.loads(line) for line in (tmp_path / "day" / "events.jsonl").read_text()
+            .splitlines() if '"plan_made"' in line]
+    assert any(m["agent"] == "Agnes Whitfield" and m["items"] == [
+        "have breakfast", "read the paper", "walk in the park"] for m in made)
