@@ -226,8 +226,11 @@ class PersonWindow(Window):
             self._refresh()
             self.playback.live = False
             score = (self.subject.score or {}).get("score")
-            self.note("the run has finished" + (f": score {score}" if score is not None
-                                                else "") + " · q closes", 3600)
+            result = self.subject.source.result
+            status = result.status if result is not None else "stopped"
+            said = "the run has finished" if status == "completed" else f"the run {status}"
+            self.note(said + (f": score {score}" if score is not None else "")
+                      + " · q closes", 3600)
 
     def _refresh(self) -> None:
         try:
