@@ -227,3 +227,14 @@ def test_a_person_plays_a_resident_of_a_town_day(tmp_path, capsys):
             .splitlines() if '"plan_made"' in line]
     assert any(m["agent"] == "Agnes Whitfield" and m["items"] == [
         "have breakfast", "read the paper", "walk in the park"] for m in made)
+
+
+def test_without_a_display_the_window_is_refused_naming_the_terminal(tmp_path, capsys,
+                                                                      monkeypatch):
+    for name in ("SDL_VIDEODRIVER", "DISPLAY", "WAYLAND_DISPLAY"):
+        monkeypatch.delenv(name, raising=False)
+    out = tmp_path / "run"
+    assert main([*EPISODE, "--out", str(out), "--human", PERSON]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "no display" in err and "use --human-ui terminal" in err
+    assert len(err.splitlines()) == 1 and not out.exists()
