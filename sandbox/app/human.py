@@ -119,21 +119,17 @@ def person_of(args: argparse.Namespace, residents: list[str]) -> Person | None:
                         "town; --background-model and --performer-routing have no role here")
     ui_spec = ui_spec or "window"
     person = Person(name, ui=None)  # type: ignore[arg-type]
-    answered = _go_on(args)
     if getattr(args, "cache_only", False):
         # Every answer comes from the cache (a miss stops the run before a UI is reached):
         # a replay asks no one and opens no window, on any machine.
         person.ui = NoOne()
-        return person
-    if ui_spec == "terminal":
+    elif ui_spec == "terminal":
         person.ui = TerminalUI()
     elif ui_spec.startswith("script:"):
         try:
             person.ui = ScriptUI(ui_spec[7:])
         except ValueError as exc:
             raise UserError(f"--human-ui {ui_spec}: {exc}") from exc
-        # Going on: the answers the run already has come from its cache, not from the script.
-        person.ui.used = answered
     else:
         from viewer.app import no_display
         from viewer.human import WindowUI
@@ -143,6 +139,9 @@ def person_of(args: argparse.Namespace, residents: list[str]) -> Person | None:
             raise UserError(f"--human-ui window: {missing.split(':')[0]}; use --human-ui "
                             "terminal")
         person.window = person.ui = WindowUI()
+    answered = _go_on(args)
+    if isinstance(person.ui, ScriptUI):  # its first answers are in the run's cache already
+        person.ui.used = answered
     return person
 
 
