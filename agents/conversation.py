@@ -99,9 +99,10 @@ class GAConversation:
         self.talk: dict[str, dict[str, Any]] = {}
 
     def _ask(self, agent, engine: Engine, template: str, tag: str, schema, fallback,
-             max_tokens: int, **variables) -> Process:
+             max_tokens: int, about: dict[str, str] | None = None, **variables) -> Process:
         return ask(agent, engine, template, tag=tag, schema=schema, fallback=fallback,
-                   temperature=self.params.temperature, max_tokens=max_tokens, **variables)
+                   temperature=self.params.temperature, max_tokens=max_tokens, about=about,
+                   **variables)
 
     def may_consider(self, other: str, now: float) -> bool:
         """Whether deciding about `other` now is worth a call (cooldowns)."""
@@ -125,6 +126,7 @@ class GAConversation:
         answer = yield from self._ask(
             agent, engine, "react_talk.j2", "react.talk", TalkDecision,
             TalkDecision(decision="wait", reason="no answer"), 60,
+            about={"other": other.name, "other_doing": other.doing or ""},
             now=engine.now_datetime.strftime("%H:%M"), doing=agent.doing,
             here=agent.location, other=other.name, other_doing=other.doing,
             memories=memories, task=agent.task_planner.conversation_context(agent),
@@ -149,7 +151,7 @@ class GAConversation:
         completion = yield engine.ask(LLMRequest(
             messages=self.turn_messages(agent, partner, transcript, talk["now"],
                                         talk["memories"]),
-            tag="converse.turn", agent=agent.name,
+            tag="converse.turn", agent=agent.name, about={"partner": partner.name},
             parser=turn_parser([agent.name, partner.name]), fallback=GAVE_UP,
             temperature=self.params.temperature, max_tokens=self.params.max_tokens,
             max_sentences=self.params.max_sentences))

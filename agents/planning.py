@@ -135,9 +135,10 @@ class GAPlanner:
 
     # -- helpers --------------------------------------------------------------------------------
     def _ask(self, agent, engine: Engine, template: str, tag: str, schema, fallback,
-             max_tokens: int, **variables) -> Process:
+             max_tokens: int, about: dict[str, str] | None = None, **variables) -> Process:
         return ask(agent, engine, template, tag=tag, schema=schema, fallback=fallback,
-                   temperature=self.params.temperature, max_tokens=max_tokens, **variables)
+                   temperature=self.params.temperature, max_tokens=max_tokens, about=about,
+                   **variables)
 
     def schedule_lines(self, engine: Engine, since: float | None = None) -> list[str]:
         return [f"{clock(engine, b.start)}-{clock(engine, b.end)} {b.activity}"
@@ -188,8 +189,9 @@ class GAPlanner:
         fallback = DailyPlan(wake_up_hour=wake_default, plan=[
             "get up and get ready", f"work as {persona.occupation}"[:80] if persona.occupation
             else "go about the usual day", "have dinner", "go to bed"])
+        now = {"date": date, "now": clock(engine, engine.now)}  # a person's form says when
         daily = yield from self._ask(agent, engine, "plan_daily.j2", "plan.daily", DailyPlan,
-                                     fallback, 200, date=date, reminder=reminder,
+                                     fallback, 200, about=now, date=date, reminder=reminder,
                                      memories=memories, yesterday=" ".join(self.daily_plan))
         self.date = day.date().isoformat()
         self.wake_up = day0 + daily.wake_up_hour * 3600
@@ -204,7 +206,8 @@ class GAPlanner:
                                           activity=item)
                              for i, item in enumerate(self.daily_plan[1:])])
         schedule = yield from self._ask(agent, engine, "plan_hourly.j2", "plan.hourly",
-                                        Schedule, fallback, 400, date=date, wake_up=wake_clock,
+                                        Schedule, fallback, 400, about=now,
+                                        date=date, wake_up=wake_clock,
                                         plan=self.daily_plan, reminder=reminder)
         items = [i for i in schedule.blocks if i.hour >= daily.wake_up_hour] or fallback.blocks
         self.blocks = [Block(day0, self.wake_up, "sleeping", True)] + self._blocks_from(
@@ -251,6 +254,8 @@ class GAPlanner:
                                                      "importance": 3}]})
         answer = yield from self._ask(
             agent, engine, "plan_steps.j2", "plan.steps", schema, fallback, 80 * 8,
+            about={"activity": block.activity, "start": clock(engine, start),
+                   "end": clock(engine, end)},
             date=engine.now_datetime.strftime("%A %B %d, %Y"),
             schedule=self.schedule_lines(engine, since=start), activity=block.activity,
             start=clock(engine, start), end=clock(engine, end), here=here, places=places)
@@ -279,6 +284,7 @@ class GAPlanner:
                             or [ScheduleItem(hour=hour, activity="sleeping")])
         answer = yield from self._ask(
             agent, engine, "plan_revise.j2", "plan.revise", Schedule, fallback, 400,
+            about={"now": clock(engine, now), "reason": reason},
             date=engine.now_datetime.strftime("%A %B %d, %Y"), now=clock(engine, now),
             hour=hour, schedule=self.schedule_lines(engine, since=now), reason=reason,
             reminder=reminder)

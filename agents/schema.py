@@ -40,11 +40,14 @@ def text(max_length: int, min_length: int = 1) -> type:
 
 
 def ask(agent, engine: Engine, template: str, *, tag: str, schema, fallback,
-        temperature: float, max_tokens: int, **variables) -> Process:
+        temperature: float, max_tokens: int, about: dict[str, str] | None = None,
+        **variables) -> Process:
     """Render an agents/prompts template for `agent` and ask for an answer in `schema`.
-    Returns the validated answer, or `fallback` when the model never gave one (counted)."""
+    Returns the validated answer, or `fallback` when the model never gave one (counted).
+    `about`: the facts a person answering instead of a model is shown (agents/human.py)."""
     prompt = render("agents", template, persona=agent.persona, **variables)
     completion = yield engine.ask(LLMRequest(
         messages=[Message(role="user", content=prompt)], tag=tag, agent=agent.name,
-        schema=schema, fallback=fallback, temperature=temperature, max_tokens=max_tokens))
+        schema=schema, fallback=fallback, temperature=temperature, max_tokens=max_tokens,
+        about=about or {}))
     return completion.parsed

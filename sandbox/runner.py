@@ -28,11 +28,13 @@ from .engine import Engine
 from .env import env_number
 from .events import EpisodeEnded, Event
 from .llm import CallLog, CallRecord, backend_settings
+from .llm.human import PersonLeft
 from .lock import hold
 from .log import CALLS, EpisodeLog, RunHeader, RunResult, read_prompts
 from .redact import redact
 from .simtime import check_sim_time
 
+PERSON_LEFT = "the person left"  # how result.json's error begins when PersonLeft stopped a run
 DEGRADED_ABOVE_ENV = "SANDBOX_DEGRADED_ABOVE"
 DEFAULT_DEGRADED_ABOVE = 0.5
 
@@ -181,6 +183,9 @@ def _run(scenario: Scenario, llm, *, seed: int, out_dir: Path, overwrite: bool, 
         status, error = "budget", str(exc)
     except KeyboardInterrupt:
         status, error = "interrupted", "interrupted by the user"
+        raise
+    except PersonLeft as exc:  # a person playing a resident left: kept, to go on from
+        status, error = "interrupted", f"{PERSON_LEFT}: {exc}"
         raise
     except Exception as exc:
         status, error = "failed", redact(f"{type(exc).__name__}: {exc}")

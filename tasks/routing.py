@@ -20,6 +20,26 @@ the performer's model in exactly these places, and `paper` routing does the same
 Every call of a background resident goes to the background model. `all` routing gives every
 call of the performer to the evaluated model. tasks/stss/README.md holds the same table for a
 reader; `sandbox run town_day --performer NAME --background-model M` routes the same way.
+
+A person playing a resident (`sandbox run ... --human NAME`, `human_route`) answers that
+resident's points of choice, the decisions a player makes, and the model (`--model`) answers
+everything else, as the engine's part of the resident:
+
+| purpose                      | answered by | why                                        |
+|------------------------------|-------------|--------------------------------------------|
+| plan.daily                   | the person  | what to do today: the player's plan        |
+| plan.hourly, plan.revise     | the person  | when: the player's schedule, and its change |
+|                              |             | after a talk                               |
+| plan.steps                   | the person  | where to go next for the activity at hand   |
+| react.talk                   | the person  | whether to talk to someone met             |
+| converse.turn                | the person  | each line said, typed                      |
+| tdp.*                        | the model   | a model's aid to keep its task in mind; the |
+|                              |             | person sees the task on the screen         |
+| converse.summary,            | the model   | memory: what the resident remembers and    |
+| memory.importance, reflect.* |             | how much it matters is bookkeeping, not a  |
+|                              |             | choice a player makes                      |
+
+Paths along the map are the engine's (no call). agents/human.py holds the form of each.
 """
 
 from __future__ import annotations
@@ -31,13 +51,29 @@ from sandbox.llm import LLMRequest
 
 Routing = Literal["paper", "all"]
 ROUTINGS = ("paper", "all")
-EVALUATED, BACKGROUND = "evaluated", "background"
+EVALUATED, BACKGROUND, HUMAN = "evaluated", "background", "human"
 
 # The performer's purposes the evaluated model answers under `paper` routing (the table above).
 PAPER_PURPOSES = frozenset({
     "tdp.general_plan", "tdp.plan_reminder", "tdp.conversation_reminder",
     "plan.daily", "converse.turn",
 })
+
+
+# The purposes a person playing a resident answers (the second table above).
+HUMAN_PURPOSES = frozenset({
+    "plan.daily", "plan.hourly", "plan.revise", "plan.steps", "react.talk", "converse.turn",
+})
+
+
+def human_route(person: str) -> Callable[[LLMRequest], str]:
+    """The Router's rule with a person playing `person`: their points of choice to the person
+    (role `human`), every other call to the model (role `evaluated`)."""
+
+    def route(request: LLMRequest) -> str:
+        return HUMAN if request.agent == person and request.tag in HUMAN_PURPOSES else EVALUATED
+
+    return route
 
 
 def performer_route(performer: str, routing: Routing) -> Callable[[LLMRequest], str]:

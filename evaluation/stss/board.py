@@ -1,4 +1,5 @@
 """The STSS action level's board: one or more suite directories (`sandbox stss --out`) merged,
+and runs a person played (`sandbox run TEMPLATE --human NAME`, on their own row, `human`),
 one row per configuration (model x performer architecture; a configuration found in several
 suites is one row, its episodes pooled), with the means of the suite table (Table 4: per task
 type, overall, the conversation ratio), each with a seeded 95% bootstrap interval and n, the
@@ -67,6 +68,7 @@ class PlannedEpisode:
     model: str
     architecture: str
     background: str = ""  # the suite's background model (--background-model), "" for none
+    path: Path | None = None  # a run outside a suite's layout (a person's run): itself
 
     @property
     def key(self) -> str:
@@ -74,6 +76,8 @@ class PlannedEpisode:
 
     @property
     def run_dir(self) -> Path:
+        if self.path is not None:
+            return self.path
         return self.suite / self.template / self.arch_dir / f"s{self.seed}"
 
 
@@ -124,6 +128,29 @@ def read_suite(path: Path | str) -> SuiteDir:
                                str(archs.get(arch, arch)), str(background))
                 for template, arch, seed in sorted(keys)]
     return SuiteDir(path, options, episodes)
+
+
+HUMAN = "human"  # the row of runs a person played (sandbox/app/human.py): their model id
+
+
+def human_run(path: Path) -> SuiteDir | None:
+    """A run in which a person played the performer (`sandbox run TEMPLATE --human NAME`:
+    header config.roles.human) as a suite of that one episode, on the row of its model,
+    `human`; None for any other directory. BoardError for a run in which the person played
+    someone else: its performer was a model, in a town with a person in it."""
+    try:
+        header = json.loads((path / "header.json").read_text(encoding="utf-8"))
+        config = header["config"]
+        person, task = config["roles"]["human"], config["stss_task"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if person != task.get("performer"):
+        raise BoardError(f"{path}: a person played {person}, not the performer "
+                         f"({task.get('performer')}): not a row of a board")
+    architecture = str(config.get("performer_architecture", ""))
+    episode = PlannedEpisode(path, str(task.get("template")), Path(architecture).stem,
+                             int(header.get("seed", 0)), HUMAN, architecture, path=path)
+    return SuiteDir(path, {"model": HUMAN, "human": person}, [episode])
 
 
 @dataclass
@@ -379,7 +406,8 @@ def suite_board(dirs: Sequence[Path | str], *, rules: str = "ours", seed: int = 
     warnings = []
     suites: dict[Path, SuiteDir] = {}
     for path in map(Path, dirs):
-        suite = read_suite(path)
+        suite = human_run(path) if not (path / SUITE_FILE).is_file() else None
+        suite = suite or read_suite(path)
         if any(path.resolve() == s.resolve() for s in suites):
             warnings.append(f"{path} is given twice: its episodes count once")
             continue

@@ -64,14 +64,21 @@ class TownRoles:
                         from exc
         return built
 
-    def llm(self, cache_path: Path | None, performer: str | None, backends: dict[str, object]):
+    def llm(self, cache_path: Path | None, performer: str | None, backends: dict[str, object],
+            person=None):
         """The episode's model: one stack, or a Router of the two roles' stacks over one cache
-        file (keyed by model and endpoint, so the two never stand for each other)."""
+        file (keyed by model and endpoint, so the two never stand for each other); with a
+        person (sandbox/app/human.py), a Router of theirs and the model's."""
         def stack(settings: LLMSettings):
             settings = settings.model_copy(update={"cache_path": settings.cache_path
                                                    or cache_path})
             return make_llm(settings, backend=backends[_backend_key(settings)])
 
+        if person is not None:
+            from .human import human_llm
+
+            return human_llm(person, self.evaluated.model_copy(update={
+                "cache_path": self.evaluated.cache_path or cache_path}), stack)
         if not self.routed:
             return stack(self.evaluated)
         if performer is None:
@@ -123,14 +130,15 @@ def town_roles(args: argparse.Namespace, cache_path: Path | None = None) -> Town
     return TownRoles(evaluated, background, routing or "paper")
 
 
-def build_town_llm(args: argparse.Namespace, cache_path: Path, performer: str | None):
+def build_town_llm(args: argparse.Namespace, cache_path: Path, performer: str | None,
+                   person=None):
     """The model of one town episode for the command's options (a UserError when a role's
-    model cannot work, naming the role)."""
+    model cannot work, naming the role); `person`: who a person plays (sandbox/app/human.py)."""
     from .commands.common import use_prompts
 
     use_prompts(args)
     roles = town_roles(args)
     try:
-        return roles.llm(cache_path, performer, roles.backends())
+        return roles.llm(cache_path, performer, roles.backends(), person)
     except (LLMConfigError, CacheMiss) as exc:
         raise UserError(str(exc)) from exc

@@ -45,6 +45,10 @@ class LLMRequest(BaseModel):
     # stops there (local: the tokens after it would be thrown away). None: no such limit.
     max_sentences: int | None = Field(default=None, ge=1)
     seed: int | None = None  # None: the engine draws one from the episode's generator
+    # What the call is about in a few named facts ("other": who was met), for a person who
+    # answers it instead of a model (a form's question, sandbox/llm/human.py). Not part of the
+    # cache key: the messages already say it.
+    about: dict[str, str] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _sentences_are_free_text(self):

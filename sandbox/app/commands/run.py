@@ -9,11 +9,13 @@ from sandbox import terminal
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError
 from sandbox.llm import CacheMiss
+from sandbox.llm.human import PersonLeft
 from sandbox.lock import hold_output
 from sandbox.log import CACHE, RunDirectoryExists, load_run
 from sandbox.runner import run_episode
 from sandbox.summary import print_summary, summarize
 
+from ..human import add_human_options, person_left, person_of
 from ..roles import add_role_options, build_town_llm
 from .common import (
     add_budget_options,
@@ -127,6 +129,8 @@ def _add_episode_options(p: argparse.ArgumentParser) -> None:
     add_role_options(p.add_argument_group(
         "models by role (town_day or a task template: the evaluated model --model answers "
         "the performer's high-level calls, the background model the rest of the town)"))
+    add_human_options(p.add_argument_group(
+        "a person plays a resident (town_day or a task template)"))
 
 
 TOWN_OPTIONS = ("world", "residents", "resident", "architecture", "performer", "task", "hours")
@@ -187,12 +191,24 @@ def _run(args) -> int:
                                             **({"changes": changes} if changes else {}))
     except (FileFormatError, ValueError) as exc:
         raise UserError(str(exc)) from exc
+    person = None
+    if args.scenario == "town_day":
+        from tasks.town import town_of
+
+        try:
+            residents = town_of(scenario).resident_names()
+        except KeyError as exc:
+            raise UserError(str(exc.args[0])) from exc
+        person = person_of(args, residents)  # --human: who a person plays
+    elif args.human or args.human_ui:
+        raise UserError(f"--human: a person plays a resident of a town; {args.scenario} has "
+                        "none (use town_day or a task template)")
     out = hold_output(run_directory(args, args.scenario))  # one writer: refused while another runs
     if args.scenario == "town_day":
         from tasks.town import performer_in, town_of
 
         llm = build_town_llm(args, args.cache or out / CACHE,
-                             args.performer or performer_in(town_of(scenario)))
+                             args.performer or performer_in(town_of(scenario)), person)
     else:
         if args.background_model or args.performer_routing:
             raise UserError(f"--background-model and --performer-routing give a town's "
@@ -200,14 +216,20 @@ def _run(args) -> int:
         llm = build_llm(args, cache_default=out / CACHE)
     console.print(f"[dim]running {args.scenario} with {llm.model_id}, seed {args.seed}, "
                   f"into {out}[/]")
+
+    def episode_run():
+        return run_episode(scenario, llm, seed=args.seed, out_dir=out,
+                           overwrite=args.overwrite, max_concurrency=args.max_concurrency,
+                           on_event=None if args.quiet else print_event(
+                               console, until=scenario.until, run_dir=out),
+                           budgets=[budgets(args)[0]], checkpoint_every=args.checkpoint_every)
+
     try:
-        result = run_episode(scenario, llm, seed=args.seed, out_dir=out,
-                             overwrite=args.overwrite, max_concurrency=args.max_concurrency,
-                             on_event=None if args.quiet else print_event(
-                                 console, until=scenario.until, run_dir=out),
-                             budgets=[budgets(args)[0]], checkpoint_every=args.checkpoint_every)
+        result = person.run(episode_run, out) if person else episode_run()
     except RunDirectoryExists as exc:
         raise UserError(str(exc)) from exc
+    except PersonLeft as exc:
+        return person_left(exc, out, console)
     except CacheMiss as exc:
         console.print(f"[red]stopped:[/] {exc}\nwhat ran so far is in {out}")
         return 1

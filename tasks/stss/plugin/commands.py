@@ -37,10 +37,12 @@ from sandbox.app.commands.common import (
     suite_progress,
     use_prompts,
 )
+from sandbox.app.human import person_left, person_of
 from sandbox.app.roles import add_role_options, build_town_llm, town_roles
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError
 from sandbox.llm import CacheMiss, LLMConfigError
+from sandbox.llm.human import PersonLeft
 from sandbox.lock import hold_output
 from sandbox.log import CACHE, RunDirectoryExists, load_run
 from sandbox.summary import print_summary, summarize
@@ -140,25 +142,32 @@ def run_template(args) -> int:
     warning = window.cut_short(task)
     if warning:
         console.print(f"[yellow]warning:[/] {warning}", highlight=False)
+    person = person_of(args, [task.performer, *task.background])  # --human: who a person plays
     out = hold_output(run_directory(args, f"{path.stem}-{Path(args.arch).stem}"))
     # Built once, before anything runs (a bad model fails here) and used for the run: building
     # it again would load the local model file twice.
-    llm = build_town_llm(args, args.cache or out / CACHE, task.performer)
+    llm = build_town_llm(args, args.cache or out / CACHE, task.performer, person)
     console.print(f"[bold]{task.title}[/] ({task.type.value}, template {task.template}, "
                   f"seed {args.seed})\n  performer: {task.performer} ({args.arch}); "
                   f"{len(task.background)} background residents: {', '.join(task.background)}"
                   f"\n  goal: {task.goal}\n  target: {task.criteria}", highlight=False)
     show = None if args.quiet else print_event(console, until=episode.until, run_dir=out)
-    try:
-        result, score = run_task(
+
+    def episode_run():
+        return run_task(
             path, world, lambda _run_dir, _performer: llm, architecture=args.arch,
             seed=args.seed, out=out,
             window=window, background=args.background, embedder=args.embedder,
             overwrite=args.overwrite, on_event=show, max_concurrency=args.max_concurrency,
             budgets=[budgets(args)[0]], whispers=args.whisper,
             checkpoint_every=args.checkpoint_every)
+
+    try:
+        result, score = person.run(episode_run, out) if person else episode_run()
     except RunDirectoryExists as exc:
         raise UserError(str(exc)) from exc
+    except PersonLeft as exc:
+        return person_left(exc, out, console)
     except CacheMiss as exc:
         console.print(f"[red]stopped:[/] {exc}\nwhat ran so far is in {out}")
         return 1
@@ -227,6 +236,9 @@ def register(sub) -> None:
     p.add_argument("--out", type=output_dir, required=True,
                    help="suite directory; rerun the same command to resume it (other episode "
                         "options need a new one)")
+    p.add_argument("--human", metavar="NAME",
+                   help="refused: a person plays one episode at a time (sandbox run TEMPLATE "
+                        "--human NAME)")
     add_scoring_options(p)
     add_template_options(p)
     add_llm_options(p)
@@ -251,7 +263,8 @@ def register_board(sub) -> None:
                     "interval.",
         epilog="example: sandbox stss-board runs/stss-smol runs/stss-gpt --plot board.png")
     b.add_argument("dirs", nargs="+", type=Path, metavar="DIR",
-                   help="suite directories written by `sandbox stss --out`")
+                   help="suite directories written by `sandbox stss --out`, or runs a person "
+                        "played (`sandbox run TEMPLATE --human NAME`: their own row, human)")
     b.add_argument("--rules", choices=["ours", "reference"], default="ours",
                    help="which score files: ours (score.json) or the STSS authors' scorer's "
                         "(score.reference.json: `sandbox stss --rules reference` or `both`, or "
@@ -489,6 +502,11 @@ def _setup(args, recipe, parallel):
 
 def main(args) -> int:
     from rich.markup import escape
+
+    if args.human is not None:
+        raise UserError(f"--human {args.human!r}: a person plays one episode at a time, not a "
+                        "suite: sandbox run TEMPLATE --human NAME --out DIR (its score.json's "
+                        "model is 'human')")
 
     from sandbox.app.suites.parallel import ExecutorError
     from tasks.stss.importer import import_report
