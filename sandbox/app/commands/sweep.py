@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from sandbox import terminal
+from sandbox.app.options import InputFile
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError
 from sandbox.lock import hold_output
@@ -36,7 +37,7 @@ def register(sub) -> None:
                     "same command again to resume: each command skips what is finished.",
         epilog=EXAMPLE % (", ".join(sorted(_recipes())) or "none installed"),
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("experiment", type=Path, help="the experiment file (YAML or JSON)")
+    p.add_argument("experiment", type=InputFile(), help="the experiment file (YAML or JSON)")
     p.add_argument("--out", type=output_dir,
                    help="where the cells go [default: the file's `out`]")
     p.add_argument("--dry-run", action="store_true",
