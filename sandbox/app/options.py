@@ -35,8 +35,11 @@ __all__ = [
 ]
 
 
-def _fail(text: str, why: str) -> argparse.ArgumentTypeError:
-    return argparse.ArgumentTypeError(f"{_shown(text)!r}: {why}")
+def _fail(text: str, why: str, limit: int = 60) -> argparse.ArgumentTypeError:
+    return argparse.ArgumentTypeError(f"{_shown(text, limit)!r}: {why}")
+
+
+PATH_SHOWN = 400  # a path is quoted whole (up to this): it names the file
 
 
 def _shown(text: str, limit: int = 60) -> str:
@@ -272,11 +275,13 @@ class Name(OptionType):
 
     kind = "name"
 
-    def __init__(self, what: str = "name"):
-        self.what = what
+    def __init__(self, what: str = "name", *, forbid: str = ""):
+        self.what, self.forbid = what, forbid  # `forbid`: characters with a meaning there
 
     def __call__(self, text: str) -> str:
         problem = component_problem(text)
+        if not problem and any(c in text for c in self.forbid):
+            problem = f"holds {' or '.join(repr(c) for c in self.forbid)}"
         if problem:
             raise _fail(text, f"a {self.what} {problem}; give a single name")
         return text
@@ -408,16 +413,16 @@ def _existing(text: str, what: str) -> Path:
     if not text.strip():
         raise _fail(text, f"an empty path; give {what}")
     if any(unicodedata.category(c)[0] == "C" for c in text):
-        raise _fail(text, "a path with control characters")
+        raise _fail(text, "a path with control characters", PATH_SHOWN)
     path = Path(text)
     try:
         if not path.exists():
-            raise _fail(text, "no such file or directory")
+            raise _fail(text, f"no such {what.removeprefix('a ')}", PATH_SHOWN)
         special = _special(path)
     except OSError as exc:
-        raise _fail(text, exc.strerror or str(exc)) from None
+        raise _fail(text, exc.strerror or str(exc), PATH_SHOWN) from None
     if special:
-        raise _fail(text, special)
+        raise _fail(text, special, PATH_SHOWN)
     return path
 
 
@@ -429,7 +434,7 @@ class InputFile(OptionType):
     def __call__(self, text: str) -> Path:
         path = _existing(text, "a file")
         if not path.is_file():
-            raise _fail(text, "a directory, not a file")
+            raise _fail(text, "is a directory, not a file", PATH_SHOWN)
         return path
 
 
@@ -441,7 +446,7 @@ class InputDir(OptionType):
     def __call__(self, text: str) -> Path:
         path = _existing(text, "a directory")
         if not path.is_dir():
-            raise _fail(text, "a file, not a directory")
+            raise _fail(text, "is a file, not a directory", PATH_SHOWN)
         return path
 
 
@@ -494,15 +499,15 @@ def _output_path(text: str) -> Path:
     if not text.strip():  # Path('') is the current directory: never meant
         raise _fail(text, "an empty path; give where to write")
     if any(unicodedata.category(c)[0] == "C" for c in text):
-        raise _fail(text, "a path with control characters")
+        raise _fail(text, "a path with control characters", PATH_SHOWN)
     path = Path(text)
     try:
-        if path.exists() or path.is_symlink():
+        if path.exists():
             special = _special(path)
             if special:
-                raise _fail(text, special)
+                raise _fail(text, special, PATH_SHOWN)
     except OSError as exc:
-        raise _fail(text, exc.strerror or str(exc)) from None
+        raise _fail(text, exc.strerror or str(exc), PATH_SHOWN) from None
     return path
 
 
@@ -517,7 +522,7 @@ class OutputDir(OptionType):
     def __call__(self, text: str) -> Path:
         path = _output_path(text)
         if path.exists() and not path.is_dir():
-            raise _fail(text, "a file, not a directory")
+            raise _fail(text, "is a file, not a directory", PATH_SHOWN)
         problem = _writable_dir(path)
         if problem:
             raise argparse.ArgumentTypeError(problem)
@@ -532,7 +537,7 @@ class OutputFile(OptionType):
     def __call__(self, text: str) -> Path:
         path = _output_path(text)
         if path.is_dir():
-            raise _fail(text, "a directory, not a file")
+            raise _fail(text, "is a directory, not a file", PATH_SHOWN)
         problem = _writable_dir(path.parent)
         if path.exists() and not problem and not os.access(path, os.W_OK):
             problem = f"cannot write {path} (read-only filesystem or no permission)"

@@ -172,7 +172,7 @@ def run_main(args) -> int:
     from agents.architecture import load_architecture
     from evaluation.stss_lang.usage import table3_board
     from sandbox.app.suites.benchmark import Configuration
-    from tasks.kit import IdCollision
+    from tasks.kit import ItemIdError
 
     console = terminal.console()
     archs = args.archs or ["ga", "ga_tdp"]
@@ -188,7 +188,7 @@ def run_main(args) -> int:
     use_prompts(args)
     try:
         items = STSS_LANG.items.load(args.set, {})
-    except (FileFormatError, IdCollision) as exc:
+    except (FileFormatError, ItemIdError) as exc:
         raise UserError(str(exc)) from exc
     models = {"performer": args.model, "partner": args.partner_model or args.model}
     sampling = {r.name: r.sampling for r in STSS_LANG.roles}

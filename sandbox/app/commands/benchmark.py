@@ -328,7 +328,7 @@ def _ranges(numbers: list[int]) -> str:
 
 def run_main(bench, args) -> int:
     from sandbox.app.suites.benchmark import Configuration, board_report
-    from tasks.kit import IdCollision
+    from tasks.kit import ItemIdError
 
     console = terminal.console()
     judges = judge_models(args)
@@ -338,7 +338,7 @@ def run_main(bench, args) -> int:
     options = {name: getattr(args, name) for name in bench.options}
     try:
         items = bench.items.load(args.items, options)
-    except (FileFormatError, IdCollision) as exc:
+    except (FileFormatError, ItemIdError) as exc:
         raise UserError(str(exc)) from exc
     for note in items.notes:
         console.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)

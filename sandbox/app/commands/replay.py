@@ -6,7 +6,17 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from sandbox.app.options import HOURS, PERSON, Duration, InputDir, InputFile, Moment, Number, Size
+from sandbox.app.options import (
+    HOURS,
+    PERSON,
+    Duration,
+    InputDir,
+    InputFile,
+    Moment,
+    Number,
+    Size,
+    declared,
+)
 from sandbox.errors import UserError
 
 from .common import output_dir, output_file
@@ -16,6 +26,12 @@ from .common import output_dir, output_file
 FRAME_SIZE = Size((640, 400), 7_680)
 
 _PARENT = "(the parent)"  # --beside given no value
+
+
+@declared("input-dir")
+def _other_run(text: str):
+    """--beside OTHER: a run directory (argparse passes the bare flag's value through too)."""
+    return text if text == _PARENT else InputDir()(text)
 
 
 def register(sub) -> None:
@@ -50,7 +66,7 @@ def register(sub) -> None:
                         "64 for the town]")
     p.add_argument("--follow", type=PERSON, metavar="AGENT",
                    help="keep this agent in view (and inspect it)")
-    p.add_argument("--beside", nargs="?", const=_PARENT, type=InputDir(), metavar="OTHER",
+    p.add_argument("--beside", nargs="?", const=_PARENT, type=_other_run, metavar="OTHER",
                    help="show the run beside another, on one clock and one timeline: with "
                         "no value the run must be a fork, and its parent (named in its header) "
                         "goes on the left; with OTHER, any run (on the left, unless the run is "

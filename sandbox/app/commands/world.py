@@ -19,6 +19,8 @@ GENERATED_RESIDENTS = Count(1, 10_000)
 # Pixels per tile of a drawn map: 64 draws the reference town (140x100 tiles) 8,960 px wide;
 # a tile of 100,000 px would ask for terabytes.
 TILE_PIXELS = Count(2, 64)
+# A world's name is its file's name and the first part of every address (world:sector:...).
+WORLD_NAME = Name("world name", forbid=":")
 
 
 def register(sub) -> None:
@@ -44,7 +46,7 @@ def register(sub) -> None:
                         "every 24, a park")
     g.add_argument("--out", type=output_dir, metavar="DIR",
                    help="where the generated town goes: DIR/NAME.yaml and DIR/residents/")
-    g.add_argument("--name", type=Name("world name"), default="gentown",
+    g.add_argument("--name", type=WORLD_NAME, default="gentown",
                    help="the generated world's name "
                         "[default: %(default)s]")
     g.add_argument("--seed", type=SEED, default=0,
@@ -76,7 +78,7 @@ def register(sub) -> None:
     p.add_argument("--personas", type=InputDir(), metavar="DIR",
                    help="a storage base (or its personas/ folder) [default: the checkout's "
                         "environment/frontend_server/storage/base_the_ville_n25]")
-    p.add_argument("--name", type=Name("world name"), default="ville",
+    p.add_argument("--name", type=WORLD_NAME, default="ville",
                    help="the world's name, the first part of every "
                         "address [default: %(default)s]")
     p.add_argument("--out", type=output_dir, metavar="DIR", help="where to write NAME.yaml and "
