@@ -371,6 +371,12 @@ def _interview_set(args) -> int:
         args.model = run_model(runs)
     config = {"model": args.model, "at": args.at or "end", "memories": args.memories,
               "questions": digest([q.model_dump() for q in questions])}
+    # Every model (the answering one, each judge) is built before anything is written: a
+    # misspelt judge must not leave a manifest and answers behind.
+    cache = args.cache or out / CACHE
+    llm = build_llm(args, cache_default=cache)
+    judge_llms = {judge: build_llm(argparse.Namespace(**{**vars(args), "model": judge}),
+                                   cache_default=cache) for judge in judges}
     manifest_path = out / MANIFEST
     if manifest_path.is_file():
         try:
@@ -393,8 +399,6 @@ def _interview_set(args) -> int:
                                                                             strict=True)],
                 "selected": selected}
     write_atomic(manifest_path, json.dumps(manifest, indent=1) + "\n")
-    cache = args.cache or out / CACHE
-    llm = build_llm(args, cache_default=cache)
     console = terminal.console()
     calls = CallLog(out / CALLS)
     asked = kept = unusable = 0
@@ -440,7 +444,7 @@ def _interview_set(args) -> int:
         console.print(f"answers: {asked} asked, {kept} kept"
                       + (f", {unusable} without a usable answer" if unusable else ""),
                       markup=False, highlight=False)
-        tally = _judge(args, judges, answered, calls, console)
+        tally = _judge(judge_llms, answered, calls, console, rejudge=args.rejudge)
     finally:
         calls.close()
     code = _board(args, [out])
@@ -452,16 +456,14 @@ def _interview_set(args) -> int:
     return code
 
 
-def _judge(args, judges, answered, calls, console):
+def _judge(judge_llms, answered, calls, console, *, rejudge: bool):
     from evaluation.interview import INTERVIEW_JUDGE, JUDGE_SAMPLING, Answered
     from evaluation.kit import Ask, JudgeTally, judge_asks, judge_dialogue, judgment_problem
     from sandbox.judgments import load_judgments, save_judgment, settle_status
 
     tally = JudgeTally()
     asks = []
-    for judge in judges:
-        llm = build_llm(argparse.Namespace(**{**vars(args), "model": judge}),
-                        cache_default=args.cache or args.out / CACHE)
+    for judge, llm in judge_llms.items():
         for folder, reply in answered:
             item = Answered(folder, reply)
             if not INTERVIEW_JUDGE.applies(item):
@@ -475,7 +477,7 @@ def _judge(args, judges, answered, calls, console):
                     judge_dialogue(INTERVIEW_JUDGE, item, asked, JUDGE_SAMPLING)),
                 save=lambda judgment, folder=folder: save_judgment(folder, judgment),
                 note=judge, recorded=(INTERVIEW_JUDGE.tag, f"judge:{llm.model_id}")))
-    judge_asks(asks, calls, rejudge=args.rejudge, tally=tally)
+    judge_asks(asks, calls, rejudge=rejudge, tally=tally)
     console.print(f"judgments: {tally.made} made, {tally.skipped} kept"
                   + (f", {tally.fallbacks} fell back" if tally.fallbacks else "")
                   + (f", {tally.unavailable} unavailable" if tally.unavailable else ""),

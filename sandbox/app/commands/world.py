@@ -46,11 +46,10 @@ def register(sub) -> None:
                         "every 24, a park")
     g.add_argument("--out", type=output_dir, metavar="DIR",
                    help="where the generated town goes: DIR/NAME.yaml and DIR/residents/")
-    g.add_argument("--name", type=WORLD_NAME, default="gentown",
-                   help="the generated world's name "
-                        "[default: %(default)s]")
-    g.add_argument("--seed", type=SEED, default=0,
-                   help="the generator's seed (names, ages) [default: %(default)s]")
+    g.add_argument("--name", type=WORLD_NAME,
+                   help="the generated world's name [default: gentown]")
+    g.add_argument("--seed", type=SEED,
+                   help="the generator's seed (names, ages) [default: 0]")
     p.add_argument("--render", type=output_file, metavar="OUT.png",
                    help="draw the map to a PNG file")
     p.add_argument("--tile", type=TILE_PIXELS, default=12, help="pixels per tile in the PNG "
@@ -130,6 +129,9 @@ def import_main(args) -> int:
     return 0
 
 
+GENERATE_OPTIONS = ("residents", "out", "name", "seed")
+
+
 def generate(args) -> Path:
     """Write the generated town; its world file's path."""
     from worlds.generate import generate_town
@@ -140,7 +142,8 @@ def generate(args) -> Path:
         raise UserError(f"--out {args.out}: holds a world already; give a new directory")
     hold_output(args.out)
     try:
-        path = generate_town(args.residents, name=args.name, seed=args.seed).write(args.out)
+        path = generate_town(args.residents, name=args.name or "gentown",
+                             seed=args.seed or 0).write(args.out)
     except ValueError as exc:
         raise UserError(str(exc)) from exc
     print(f"generated {path} ({args.residents} residents in {args.out / 'residents'}); use it "
@@ -154,6 +157,11 @@ def main(args) -> int:
 
     if args.world == "generate":
         args.world = str(generate(args))
+    else:
+        given = [f"--{name}" for name in GENERATE_OPTIONS if getattr(args, name) is not None]
+        if given:
+            raise UserError(f"{', '.join(given)}: options of `sandbox world generate`, not of "
+                            f"checking the world {args.world!r}")
     try:
         world = load_world(args.world, check_reachable=False)
         residents = world_residents(world)
