@@ -200,15 +200,14 @@ def _max_sim_hours(hours: float | None):
 
 
 def check_environment() -> None:
-    """The SANDBOX_ variables that shape every run, read once before anything runs."""
-    from sandbox.runner import degraded_above
-    from sandbox.simtime import max_sim_hours
+    """Every SANDBOX_ variable (sandbox/app/environment.py), checked before anything runs: a
+    UserError saying the first bad one (and how many more there are)."""
+    from .environment import environment_problems
 
-    for read in (max_sim_hours, degraded_above):
-        try:
-            read()
-        except ValueError as exc:
-            raise UserError(str(exc)) from exc
+    problems = environment_problems()
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise UserError(problems[0] + more)
 
 
 if __name__ == "__main__":

@@ -268,9 +268,15 @@ def llm_settings(args, cache_default: Path | None) -> LLMSettings:
 
 def use_prompts(args) -> None:
     """Point the prompt loader at --prompts (a UserError when it is not a directory)."""
+    from sandbox.app.prompt_dirs import check_prompt_dir
+
     if args.prompts is not None:
         if not args.prompts.is_dir():
             raise UserError(f"--prompts {args.prompts}: not a directory")
+        try:
+            check_prompt_dir(args.prompts, "--prompts")
+        except ValueError as exc:
+            raise UserError(str(exc)) from exc
         set_prompt_dir(args.prompts)
 
 
