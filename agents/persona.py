@@ -6,9 +6,25 @@ can also build one directly. STSS puts a social task into `currently` (of the pe
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+def check_person_name(name: str) -> str:
+    """`name` if it can name a person: the key of every event, conversation and memory of
+    theirs, and printed on every line they say. ValueError when blank, padded, longer than
+    100 characters or holding control characters (an escape would repaint the terminal)."""
+    if not name.strip():
+        raise ValueError("a name cannot be blank")
+    if name != name.strip():
+        raise ValueError(f"{name!r} starts or ends with a space")
+    if any(unicodedata.category(c)[0] == "C" for c in name):
+        raise ValueError(f"{name!r} holds control characters (escapes, line breaks)")
+    if len(name) > 100:
+        raise ValueError(f"a name of {len(name)} characters; at most 100")
+    return name
 
 
 class Persona(BaseModel):
@@ -28,6 +44,8 @@ class Persona(BaseModel):
     daily_requirements: list[str] = Field(default_factory=list)
     knows: dict[str, str] = Field(default_factory=dict)
     spatial_memory: list[str] = Field(default_factory=list)  # arenas known; empty: all public
+
+    _name = field_validator("name")(check_person_name)
 
     @classmethod
     def from_resident(cls, resident: Any) -> Persona:

@@ -66,7 +66,7 @@ def register(sub) -> None:
                    help="replace the events of an existing run directory")
     p.add_argument("--config", type=InputFile(),
                    help="scenario file (YAML) instead of the built-in one")
-    p.add_argument("--turns", type=Count(1, 10_000),
+    p.add_argument("--turns", type=Count(1, 200),  # a single-room file's own bound
                    help="maximum conversation turns (single-room)")
     p.add_argument("--quiet", action="store_true", help="do not print events as they happen")
     _add_town_options(p)
