@@ -17,6 +17,7 @@ import logging
 import os
 import sys
 from contextlib import contextmanager
+from pathlib import Path
 
 from sandbox import lock
 from sandbox.errors import UserError, one_line
@@ -124,6 +125,29 @@ def did_you_mean(parser: argparse.ArgumentParser, argv: list[str], exc: Argument
     return prog, message
 
 
+def repeated_input(parser: argparse.ArgumentParser, argv: list[str], args
+                   ) -> tuple[str, str] | None:
+    """(prog, message) when one input directory or file is given twice to an argument that
+    takes several (a board of DIR DIR would rank a configuration against itself)."""
+    from .options import kind_of
+
+    sub = _subcommand(parser, argv)
+    for action in sub._actions if sub is not None else []:
+        values = getattr(args, action.dest, None)
+        if not isinstance(values, list) or kind_of(action) not in ("input-dir", "input-path",
+                                                                  "input-file"):
+            continue
+        seen: dict[Path, object] = {}
+        for value in values:
+            key = Path(value).resolve()
+            if key in seen:
+                also = f" (also as {seen[key]})" if str(seen[key]) != str(value) else ""
+                return sub.prog, (f"argument {argparse._get_action_name(action)}: {value} is "
+                                  f"given twice{also}; give each once")
+            seen[key] = value
+    return None
+
+
 def parse_command(parser: argparse.ArgumentParser, argv: list[str], context: str = ""):
     """`argv` parsed as the command line would, for a command that runs another (a sweep's
     cells, a rerun): the arguments, `argv` recorded in them; a bad one is a UserError in one
@@ -145,6 +169,11 @@ def main(argv: list[str] | None = None) -> int:
     except ArgumentsError as exc:
         prog, message = did_you_mean(parser, argv, exc)
         print(f"{prog}: error: {one_line(message)} (see: {prog} --help)", file=sys.stderr)
+        return 2
+    repeated = repeated_input(parser, argv, args)
+    if repeated:
+        prog, message = repeated
+        print(f"{prog}: error: {one_line(message)}", file=sys.stderr)
         return 2
     args.argv = argv  # a one-episode command records it (sandbox rerun repeats it)
     # Progress of a long run must reach a log file or `| tee` as it happens, not at exit.

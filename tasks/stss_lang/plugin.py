@@ -154,6 +154,12 @@ def harvest_main(args) -> int:
         found = harvest(args.sources, per_pair=args.per_pair)
     except NotAnSTSSRun as exc:
         raise UserError(str(exc)) from exc
+    if not found.scenarios:  # an empty set would only fail the stss-lang run that reads it
+        why = "; ".join(one_line(p) for p in found.problems[:3]) or \
+            "no conversation between a performer and another resident"
+        raise UserError(f"no scenarios in {', '.join(map(str, args.sources))} "
+                        f"({len(found.harvested_from)} runs read: {why}); nothing written to "
+                        f"{args.out}")
     hold_output(args.out, file=True)
     save_set(found, args.out)
     tasks = len({s.task.id for s in found.scenarios})
