@@ -118,14 +118,16 @@ class Seeds(OptionType):
     def __call__(self, text: str) -> list[int]:
         form = "seeds are N, A..B or A,B,C"
         if ".." in text:
-            parts = text.split("..", 1)
-            lo, hi = (SEED(p) if re.fullmatch(r"\s*\d+\s*", p) else None for p in parts)
-            if lo is None or hi is None:
+            parts = [p.strip() for p in text.split("..", 1)]
+            if not all(re.fullmatch(r"\d{1,30}", p) for p in parts):
                 raise _fail(text, f"{form}, each from 0 to {SEED_MAX:,}")
+            lo, hi = (int(p) for p in parts)
             if hi < lo:
                 raise _fail(text, f"{hi} is below {lo}; {form}")
-            if hi - lo + 1 > SEEDS_MAX:
+            if hi - lo + 1 > SEEDS_MAX:  # checked before the list is made
                 raise _fail(text, f"{hi - lo + 1:,} seeds; at most {SEEDS_MAX:,}")
+            if hi > SEED_MAX:
+                raise _fail(text, f"seeds are from 0 to {SEED_MAX:,}")
             return list(range(lo, hi + 1))
         words = [p for p in text.split(",") if p.strip()]
         if not words:
