@@ -6,17 +6,17 @@ model label or benchmark (its cell folder), a template or persona id used as a f
 
 A safe component is one folder or file name and nothing more: not empty, not `.` or `..`,
 no `/` or `\\`, no control or format characters (a newline or an escape would also break
-every line that prints it), no leading `-` (it would read as an option when the path is
-given back to a command), at most MAX_COMPONENT characters (filesystems take 255 bytes).
+every line that prints it), at most MAX_COMPONENT bytes in UTF-8 (filesystems take 255).
+Anything else is data (issue 19: `-rf`, `con`, any script): it names a folder as it is.
 """
 
 from __future__ import annotations
 
 import unicodedata
 
-# 255 bytes is the limit of ext4, APFS and NTFS; 120 characters keeps room for the suffixes
-# we add (`-s12`, `.yaml`, `.reference.json`) in any script, and no one names a run longer.
-MAX_COMPONENT = 120
+# 255 bytes is the limit of ext4, APFS and NTFS; 200 keeps room for the suffixes we add
+# (`-s12`, `.yaml`, `.reference.json`, a digest).
+MAX_COMPONENT = 200
 
 
 def component_problem(name: str) -> str | None:
@@ -29,12 +29,10 @@ def component_problem(name: str) -> str | None:
         return "holds / or \\, so it would be a path, not a single name"
     if any(unicodedata.category(c)[0] == "C" for c in name):
         return "holds control characters (escapes, line breaks)"
-    if name.startswith("-"):
-        return "starts with -, which reads as an option"
     if name != name.strip():
         return "starts or ends with a space"
-    if len(name) > MAX_COMPONENT:
-        return f"is {len(name)} characters long, at most {MAX_COMPONENT}"
+    if len(name.encode("utf-8")) > MAX_COMPONENT:
+        return f"is {len(name.encode('utf-8'))} bytes long, at most {MAX_COMPONENT}"
     return None
 
 

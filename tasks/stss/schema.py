@@ -25,7 +25,6 @@ import datetime as dt
 import difflib
 import re
 import string
-import unicodedata
 from enum import StrEnum
 from pathlib import Path
 
@@ -126,14 +125,6 @@ class TaskTemplate(BaseModel):
         # The id names the template's file and its suite folder (OUT/<id>/...).
         if value and (problem := component_problem(value)):
             raise ValueError(f"{problem}; an id is one file name")
-        return value
-
-    @field_validator("title")
-    @classmethod
-    def _title_prints(cls, value: str) -> str:
-        # Printed in tables and progress lines: an escape would repaint the terminal.
-        if any(unicodedata.category(c)[0] == "C" for c in value):
-            raise ValueError("holds control characters (escapes, line breaks)")
         return value
 
     @field_validator("time_choices", mode="before")

@@ -139,7 +139,7 @@ def hostile_values(kind: str, action: argparse.Action, s: Scratch) -> list[tuple
     if kind == "clock":
         return [(v, PARSE) for v in ("25:00", "x", "")]
     if kind == "name":
-        return [(v, PARSE) for v in ("", "../..", "a/b", "..", "\x1b[31mred", "x" * 300, "-rf")]
+        return [(v, PARSE) for v in ("", "../..", "a/b", "..", "\x1b[31mred", "x" * 300)]
     if kind in ("label", "text", "words", "whisper"):
         most = getattr(t, "most", 20_000)
         return [(v, PARSE) for v in ("", " ", "\x1b[31mred", "line\nbreak", "x" * (most + 1))]

@@ -13,14 +13,15 @@ from tasks.kit.items import UnsafeItemId
 
 
 @pytest.mark.parametrize("name", ["", " ", ".", "..", "../../x", "a/b", "a\\b", "red\x1b[31m",
-                                  "line\nbreak", "-rf", " padded", "x" * 121])
+                                  "line\nbreak", " padded", "x" * 201, "ẞ" * 67])
 def test_a_name_that_is_not_one_safe_component_is_refused(name):
     assert component_problem(name) is not None
     with pytest.raises(ValueError, match="model label"):
         safe_component(name, "model label")
 
 
-@pytest.mark.parametrize("name", ["smol", "gpt-4o.mini", "Maya Lindqvist", "名前", "x" * 120])
+@pytest.mark.parametrize("name", ["smol", "gpt-4o.mini", "Maya Lindqvist", "名前", "-rf", "con",
+                                  "x" * 200])
 def test_a_plain_name_passes(name):
     assert safe_component(name, "name") == name
 

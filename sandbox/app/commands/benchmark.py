@@ -63,8 +63,8 @@ def _sampling_options(p: argparse.ArgumentParser, role: str, default, token_help
 
 def _typed(option):
     """The option's type, but its own text default kept as it is: argparse passes a text
-    default through the type too, and a default such as refutebench's `Unset` must stay one
-    (nor is an empty default a value the user gave)."""
+    default through the type too, and a default of a str subclass (a plug-in's marker of "not
+    given") must stay one (nor is an empty default a value the user gave)."""
     if option.type is None or not isinstance(option.default, str):
         return option.type
     default = option.default

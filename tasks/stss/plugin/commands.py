@@ -47,7 +47,7 @@ from sandbox.app.options import (
     Words,
 )
 from sandbox.app.roles import add_role_options, build_town_llm, town_roles
-from sandbox.errors import UserError
+from sandbox.errors import UserError, one_line
 from sandbox.files import FileFormatError
 from sandbox.llm import CacheMiss, LLMConfigError
 from sandbox.lock import hold_output
@@ -153,10 +153,16 @@ def run_template(args) -> int:
     # Built once, before anything runs (a bad model fails here) and used for the run: building
     # it again would load the local model file twice.
     llm = build_town_llm(args, args.cache or out / CACHE, task.performer)
-    console.print(f"[bold]{task.title}[/] ({task.type.value}, template {task.template}, "
-                  f"seed {args.seed})\n  performer: {task.performer} ({args.arch}); "
-                  f"{len(task.background)} background residents: {', '.join(task.background)}"
-                  f"\n  goal: {task.goal}\n  target: {task.criteria}", highlight=False)
+    from rich.markup import escape
+
+    def shown(text: str) -> str:  # a template's words are data: no escape or markup runs
+        return escape(one_line(text))
+
+    console.print(f"[bold]{shown(task.title)}[/] ({task.type.value}, template "
+                  f"{shown(task.template)}, seed {args.seed})\n  performer: "
+                  f"{shown(task.performer)} ({shown(args.arch)}); {len(task.background)} "
+                  f"background residents: {shown(', '.join(task.background))}\n  goal: "
+                  f"{shown(task.goal)}\n  target: {shown(task.criteria)}", highlight=False)
     show = None if args.quiet else print_event(console, until=episode.until, run_dir=out)
     try:
         result, score = run_task(
