@@ -28,10 +28,10 @@ from pathlib import Path
 from sandbox.pathnames import component_problem
 
 __all__ = [
-    "Address", "Assignment", "CacheFile", "Clock", "Count", "Duration", "InputDir",
-    "InputFile", "InputPath", "Label", "Model", "Moment", "Name", "Number", "OutputDir",
-    "OutputFile", "Reference", "SEED", "Seeds", "Size", "Text", "Url", "Words", "declared",
-    "kind_of",
+    "PERSON", "SEED", "Address", "Assignment", "CacheFile", "Clock", "Count", "Duration",
+    "InputDir", "InputFile", "InputPath", "Label", "Model", "Moment", "Name", "Number",
+    "OutputDir", "OutputFile", "Person", "Reference", "Seeds", "Size", "Text", "Url", "Words",
+    "declared", "kind_of",
 ]
 
 
@@ -311,8 +311,22 @@ class Label(OptionType):
         return _printable_line(text, self.what, self.most)
 
 
-# A person's name (a resident, an agent to follow or interview): shown and matched, not a path.
-PERSON = Label("a name", most=100)
+class Person(OptionType):
+    """A person's name (a resident, an agent to follow or interview), matched against the
+    run's: any text but a blank one (names are data, issue 19: escaped where printed)."""
+
+    kind = "person"
+    most = 10_000  # the longest name a file of ours holds is far shorter
+
+    def __call__(self, text: str) -> str:
+        if not text.strip():
+            raise _fail(text, "a name cannot be blank")
+        if len(text) > self.most:
+            raise _fail(text, f"a name of {len(text):,} characters; at most {self.most:,}")
+        return text
+
+
+PERSON = Person()
 # Residents of one episode: a generated town holds at most 10,000 (sandbox world generate).
 RESIDENTS = Count(1, 10_000)
 

@@ -143,6 +143,8 @@ def hostile_values(kind: str, action: argparse.Action, s: Scratch) -> list[tuple
     if kind in ("label", "text", "words", "whisper"):
         most = getattr(t, "most", 20_000)
         return [(v, PARSE) for v in ("", " ", "\x1b[31mred", "line\nbreak", "x" * (most + 1))]
+    if kind == "person":
+        return [(v, PARSE) for v in ("", " ", "x" * (t.most + 1))]
     if kind == "model":
         return [(v, PARSE) for v in ("", "two words", "\x1b[31mred")]
     if kind == "url":
@@ -176,6 +178,7 @@ def good_value(action: argparse.Action, kind: str, s: Scratch) -> str:
         return "ga" if "arch" in action.dest else "single_room"
     return {"input-dir": str(s.run), "input-path": str(s.run), "input-file": str(s.file),
             "output-dir": "out-new", "output-file": "out-new.json", "cache-file": "c.jsonl",
+            "person": "Nobody",
             "model": "scripted/nope", "moment": "+1m", "label": "Nobody", "text": "hello",
             "words": "x", "name": "x", "count": str(getattr(action.type, "least", 1))
             }.get(kind, "x")
