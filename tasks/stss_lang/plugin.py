@@ -89,6 +89,7 @@ def register(sub) -> None:
                "runs/scenarios.json")
     h.add_argument("sources", nargs="+", type=InputDir(), metavar="RUN_OR_SUITE")
     h.add_argument("--out", type=output_file, required=True, help="the scenario set file to write")
+    # a pair of characters talks a few times in a run; 1,000 scenarios of one pair is a typo
     h.add_argument("--per-pair", type=Count(1, 1_000), default=2,
                    help="scenarios per task and pair of characters [default: %(default)s]")
     h.set_defaults(func=harvest_main)

@@ -32,6 +32,7 @@ def register(sub) -> None:
                    help="instead, print every event of this kind, one a line (repeat for "
                         "several kinds; e.g. --events utterance, or a kind a benchmark logs "
                         "such as user_request_written); with --json, as JSON lines")
+    # a call's number: a run of 10^12 calls would take millennia
     p.add_argument("--calls", nargs="*", type=Count(0, 10**12), metavar="SEQ",
                    help="instead, print each LLM call (or only those numbered SEQ): its "
                         "purpose, agent, role, model and endpoint, the messages it sent and "

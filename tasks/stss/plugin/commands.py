@@ -63,6 +63,7 @@ PERFORMER_ARCH = "ga_tdp"  # the performer's architecture of one episode (`sandb
 def add_episode_options(g) -> None:
     """What shapes an STSS episode besides the performer (they mirror tasks.stss.EpisodeWindow
     and the instantiation): `sandbox stss`'s and, for a task template, `sandbox run`'s."""
+    # the paper's 10-12; a town holds what its world file says (more is refused by the run)
     g.add_argument("--background", type=Count(0, 1_000), metavar="N",
                    help="background residents [default: 10-12, drawn per seed]")
     g.add_argument("--same-day", action="store_true",
@@ -593,6 +594,7 @@ def register_score(sub) -> None:
     p.add_argument("runs", nargs="+", type=InputDir(), metavar="RUN_DIR",
                    help="a run directory, or a suite directory (sandbox stss --out)")
     p.add_argument("--json", action="store_true", help="print score.json instead")
+    # lines printed per run: more than a run's events is of no use
     p.add_argument("--evidence", type=Count(0, 100_000), default=8, metavar="N",
                    help="evidence lines to print per run [default: %(default)s]")
     add_scoring_options(p)
@@ -701,6 +703,7 @@ def add_scoring_options(p: argparse.ArgumentParser) -> None:
                    help="our rules: overlap: an activity going on at any moment of the time "
                         "window counts; start: it must start inside the window "
                         "[default: %(default)s]")
+    # the reference reads every 10 s; a step of more than a day would read nothing
     g.add_argument("--sec-per-step", type=Count(1, 86_400), default=60, metavar="S",
                    help="the reference rules: read the run every S seconds, as the reference "
                         "reads its runs' steps [default: %(default)s]")
