@@ -141,9 +141,10 @@ def repeated_input(parser: argparse.ArgumentParser, argv: list[str], args
         for value in values:
             key = Path(value).resolve()
             if key in seen:
-                also = f" (also as {seen[key]})" if str(seen[key]) != str(value) else ""
+                also = f" (as {seen[key]})" if str(seen[key]) != str(value) else ""
+                what = "directory" if Path(value).is_dir() else "file"
                 return sub.prog, (f"argument {argparse._get_action_name(action)}: {value} is "
-                                  f"given twice{also}; give each once")
+                                  f"given twice{also}: each {what} once")
             seen[key] = value
     return None
 

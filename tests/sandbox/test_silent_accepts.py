@@ -75,7 +75,8 @@ def test_a_board_given_one_directory_twice_is_refused(tmp_path, capsys):
     (tmp_path / "x").mkdir()
     again = tmp_path / "x" / ".." / "run"
     line = refused(["stss-board", str(run), str(again)], capsys)
-    assert f"argument DIR: {again} is given twice (also as {run})" in line
+    assert line.endswith(f"argument DIR: {again} is given twice (as {run}): each "
+                         "directory once")
 
 
 def test_replay_with_the_map_of_another_world_is_refused(tmp_path, capsys):

@@ -11,6 +11,7 @@ The command line makes both for every `Benchmark` an installed plug-in declares
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from pydantic import ValidationError
 
@@ -62,15 +63,19 @@ def _sampling_options(p: argparse.ArgumentParser, role: str, default, token_help
 
 
 def _typed(option):
-    """The option's type, but its own text default kept as it is: argparse passes a text
-    default through the type too, and a default of a str subclass (a plug-in's marker of "not
-    given") must stay one (nor is an empty default a value the user gave)."""
-    if option.type is None or not isinstance(option.default, str):
-        return option.type
+    """The option's type as a check of the text: the value stays text, as the manifest records
+    it (a path given is compared with the one recorded); and its own text default is kept as
+    it is (argparse passes a text default through the type too, and a default of a str
+    subclass, a plug-in's marker of "not given", must stay one)."""
+    if option.type is None:
+        return None
     default = option.default
 
     def convert(text: str):
-        return default if text is default else option.type(text)
+        if isinstance(default, str) and text is default:
+            return default
+        value = option.type(text)
+        return text if isinstance(value, Path) else value
 
     convert.kind = option.type.kind
     return convert
