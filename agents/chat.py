@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 import simpy
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from agents.persona import check_person_name
 from sandbox.engine import Engine, Process
 from sandbox.events import ConversationEnded, ConversationStarted, Utterance
 from sandbox.llm import LLMRequest, Message
@@ -32,6 +33,8 @@ class ChatPersona(BaseModel):
     name: str = Field(min_length=1)
     description: str = Field(min_length=1)  # who they are, in a few sentences
     goal: str = ""  # what they want from this conversation, if anything
+
+    _name = field_validator("name")(check_person_name)
 
 
 class ChatTurn(BaseModel):

@@ -36,13 +36,14 @@ with the placeholders {name}, {first_name} and {other} (another agent of the run
 
 from __future__ import annotations
 
+import difflib
 import string
 from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from sandbox.engine import Engine
 from sandbox.events.agent import MemoryRetrieved
@@ -104,7 +105,22 @@ class QuestionSet(BaseModel):
 
     format: Literal["interview-questions"] = "interview-questions"
     version: Literal[1] = 1
+    # The categories the board groups answers by: CATEGORIES, or a file's own list. A
+    # question's category must be one of them, so that a misspelt one is not a category of
+    # its own on the board.
+    categories: list[str] = Field(default_factory=lambda: list(CATEGORIES), min_length=1)
     questions: list[Question] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _known_categories(self) -> QuestionSet:
+        for i, question in enumerate(self.questions):
+            if question.category and question.category not in self.categories:
+                near = difflib.get_close_matches(question.category, self.categories, n=1)
+                hint = f"did you mean {near[0]!r}? " if near else ""
+                raise ValueError(f"questions.{i}: unknown category {question.category!r}; "
+                                 f"{hint}the categories are {', '.join(self.categories)} "
+                                 "(a file may list its own under `categories`)")
+        return self
 
 
 def load_questions(path: Path | str | None = None) -> list[Question]:

@@ -8,7 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+def check_person_name(name: str) -> str:
+    """`name` if it can name a person: the key of every event, conversation and memory of
+    theirs. ValueError when blank (a speaker no line could name). Any other text is data
+    (issue 19): escaped where it is printed, made safe where it names a file."""
+    if not name.strip():
+        raise ValueError("a name cannot be blank")
+    return name
 
 
 class Persona(BaseModel):
@@ -28,6 +37,8 @@ class Persona(BaseModel):
     daily_requirements: list[str] = Field(default_factory=list)
     knows: dict[str, str] = Field(default_factory=dict)
     spatial_memory: list[str] = Field(default_factory=list)  # arenas known; empty: all public
+
+    _name = field_validator("name")(check_person_name)
 
     @classmethod
     def from_resident(cls, resident: Any) -> Persona:

@@ -8,7 +8,9 @@ traceback, nothing written.
 The cases: every file of the bad-input corpus (tests/data/bad/<kind>/, through the command that
 reads that kind), option values out of range, outputs that cannot be written, an --out that
 holds another benchmark's results. Each runs in a fresh scratch directory; "nothing written"
-compares the directory's files before and after.
+compares the directory's files before and after. Then the parser walk (tests/fuzz/
+parser_walk.py, in a process of its own): every option of every command given the hostile
+values of the kind its type declares, and its tally.
 """
 
 from __future__ import annotations
@@ -155,6 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--list", action="store_true", help="list the cases and stop")
     p.add_argument("--show", action="store_true", help="print each refusal's line too")
+    p.add_argument("--no-walk", action="store_true", help="skip the parser walk")
     args = p.parse_args(argv)
     todo = cases()
     if args.list:
@@ -176,12 +179,22 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"     {outcome.lines[-1][:200]}")
         wall = time.perf_counter() - started
     clean = sum(o.clean for o in outcomes)
+    walked = 0 if args.no_walk else parser_walk()
     print(f"\n{clean} of {len(outcomes)} bad inputs: exit 2, one line, no traceback, nothing "
           f"written ({wall:.0f} s)")
     for o in outcomes:
         if not o.clean:
             print(f"- {o.case.name}: {o.why()}")
-    return 0 if clean == len(outcomes) else 1
+    return 0 if clean == len(outcomes) and walked == 0 else 1
+
+
+def parser_walk() -> int:
+    """Run the parser walk and print its failures and tally; its exit code."""
+    done = subprocess.run([sys.executable, str(ROOT / "tests" / "fuzz" / "parser_walk.py")],
+                          capture_output=True, text=True, cwd=ROOT,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    print(done.stdout.rstrip() or done.stderr[-2000:], flush=True)
+    return done.returncode
 
 
 if __name__ == "__main__":

@@ -150,6 +150,14 @@ class Replay:
         path = self._world_file or find_world_file(self.header.world, self.dir)
         if path is not None:
             self.world = load_world_map(path)
+        if self._world_file is not None and self.header.world:
+            # The map given must be the run's own: another one would draw the agents in
+            # places that are not there, or in the wrong places, without a word.
+            named = self.header.world
+            ran_in = Path(named).stem if named.endswith((".yaml", ".yml")) else named
+            if self.world is not None and self.world.name != ran_in:
+                raise ReplayError(f"--world {self._world_file}: a map of {self.world.name!r}, "
+                                  f"but the run took place in {ran_in!r}")
         if self.view == "auto":
             town = walks or (self.world is not None and len(self.world.arenas) > 1)
             self.view = "town" if town else "conversation"

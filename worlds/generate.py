@@ -20,6 +20,8 @@ from pathlib import Path
 
 import yaml
 
+from sandbox.pathnames import safe_component
+
 from .ville import _symbol_pool
 
 PER_HOUSE = 4  # residents sharing a house
@@ -50,6 +52,11 @@ class Town:
     def write(self, directory: Path | str) -> Path:
         """Write WORLD.yaml and residents/*.yaml into `directory`; the world file's path."""
         directory = Path(directory)
+        # Every name that becomes a file is checked first: nothing is written outside
+        # `directory`, and nothing at all when one is bad.
+        safe_component(self.world["name"], "world name")
+        for stem in self.residents:
+            safe_component(stem, "resident file name")
         (directory / "residents").mkdir(parents=True, exist_ok=True)
         for stem, data in self.residents.items():
             (directory / "residents" / f"{stem}.yaml").write_text(

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evaluation.kit import (
+    BoardError,
     BoardReport,
     Ledger,
     check_dirs,
@@ -90,8 +91,13 @@ def collected(path: Path | str, judge: str | None = None) -> CollectedDir:
 def extract_dir(path: Path | str, out: Path | str, judge: str | None = None
                 ) -> tuple[list[Script], CollectedDir]:
     """Write the scripts of a collection directory to `out` (published format)."""
+    check_judges([read_bench_dir(path, COLLECT_MANIFEST, COMMAND)], [judge] if judge else None)
     summary = collected(path, judge)
     scripts = extract(summary.dialogues)
+    if not scripts:  # an empty script file would only fail the run that reads it
+        raise BoardError(f"{path}: no scripts to write ({len(summary.dialogues)} judged "
+                         f"dialogues; {summary.ledger.summary() if summary.ledger else ''}); "
+                         f"nothing written to {out}")
     write_scripts(scripts, out)
     return scripts, summary
 

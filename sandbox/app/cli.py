@@ -17,6 +17,7 @@ import logging
 import os
 import sys
 from contextlib import contextmanager
+from pathlib import Path
 
 from sandbox import lock
 from sandbox.errors import UserError, one_line
@@ -124,6 +125,30 @@ def did_you_mean(parser: argparse.ArgumentParser, argv: list[str], exc: Argument
     return prog, message
 
 
+def repeated_input(parser: argparse.ArgumentParser, argv: list[str], args
+                   ) -> tuple[str, str] | None:
+    """(prog, message) when one input directory or file is given twice to an argument that
+    takes several (a board of DIR DIR would rank a configuration against itself)."""
+    from .options import kind_of
+
+    sub = _subcommand(parser, argv)
+    for action in sub._actions if sub is not None else []:
+        values = getattr(args, action.dest, None)
+        if not isinstance(values, list) or kind_of(action) not in ("input-dir", "input-path",
+                                                                  "input-file"):
+            continue
+        seen: dict[Path, object] = {}
+        for value in values:
+            key = Path(value).resolve()
+            if key in seen:
+                also = f" (as {seen[key]})" if str(seen[key]) != str(value) else ""
+                what = "directory" if Path(value).is_dir() else "file"
+                return sub.prog, (f"argument {argparse._get_action_name(action)}: {value} is "
+                                  f"given twice{also}: each {what} once")
+            seen[key] = value
+    return None
+
+
 def parse_command(parser: argparse.ArgumentParser, argv: list[str], context: str = ""):
     """`argv` parsed as the command line would, for a command that runs another (a sweep's
     cells, a rerun): the arguments, `argv` recorded in them; a bad one is a UserError in one
@@ -145,6 +170,11 @@ def main(argv: list[str] | None = None) -> int:
     except ArgumentsError as exc:
         prog, message = did_you_mean(parser, argv, exc)
         print(f"{prog}: error: {one_line(message)} (see: {prog} --help)", file=sys.stderr)
+        return 2
+    repeated = repeated_input(parser, argv, args)
+    if repeated:
+        prog, message = repeated
+        print(f"{prog}: error: {one_line(message)}", file=sys.stderr)
         return 2
     args.argv = argv  # a one-episode command records it (sandbox rerun repeats it)
     # Progress of a long run must reach a log file or `| tee` as it happens, not at exit.
@@ -200,15 +230,14 @@ def _max_sim_hours(hours: float | None):
 
 
 def check_environment() -> None:
-    """The SANDBOX_ variables that shape every run, read once before anything runs."""
-    from sandbox.runner import degraded_above
-    from sandbox.simtime import max_sim_hours
+    """Every SANDBOX_ variable (sandbox/app/environment.py), checked before anything runs: a
+    UserError saying the first bad one (and how many more there are)."""
+    from .environment import environment_problems
 
-    for read in (max_sim_hours, degraded_above):
-        try:
-            read()
-        except ValueError as exc:
-            raise UserError(str(exc)) from exc
+    problems = environment_problems()
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise UserError(problems[0] + more)
 
 
 if __name__ == "__main__":

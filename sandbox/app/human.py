@@ -23,21 +23,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sandbox.app.options import PERSON, InputFile, declared
 from sandbox.errors import UserError
 from sandbox.llm.human import HUMAN_MODEL, HumanUI, PersonLeft, ScriptUI, TerminalUI
 
 UIS = ("window", "terminal", "script:FILE")
 
 
+@declared("human-ui")
 def human_ui_spec(text: str) -> str:
-    if text in ("window", "terminal") or (text.startswith("script:") and len(text) > 7):
+    if text in ("window", "terminal"):
+        return text
+    if text.startswith("script:") and len(text) > 7:
+        InputFile()(text[7:])  # a script that is there and a regular file, checked at parsing
         return text
     raise argparse.ArgumentTypeError(f"{text!r}: use one of {', '.join(UIS)}")
 
 
 def add_human_options(g) -> None:
     """--human and --human-ui (a town episode's: a task template, town_day)."""
-    g.add_argument("--human", metavar="NAME",
+    g.add_argument("--human", type=PERSON, metavar="NAME",
                    help="a person plays this resident: asked for the day's plan, where to go, "
                         "whether to talk to someone met and each line said; --model answers "
                         "the rest (tasks/routing.py). Not with --background-model")

@@ -36,11 +36,14 @@ __all__ = ["GROUP", "Benchmark", "Board", "BoardReport", "Items", "Judging", "Op
 
 @dataclass(frozen=True)
 class Option:
-    """A benchmark option (`--NAME`): its default, and one line for --help."""
+    """A benchmark option (`--NAME`): its default, one line for --help, and what it takes:
+    `choices`, or `type`, one of sandbox/app/options.py's types (its bounds checked at
+    parsing; an option with neither is reported by the parser walk test)."""
 
     default: Any
     help: str = ""
     choices: tuple[str, ...] | None = None
+    type: Callable[[str], Any] | None = None
 
 
 @dataclass(frozen=True)

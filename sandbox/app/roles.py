@@ -13,6 +13,7 @@ import argparse
 from dataclasses import dataclass
 from pathlib import Path
 
+from sandbox.app.options import Model
 from sandbox.errors import UserError
 from sandbox.llm import CacheMiss, LLMConfigError, LLMSettings, make_llm
 from sandbox.llm.roles import Router
@@ -21,7 +22,7 @@ from sandbox.redact import redact_url
 
 def add_role_options(g) -> None:
     """--background-model and --performer-routing (a town episode's, or a suite of them)."""
-    g.add_argument("--background-model", metavar="MODEL",
+    g.add_argument("--background-model", type=Model(), metavar="MODEL",
                    help="the model of every other resident and of the performer's calls the "
                         "evaluated model (--model) does not answer: an alias or backend/model "
                         "[default: the same as --model]")

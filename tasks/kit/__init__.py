@@ -13,6 +13,7 @@ from importlib import import_module
 
 from .items import (
     IdCollision,
+    ItemIdError,
     ItemSet,
     check_unique,
     content_digest,
@@ -33,6 +34,7 @@ def __getattr__(name: str):
 
 
 __all__ = [
-    "CONVERSATION", "PLACE", "Cast", "DialogueScenario", "IdCollision", "ItemSet", "Role",
-    "Sampling", "check_unique", "content_digest", "digest", "distinguish", "name_id", "slug",
+    "CONVERSATION", "PLACE", "Cast", "DialogueScenario", "IdCollision", "ItemIdError", "ItemSet",
+    "Role", "Sampling", "check_unique", "content_digest", "digest", "distinguish", "name_id",
+    "slug",
 ]

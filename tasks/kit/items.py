@@ -24,6 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+from sandbox.pathnames import component_problem
+
 T = TypeVar("T")
 
 MAX_READABLE = 40
@@ -70,8 +72,17 @@ def content_digest(data: Any) -> str:
                           .encode("utf-8")).hexdigest()[:16]
 
 
-class IdCollision(ValueError):
+class ItemIdError(ValueError):
+    """An item id that cannot name the item's run directory."""
+
+
+class IdCollision(ItemIdError):
     """Two items of one set got the same id."""
+
+
+class UnsafeItemId(ItemIdError):
+    """An id (a public file's own, say) that is not one safe folder name: `../../x` would put
+    the item's run outside the benchmark directory."""
 
 
 @dataclass
@@ -96,6 +107,11 @@ class ItemSet(Generic[T]):
         if not self.spread:
             self.spread = list(range(len(self.items)))
         check_unique(self.ids, self.origins, self.source)
+        for item_id, origin in zip(self.ids, self.origins, strict=True):
+            if problem := component_problem(item_id):
+                where = f"{self.source}: " if self.source else ""
+                raise UnsafeItemId(f"{where}item {origin}: its id {item_id!r} {problem}; an "
+                                   "id names the item's run directory")
 
     def __len__(self) -> int:
         return len(self.items)

@@ -20,6 +20,7 @@ from evaluation.pingpong import (
     board_plot,
     build_board,
 )
+from sandbox.app.options import Words
 from sandbox.app.plugins import Benchmark, Board, BoardReport, Items, Judging, Option, Plugin
 from tasks.kit import Cast, Role
 
@@ -68,7 +69,8 @@ PINGPONG = Benchmark(
                 "0.06); point estimates stay exact means"}},
         example="sandbox pingpong-board runs/pp-a runs/pp-b --arithmetic reference "
                 "--plot board.png"),
-    options={"language": Option("en", "language block of the settings file")},
+    options={"language": Option("en", "language block of the settings file",
+                                type=Words("a language"))},
     noun="conversations",
     example="sandbox pingpong --player local/smollm2-135m --interrogator local/smollm2-135m "
             "--judge local/smollm2-135m --every 8 --out runs/pp-smol")

@@ -147,6 +147,9 @@ def load_items(path: Path | str | None, options: dict[str, Any]) -> ItemSet[Item
     setting = options.get("setting", "transient")
     if setting not in SETTINGS:
         raise UserError(f"--setting: unknown setting {setting!r} (known: {', '.join(SETTINGS)})")
+    if setting != "persistent" and not isinstance(options.get("distractors", Unset()), Unset):
+        raise UserError(f"--distractors {options['distractors']}: the unrelated requests are "
+                        "those of the persistent setting; add --setting persistent or drop it")
     counts = parse_counts(options.get("distractors", "0,3")) if setting == "persistent" else [0]
     language = str(options.get("language", DEFAULT_LANGUAGE)).strip()
     if not language:

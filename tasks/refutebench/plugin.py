@@ -23,6 +23,7 @@ from evaluation.refutebench import (
     curves_png,
     judges,
 )
+from sandbox.app.options import OutputFile, Words
 from sandbox.app.plugins import Benchmark, Board, BoardReport, Items, Judging, Option, Plugin
 from tasks.kit import Cast, Role
 
@@ -35,6 +36,7 @@ from . import (
     OPTION_DEFAULTS,
     REFUTER_SAMPLING,
     REFUTER_TAG,
+    SETTINGS,
     Item,
     RefuteBenchScenario,
     V1Item,
@@ -78,7 +80,7 @@ REFUTEBENCH = Benchmark(
         "local model's grammar cannot leave: for small judges that rarely write [[n]])",
         JUDGE_FORMATS)}, choose=lambda chosen: judges(chosen["judge_format"])),
     board=Board(_board, options={
-        "curves": {"type": Path, "metavar": "PNG",
+        "curves": {"type": OutputFile(), "metavar": "PNG",
                    "help": "draw the Fig. 6 curves (R(a_k, r_1) and R(q, a_k) by turn) into "
                            "this PNG"},
         "curves_task": {"choices": [*FAMILIES, "all"], "default": "mt",
@@ -88,15 +90,18 @@ REFUTEBENCH = Benchmark(
                 "--curves curves.png --plot board.png"),
     # The defaults are `Unset` strings: a 1.0 file refuses only the options given (items.py).
     options={"tasks": Option(OPTION_DEFAULTS["tasks"], "task families, comma-separated (mt, "
-                                                       "summ, writing)"),
+                                                       "summ, writing)",
+                             type=Words("task families")),
              "setting": Option(OPTION_DEFAULTS["setting"], "transient (3 refutations of one "
                                "query) or persistent (one standing refutation, C unrelated "
-                               "requests, the query again)"),
+                               "requests, the query again)",
+                               choices=SETTINGS),
              "distractors": Option(OPTION_DEFAULTS["distractors"], "persistent: the numbers C "
                                    "of unrelated requests, each from 0 to 3, comma-separated "
-                                   "(one dialogue per seed and C)"),
+                                   "(one dialogue per seed and C)",
+                                   type=Words("numbers of unrelated requests")),
              "language": Option(OPTION_DEFAULTS["language"], "target language of the "
-                                "translations")},
+                                "translations", type=Words("a language"))},
     noun="dialogues",
     example="sandbox refutebench --model local/smollm2-135m --refuter local/smollm2-135m "
             "--judge local/smollm2-135m --judge-format json --tasks mt --every 27 "

@@ -10,7 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agents.chat import ChatAgent, ChatPersona, converse
 from sandbox.engine import Engine
@@ -32,6 +32,17 @@ class SingleRoomConfig(BaseModel):
     temperature: float = Field(default=0.7, ge=0, le=2)
     top_p: float = Field(default=0.95, gt=0, le=1)
     max_tokens: int = Field(default=80, ge=8)
+
+    @field_validator("personas")
+    @classmethod
+    def _one_name_each(cls, personas: list[ChatPersona]) -> list[ChatPersona]:
+        # Events, turns and models are keyed by name: a second persona of one name would be
+        # the first one speaking twice.
+        names = [p.name for p in personas]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"two personas are named {twice[0]!r}; give each its own name")
+        return personas
 
 
 class SingleRoomScenario:

@@ -39,9 +39,9 @@ from sandbox.app.commands.common import (
     add_model_access_options,
     output_dir,
     output_file,
-    positive_int,
     use_prompts,
 )
+from sandbox.app.options import MAX_TOKENS, InputDir, InputFile, Model
 from sandbox.app.plugins import Benchmark, Board, Items, Judging, Option, Plugin, Sweep
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError
@@ -99,7 +99,8 @@ COLLECT = Benchmark(
                 example="sandbox simulbench-collect-board runs/sb-collect"),
     options={"turn_labels": Option("ours", "how the challenge judge numbers turns: ours (1..4, "
                                            "answer 0..4) or original (shown 0..3, answer asked "
-                                           "in 1..8 with 0 for none; above 4 is re-asked)")},
+                                           "in 1..8 with 0 for none; above 4 is re-asked)",
+                                    choices=TURN_LABELS)},
     noun="dialogues",
     example="sandbox simulbench-collect --user local/smollm2-135m --simulator "
             "local/smollm2-135m --judge local/smollm2-135m --judge-format json --every 40 "
@@ -133,14 +134,14 @@ SIMULBENCH = Benchmark(
     judging=Judging([SCORE_JUDGE], JUDGE_SAMPLING, options=judge_format("1-10 judge"),
                     choose=lambda chosen: [score_judge(chosen["judge_format"])]),
     board=Board(answers_report, options={"tasks": {
-        "default": None, "help": "a task file giving each script's request_type for the "
-                                 "by-request-type table [default: the one each directory was "
-                                 "run with, and our tasks]"}},
+        "default": None, "type": InputFile(),
+        "help": "a task file giving each script's request_type for the by-request-type "
+                "table [default: the one each directory was run with, and our tasks]"}},
         example="sandbox simulbench-board runs/sb-smol runs/sb-other --plot board.png"),
     options={"subset": Option("all", "which scripts: all, hard, lastonly, firstchan, "
-                                     "subseqchan, stateful, stateless"),
+                                     "subseqchan, stateful, stateless", choices=SUBSETS),
              "tasks": Option("", "a task file; every script's source_id must name one of its "
-                                 "tasks")},
+                                 "tasks", type=InputFile())},
     noun="answers",
     example="sandbox simulbench --scripts runs/scripts.jsonl --simulator local/smollm2-135m "
             "--judge local/smollm2-135m --judge-format json --simulator-max-tokens 80 "
@@ -160,10 +161,10 @@ def register(sub) -> None:
                     "challenging at turn t gives a FirstChan script ending on turn t's request "
                     "and a SubseqChan script for each later turn. No model is called.",
         epilog="example: sandbox simulbench-extract runs/sb-collect --out runs/scripts.jsonl")
-    e.add_argument("dir", type=Path, help="a simulbench-collect --out directory")
+    e.add_argument("dir", type=InputDir(), help="a simulbench-collect --out directory")
     e.add_argument("--out", type=output_file, required=True,
                    help="the script file to write (.jsonl)")
-    e.add_argument("--judge", metavar="MODEL",
+    e.add_argument("--judge", type=Model(), metavar="MODEL",
                    help="use this judge model's verdicts [default: the first usable one]")
     e.set_defaults(func=extract_main)
 
@@ -180,18 +181,18 @@ def register(sub) -> None:
         epilog=f"example: sandbox simulbench-pairwise runs/sb-a runs/sb-b runs/sb-c --judge "
                f"{EMBEDDED} --judge-format json --out runs/sb-pairs (or runs/sb-a runs/sb-b "
                "--reference runs/sb-ref)")
-    p.add_argument("dirs", nargs="+", type=Path, metavar="DIR",
+    p.add_argument("dirs", nargs="+", type=InputDir(), metavar="DIR",
                    help="answer directories written by `sandbox simulbench --out`")
-    p.add_argument("--reference", type=Path, metavar="DIR",
+    p.add_argument("--reference", type=InputDir(), metavar="DIR",
                    help="compare each DIR with this answer directory (DIR's model first) "
                         "instead of every pair of the DIRs")
-    p.add_argument("--judge", default=EMBEDDED, metavar="MODEL",
+    p.add_argument("--judge", type=Model(), default=EMBEDDED, metavar="MODEL",
                    help="the judge model [default: %(default)s]")
     p.add_argument("--judge-format", choices=JUDGE_FORMATS, default="text",
                    help="text (the paper's [[A]], [[B]] or [[C]]) or json (a schema-bound "
                         "verdict, for small judges) [default: %(default)s]")
     p.add_argument("--out", type=output_dir, required=True, help="where verdicts are kept")
-    p.add_argument("--judge-max-tokens", type=positive_int, default=1024,
+    p.add_argument("--judge-max-tokens", type=MAX_TOKENS, default=1024,
                    help="[default: %(default)s]")
     p.add_argument("--json", type=output_file, help="also write the table as JSON")
     add_model_access_options(p.add_argument_group("model access"))

@@ -114,6 +114,11 @@ def instantiate(template: TaskTemplate, seed: int, world: World, *,
     count = int(rng.integers(lo, hi + 1)) if background is None else background
     others = sorted(n for n in residents if n not in (performer, target))
     count = max(count, 1 if target else 0)
+    if background is not None and count > len(others) + (1 if target else 0):
+        # Asked for more than the town holds: said, not quietly cut to what there is.
+        raise ValueError(f"--background {background}: {world.name} has "
+                         f"{len(others) + (1 if target else 0)} residents besides the "
+                         "performer")
     drawn = rng.choice(len(others), size=min(len(others), count - (1 if target else 0)),
                        replace=False)
     chosen = sorted([others[int(i)] for i in drawn] + ([target] if target else []))

@@ -31,6 +31,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from sandbox.files import FileFormatError, read_data, validation_error
+from sandbox.pathnames import component_problem
 from sandbox.simtime import sim_time_problem
 from worlds import AddressError, World
 
@@ -117,6 +118,14 @@ class TaskTemplate(BaseModel):
     # tests that text as a case-sensitive substring of an address, so a name we matched near
     # ("Hobbs Coffee" for Hobbs Cafe) stays unmatched there, as it is in the authors' runs.
     reference_places: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("id")
+    @classmethod
+    def _id_names_a_file(cls, value: str) -> str:
+        # The id names the template's file and its suite folder (OUT/<id>/...).
+        if value and (problem := component_problem(value)):
+            raise ValueError(f"{problem}; an id is one file name")
+        return value
 
     @field_validator("time_choices", mode="before")
     @classmethod

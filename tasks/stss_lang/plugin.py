@@ -38,13 +38,13 @@ from sandbox.app.commands.common import (
     add_budget_options,
     add_model_access_options,
     add_parallel_options,
-    non_negative_int,
+    architecture_ref,
     output_dir,
     output_file,
     parallel_options,
-    positive_int,
     use_prompts,
 )
+from sandbox.app.options import EVERY, RESAMPLES, SEED, Count, InputDir, InputFile, Model, Reference
 from sandbox.app.plugins import Benchmark, Board, Items, Judging, Option, Plugin, Sweep
 from sandbox.errors import UserError, one_line
 from sandbox.files import FileFormatError
@@ -64,9 +64,10 @@ STSS_LANG = Benchmark(
     items=Items(lambda path, options: scenario_items(path), flag="set", noun="scenarios",
                 help="a scenario set (sandbox stss-harvest)"),
     scenario=_scenario, judging=Judging(JUDGES, JUDGE_SAMPLING), board=Board(table3_report),
-    options={"arch": Option("ga", "the performer's architecture"),
+    options={"arch": Option("ga", "the performer's architecture",
+                            type=Reference("an architecture")),
              "embedder": Option(None, "memory embedder [default: the one of the harvested "
-                                      "run]")},
+                                      "run]", choices=("minilm", "hashing"))},
     noun="conversations")
 
 EXAMPLE = ("sandbox stss-lang --arch ga --arch ga_tdp --model local/smollm2-135m "
@@ -86,9 +87,10 @@ def register(sub) -> None:
         epilog="example: sandbox stss --templates public_spring_tasting --model scripted/town "
                "--embedder hashing --out runs/suite && sandbox stss-harvest runs/suite --out "
                "runs/scenarios.json")
-    h.add_argument("sources", nargs="+", type=Path, metavar="RUN_OR_SUITE")
+    h.add_argument("sources", nargs="+", type=InputDir(), metavar="RUN_OR_SUITE")
     h.add_argument("--out", type=output_file, required=True, help="the scenario set file to write")
-    h.add_argument("--per-pair", type=positive_int, default=2,
+    # a pair of characters talks a few times in a run; 1,000 scenarios of one pair is a typo
+    h.add_argument("--per-pair", type=Count(1, 1_000), default=2,
                    help="scenarios per task and pair of characters [default: %(default)s]")
     h.set_defaults(func=harvest_main)
 
@@ -101,22 +103,24 @@ def register(sub) -> None:
                     "on the summary. One directory per architecture under --out; finished "
                     "scenarios and saved judgments are skipped (resume), --rejudge asks again.",
         epilog=f"example: {EXAMPLE}")
-    p.add_argument("set", nargs="?", type=Path,
+    p.add_argument("set", nargs="?", type=InputFile(),
                    help="a scenario set (sandbox stss-harvest) [default: the built-in set, "
                         "harvested from scripted runs of the 30 templates]")
-    p.add_argument("--arch", action="append", dest="archs", metavar="ARCH",
+    p.add_argument("--arch", action="append", dest="archs", type=architecture_ref,
+                   metavar="ARCH",
                    help="the performer's architecture; repeat [default: ga and ga_tdp]")
-    p.add_argument("--model", default=EMBEDDED, help="the performer's model [default: %(default)s]")
-    p.add_argument("--partner-model", default=None,
+    p.add_argument("--model", type=Model(), default=EMBEDDED,
+                   help="the performer's model [default: %(default)s]")
+    p.add_argument("--partner-model", type=Model(), default=None,
                    help="the partner's model [default: --model]")
-    p.add_argument("--judge", action="append", dest="judges", metavar="MODEL",
+    p.add_argument("--judge", action="append", dest="judges", type=Model(), metavar="MODEL",
                    help=f"a judge model; repeat for several [default: {EMBEDDED}]")
     p.add_argument("--embedder", choices=["minilm", "hashing"],
                    help="memory embedder [default: the harvested run's]")
     p.add_argument("--out", type=output_dir, required=True, help="the results directory")
-    p.add_argument("--every", type=positive_int, default=1, metavar="K",
+    p.add_argument("--every", type=EVERY, default=1, metavar="K",
                    help="keep about one of K scenarios (a quick run) [default: %(default)s]")
-    p.add_argument("--seed", type=non_negative_int, default=0, help="[default: %(default)s]")
+    p.add_argument("--seed", type=SEED, default=0, help="[default: %(default)s]")
     p.add_argument("--rejudge", action="store_true", help="ask the judges again")
     add_board_options(p)
     add_model_access_options(p.add_argument_group("model access"))
@@ -130,16 +134,16 @@ def register(sub) -> None:
                     "and macro, conversation and summary, n and 95% bootstrap intervals, the "
                     "per-type comparison with the action level, calls and tokens per role.",
         epilog="example: sandbox stss-lang-board runs/lang-smol --plot table3.png")
-    b.add_argument("dirs", nargs="+", type=Path, metavar="DIR")
-    b.add_argument("--judge", action="append", dest="judges", metavar="MODEL",
+    b.add_argument("dirs", nargs="+", type=InputDir(), metavar="DIR")
+    b.add_argument("--judge", action="append", dest="judges", type=Model(), metavar="MODEL",
                    help="only these judges' verdicts [default: all]")
-    b.add_argument("--seed", type=non_negative_int, default=0, help="bootstrap seed")
+    b.add_argument("--seed", type=SEED, default=0, help="bootstrap seed")
     add_board_options(b)
     b.set_defaults(func=board_main)
 
 
 def add_board_options(p) -> None:
-    p.add_argument("--resamples", type=positive_int, default=1000, help="bootstrap resamples "
+    p.add_argument("--resamples", type=RESAMPLES, default=1000, help="bootstrap resamples "
                                                                "[default: %(default)s]")
     add_board_outputs(p, "draw the GCSR with intervals")
 
@@ -151,6 +155,12 @@ def harvest_main(args) -> int:
         found = harvest(args.sources, per_pair=args.per_pair)
     except NotAnSTSSRun as exc:
         raise UserError(str(exc)) from exc
+    if not found.scenarios:  # an empty set would only fail the stss-lang run that reads it
+        why = "; ".join(one_line(p) for p in found.problems[:3]) or \
+            "no conversation between a performer and another resident"
+        raise UserError(f"no scenarios in {', '.join(map(str, args.sources))} "
+                        f"({len(found.harvested_from)} runs read: {why}); nothing written to "
+                        f"{args.out}")
     hold_output(args.out, file=True)
     save_set(found, args.out)
     tasks = len({s.task.id for s in found.scenarios})
@@ -169,7 +179,7 @@ def run_main(args) -> int:
     from agents.architecture import load_architecture
     from evaluation.stss_lang.usage import table3_board
     from sandbox.app.suites.benchmark import Configuration
-    from tasks.kit import IdCollision
+    from tasks.kit import ItemIdError
 
     console = terminal.console()
     archs = args.archs or ["ga", "ga_tdp"]
@@ -185,7 +195,7 @@ def run_main(args) -> int:
     use_prompts(args)
     try:
         items = STSS_LANG.items.load(args.set, {})
-    except (FileFormatError, IdCollision) as exc:
+    except (FileFormatError, ItemIdError) as exc:
         raise UserError(str(exc)) from exc
     models = {"performer": args.model, "partner": args.partner_model or args.model}
     sampling = {r.name: r.sampling for r in STSS_LANG.roles}

@@ -98,7 +98,7 @@ def test_every_command_refuses_negative_seeds_at_parsing(argv, tmp_path, capsys)
     out = tmp_path / "out"
     assert main([*argv, *(["--out", str(out)] if argv[0] != "pingpong-board"
                           else [str(out)])]) == 2
-    assert "0 or more" in capsys.readouterr().err.strip().splitlines()[-1]
+    assert "from 0 to 4,294,967,295" in capsys.readouterr().err.strip().splitlines()[-1]
     assert not out.exists()
 
 

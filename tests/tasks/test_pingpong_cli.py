@@ -117,7 +117,8 @@ def test_bad_input_fails_in_one_line_with_exit_2(tmp_path, capsys):
     assert "not a PingPong benchmark directory" in capsys.readouterr().err
     assert pingpong(tmp_path, "scripted/pingpong", tmp_path / "c",
                     "--player-top-p", "0") == 2
-    assert "--player-top-p: 0: must be more than 0 and at most 1" in capsys.readouterr().err
+    assert "--player-top-p: '0': out of range; give a number more than 0 and at most 1" \
+        in capsys.readouterr().err
 
 
 def test_sandbox_log_of_a_pingpong_conversation_lists_its_judge_calls(tmp_path, capsys):

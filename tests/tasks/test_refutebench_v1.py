@@ -225,7 +225,7 @@ def test_a_multi_feedback_document_gives_feedback_where_its_words_occur(scripted
 
 @pytest.mark.parametrize("options, refused", [
     # each ran with exit 0, the manifest recording it, every run's header saying v1
-    (["--setting", "bogus"], "--setting bogus does not apply"),
+    (["--setting", "transient"], "--setting transient does not apply"),
     (["--setting", "persistent", "--distractors", "0,3"],
      "--setting persistent, --distractors 0,3 do not apply"),
     (["--tasks", "summ"], "--tasks summ does not apply"),

@@ -194,7 +194,8 @@ def test_a_calls_count_that_fails_keeps_the_last_one_and_is_counted():
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--jobs", "0"], "argument --jobs: 0: must be 1 or more (see: sandbox stss --help)"),
+    (["--jobs", "0"], "argument --jobs: '0': out of range; give a whole number from 1 to "
+                      "1,024 (see: sandbox stss --help)"),
     (["--workers", "2"], "--workers needs --executor ray"),
     (["--address", "10.0.0.1:6379"], "--address needs --executor ray"),
 ])

@@ -98,7 +98,7 @@ def test_bad_town_day_options_are_one_line_before_anything_runs(tmp_path, capsys
 
 def test_a_bad_hours_is_refused_at_parsing(tmp_path, capsys):
     assert main(["run", "town_day", "--hours", "0", "--out", str(tmp_path / "run")]) == 2
-    assert "must be more than 0" in capsys.readouterr().err
+    assert "give a number more than 0 and at most 8784" in capsys.readouterr().err
 
 
 def test_town_day_options_are_refused_for_another_scenario(tmp_path, capsys):

@@ -23,10 +23,18 @@ from sandbox.app.commands.common import (
     add_parallel_options,
     budgets,
     models_file,
-    non_negative_int,
     parallel_options,
     suite_progress,
     use_prompts,
+)
+from sandbox.app.options import (
+    EVERY,
+    MAX_TOKENS,
+    RESAMPLES,
+    SEED,
+    InputDir,
+    InputPath,
+    Model,
 )
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError
@@ -38,7 +46,6 @@ from .common import (
     non_negative_float,
     output_dir,
     output_file,
-    positive_int,
     probability,
 )
 
@@ -51,8 +58,27 @@ def _sampling_options(p: argparse.ArgumentParser, role: str, default, token_help
                    help="[default: %(default)s]")
     g.add_argument(f"--{role}-top-p", type=probability, default=default.top_p,
                    help="[default: %(default)s]")
-    g.add_argument(f"--{role}-max-tokens", type=positive_int, default=default.max_tokens,
+    g.add_argument(f"--{role}-max-tokens", type=MAX_TOKENS, default=default.max_tokens,
                    help=f"{token_help} [default: %(default)s]")
+
+
+def _typed(option):
+    """The option's type as a check of the text: the value stays text, as the manifest records
+    it (a path given is compared with the one recorded); and its own text default is kept as
+    it is (argparse passes a text default through the type too, and a default of a str
+    subclass, a plug-in's marker of "not given", must stay one)."""
+    if option.type is None:
+        return None
+    default = option.default
+
+    def convert(text: str):
+        if isinstance(default, str) and text is default:
+            return default
+        value = option.type(text)
+        return text if isinstance(value, Path) else value
+
+    convert.kind = option.type.kind
+    return convert
 
 
 def register_benchmark(sub, bench) -> None:
@@ -72,24 +98,26 @@ def add_run_command(sub, bench, **defaults) -> argparse.ArgumentParser:
                     "run resumes and a new --judge calls no other role.",
         epilog=f"example: {bench.example}" if bench.example else None)
     for role in bench.roles:
-        p.add_argument(f"--{role.name}", default=EMBEDDED, metavar="MODEL",
+        p.add_argument(f"--{role.name}", type=Model(), default=EMBEDDED, metavar="MODEL",
                        help=f"{role.help} [default: %(default)s]")
-    p.add_argument("--judge", action="append", dest="judges", metavar="MODEL",
+    p.add_argument("--judge", action="append", dest="judges", type=Model(), metavar="MODEL",
                    help=f"a judge model; repeat for several (their scores are averaged) "
                         f"[default: {EMBEDDED}]")
-    p.add_argument(f"--{bench.items.flag}", dest="items", type=Path, help=bench.items.help)
+    p.add_argument(f"--{bench.items.flag}", dest="items", type=InputPath(),
+                   help=bench.items.help)
     for name, option in bench.options.items():
         p.add_argument(f"--{name.replace('_', '-')}", dest=name, default=option.default,
-                       choices=option.choices, help=f"{option.help} [default: %(default)s]")
+                       choices=option.choices, type=_typed(option),
+                       help=f"{option.help} [default: %(default)s]")
     p.add_argument("--out", type=output_dir, required=True,
                    help="benchmark directory (one configuration per directory)")
     p.add_argument("--label", type=label_text,
                    help=f"the configuration's name on the board [default: the "
                         f"{bench.under_test} model]")
-    p.add_argument("--every", type=positive_int, default=1, metavar="K",
+    p.add_argument("--every", type=EVERY, default=1, metavar="K",
                    help=f"keep about one of K {bench.items.noun}, spread over the set (a quick "
                         "run) [default: %(default)s]")
-    p.add_argument("--seed", type=non_negative_int, default=0,
+    p.add_argument("--seed", type=SEED, default=0,
                    help="base seed [default: %(default)s]")
     p.add_argument("--rejudge", action="store_true",
                    help="ask the judges again even where a judgment is saved")
@@ -98,7 +126,7 @@ def add_run_command(sub, bench, **defaults) -> argparse.ArgumentParser:
     _sampling_options(p, "judge", bench.judging.sampling, "per judged turn")
     for name, option in bench.judging.options.items():
         p.add_argument(f"--{name.replace('_', '-')}", dest=name, default=option.default,
-                       choices=option.choices,
+                       choices=option.choices, type=_typed(option),
                        help=f"{option.help} (changing it in an --out needs --rejudge) "
                             "[default: %(default)s]")
     # Each run keeps its own cache (llm_cache.jsonl in its directory): no --cache here.
@@ -120,13 +148,13 @@ def add_board_command(sub, bench) -> None:
                     "interval.",
         epilog="example: " + (bench.board.example or
                               f"sandbox {bench.name}-board runs/a runs/b --plot board.png"))
-    b.add_argument("dirs", nargs="+", type=Path, metavar="DIR",
+    b.add_argument("dirs", nargs="+", type=InputDir(), metavar="DIR",
                    help=f"directories written by `sandbox {bench.name} --out`")
-    b.add_argument("--judge", action="append", dest="judges", metavar="MODEL",
+    b.add_argument("--judge", action="append", dest="judges", type=Model(), metavar="MODEL",
                    help="use only these judges' scores [default: every judge found]")
-    b.add_argument("--seed", type=non_negative_int, default=0,
+    b.add_argument("--seed", type=SEED, default=0,
                    help="bootstrap seed [default: %(default)s]")
-    b.add_argument("--resamples", type=positive_int, default=1000,
+    b.add_argument("--resamples", type=RESAMPLES, default=1000,
                    help="bootstrap resamples [default: %(default)s]")
     for name, spec in bench.board.options.items():
         b.add_argument(f"--{name.replace('_', '-')}", dest=name, **spec)
@@ -305,7 +333,7 @@ def _ranges(numbers: list[int]) -> str:
 
 def run_main(bench, args) -> int:
     from sandbox.app.suites.benchmark import Configuration, board_report
-    from tasks.kit import IdCollision
+    from tasks.kit import ItemIdError
 
     console = terminal.console()
     judges = judge_models(args)
@@ -315,7 +343,7 @@ def run_main(bench, args) -> int:
     options = {name: getattr(args, name) for name in bench.options}
     try:
         items = bench.items.load(args.items, options)
-    except (FileFormatError, IdCollision) as exc:
+    except (FileFormatError, ItemIdError) as exc:
         raise UserError(str(exc)) from exc
     for note in items.notes:
         console.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)

@@ -9,8 +9,6 @@ from one place and no package outside the command line needs a command module.
 from __future__ import annotations
 
 import argparse
-import os
-import tempfile
 import time
 from contextlib import contextmanager
 from datetime import datetime
@@ -18,22 +16,35 @@ from pathlib import Path
 
 from rich.console import Console
 
-from sandbox.errors import UserError, one_line
+from sandbox.app.options import (
+    CALLS,
+    CONCURRENCY,
+    HOURS,
+    JOBS,
+    RETRIES,
+    TEMPERATURE,
+    TOKENS,
+    TOP_P,
+    WORKERS,
+    Address,
+    CacheFile,
+    InputDir,
+    InputFile,
+    Label,
+    Model,
+    Number,
+    OutputDir,
+    OutputFile,
+    Reference,
+    Url,
+    declared,
+)
+from sandbox.errors import UserError
 from sandbox.events import Event, Utterance
 from sandbox.files import FileFormatError
 from sandbox.llm import CacheMiss, LLMConfigError, LLMSettings, make_llm
 from sandbox.outdirs import OutputTaken, claim
 from sandbox.prompts import set_prompt_dir
-
-
-def _whole_number(text: str, least: int) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < least:
-        raise argparse.ArgumentTypeError(f"{text}: must be {least} or more")
-    return value
 
 
 def intermixed(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -54,102 +65,12 @@ def intermixed(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return parser
 
 
-def non_negative_int(text: str) -> int:
-    """argparse type for seeds: numpy's generators refuse negative seeds, and that must fail
-    at parsing (exit code 2), not after the run directory exists."""
-    return _whole_number(text, 0)
-
-
-def positive_int(text: str) -> int:
-    """argparse type for counts that must be 1 or more (caps, sizes, resamples)."""
-    return _whole_number(text, 1)
-
-
-def _writable_dir(directory: Path) -> str | None:
-    """Why the directory `directory` (made with its missing parents if need be) cannot be
-    written in, or None."""
-    existing = directory
-    while not existing.exists() and existing != existing.parent:
-        existing = existing.parent
-    if not existing.is_dir():
-        return f"{existing} is a file, so nothing can be made inside it"
-    if not os.access(existing, os.W_OK | os.X_OK):
-        return f"cannot write in {existing} (read-only filesystem or no permission)"
-    try:  # some filesystems (/proc, a full disk) pass the access test and refuse a file
-        with tempfile.TemporaryFile(dir=existing):
-            pass
-    except OSError as exc:
-        return f"cannot write in {existing}: {exc.strerror}"
-    return None
-
-
-def output_dir(text: str) -> Path:
-    """argparse type for a directory a command writes into: checked before any work starts
-    (exists as a file, read-only filesystem, no permission), so nothing is half-made."""
-    path = Path(text)
-    if path.exists() and not path.is_dir():
-        raise argparse.ArgumentTypeError(f"{text} is a file, not a directory")
-    problem = _writable_dir(path)
-    if problem:
-        raise argparse.ArgumentTypeError(problem)
-    return path
-
-
-def output_file(text: str) -> Path:
-    """argparse type for a file a command writes (a board's JSON, a plot, a script file)."""
-    path = Path(text)
-    if path.is_dir():
-        raise argparse.ArgumentTypeError(f"{text} is a directory, not a file")
-    problem = _writable_dir(path.parent)
-    if path.exists() and not problem and not os.access(path, os.W_OK):
-        problem = f"cannot write {path} (read-only filesystem or no permission)"
-    if problem:
-        raise argparse.ArgumentTypeError(problem)
-    return path
-
-
-def label_text(text: str) -> str:
-    """argparse type for a name shown on boards: printable, one line, not blank."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError("a label cannot be blank")
-    if one_line(text) != text:
-        raise argparse.ArgumentTypeError(f"{one_line(text)!r}: a label cannot hold control "
-                                         "characters (escapes, line breaks)")
-    return text
-
-
-def _number(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if value != value or value in (float("inf"), float("-inf")):
-        raise argparse.ArgumentTypeError(f"{text}: must be a finite number")
-    return value
-
-
-def non_negative_float(text: str) -> float:
-    """argparse type for a temperature: 0 or more."""
-    value = _number(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text}: must be 0 or more")
-    return value
-
-
-def positive_float(text: str) -> float:
-    """argparse type for a speed, a size or hours: more than 0."""
-    value = _number(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"{text}: must be more than 0")
-    return value
-
-
-def probability(text: str) -> float:
-    """argparse type for top-p: more than 0, at most 1."""
-    value = _number(text)
-    if not 0 < value <= 1:
-        raise argparse.ArgumentTypeError(f"{text}: must be more than 0 and at most 1")
-    return value
+# The option types (sandbox/app/options.py) the commands use most, by their old names.
+output_dir = OutputDir()
+output_file = OutputFile()
+label_text = Label()
+non_negative_float = TEMPERATURE
+probability = TOP_P
 
 
 def add_budget_options(p: argparse.ArgumentParser, *, suite: bool = False,
@@ -165,19 +86,19 @@ def add_budget_options(p: argparse.ArgumentParser, *, suite: bool = False,
         "every time. Reaching a cap stops cleanly: result.json says status \"budget\", "
         "everything written is kept, and the same command with a higher cap goes on (the "
         "answers given so far come from the cache).")
-    g.add_argument("--max-calls", type=positive_int, metavar="N", help=f"calls of {scope}")
-    g.add_argument("--max-tokens", type=positive_int, metavar="N", help=f"tokens of {scope}")
+    g.add_argument("--max-calls", type=CALLS, metavar="N", help=f"calls of {scope}")
+    g.add_argument("--max-tokens", type=TOKENS, metavar="N", help=f"tokens of {scope}")
     if suite:
-        g.add_argument("--episode-max-calls", type=positive_int, metavar="N",
+        g.add_argument("--episode-max-calls", type=CALLS, metavar="N",
                        help=f"calls of each {episode}" + (f" ({what})" if what else ""))
-        g.add_argument("--episode-max-tokens", type=positive_int, metavar="N",
+        g.add_argument("--episode-max-tokens", type=TOKENS, metavar="N",
                        help=f"tokens of each {episode}" + (f" ({what})" if what else ""))
 
 
 def add_sim_time_option(g) -> None:
     """--max-sim-hours (sandbox.engine.max_sim_hours): the CLI sets $SANDBOX_MAX_SIM_HOURS
     from it for the command (and the Ray workers it starts)."""
-    g.add_argument("--max-sim-hours", type=positive_float, metavar="H",
+    g.add_argument("--max-sim-hours", type=Number(0, HOURS, above=True), metavar="H",
                    help="the longest episode allowed, in simulated hours: a template's "
                         "duration_minutes, a window or a town day asking for more is refused "
                         "before anything runs [default: $SANDBOX_MAX_SIM_HOURS, else 72]")
@@ -186,6 +107,7 @@ def add_sim_time_option(g) -> None:
 DEFAULT_CHECKPOINT_EVERY = "1h"
 
 
+@declared("duration")
 def checkpoint_interval(text: str) -> float:
     """--checkpoint-every: a simulated duration (30m, 2h), or 0 / off for none."""
     from sandbox.simtime import TimeSpecError, parse_duration
@@ -197,9 +119,10 @@ def checkpoint_interval(text: str) -> float:
     except TimeSpecError as exc:
         raise argparse.ArgumentTypeError(f"{exc} (or 0 / off for no checkpoints)") from None
     # Checkpoints are named by their whole second; more often than a minute is of no use.
-    if seconds < 60 or seconds != int(seconds):
-        raise argparse.ArgumentTypeError(f"{text!r}: give whole seconds, a minute or more "
-                                         "(10m, 1h), or 0 / off for no checkpoints")
+    if seconds < 60 or seconds != int(seconds) or seconds > HOURS * 3600:
+        raise argparse.ArgumentTypeError(f"{text!r}: give whole seconds, from a minute to "
+                                         f"{HOURS:g} h (10m, 1h), or 0 / off for no "
+                                         "checkpoints")
     return seconds
 
 
@@ -213,10 +136,12 @@ def add_checkpoint_option(g) -> None:
                         f"[default: {DEFAULT_CHECKPOINT_EVERY}]")
 
 
+@declared("reference")
 def architecture_ref(text: str) -> str:
     """--arch: a built-in architecture name or the path of an architecture YAML file."""
     from agents.architecture import load_architecture
 
+    Reference("an architecture")(text)  # a FIFO or a directory refused before it is opened
     try:
         load_architecture(text)
     except FileFormatError as exc:
@@ -224,11 +149,13 @@ def architecture_ref(text: str) -> str:
     return text
 
 
+@declared("whisper")
 def whisper_spec(text: str):
     """--whisper: `NAME@HH:MM: text` as a tasks.town.Whisper (its resident and time are
     checked against the episode before it runs)."""
     from tasks.town import Whisper
 
+    Label("a whisper", most=5_000)(text)
     try:
         return Whisper.parse(text)
     except ValueError as exc:
@@ -265,12 +192,12 @@ def budgets(args):
 def add_llm_options(p: argparse.ArgumentParser, default_model: str = "local/smollm2-135m"):
     """Options every command that calls a model shares (they mirror LLMSettings)."""
     g = p.add_argument_group("model")
-    g.add_argument("--model", default=default_model,
+    g.add_argument("--model", type=Model(), default=default_model,
                    help="an alias of the models file (--models), or backend/model: "
                         "local/smollm2-135m (embedded, offline), openai/<model> (any "
                         "OpenAI-compatible endpoint, at --base-url), scripted/default "
                         "(deterministic test double) [default: %(default)s]")
-    g.add_argument("--cache", type=Path,
+    g.add_argument("--cache", type=CacheFile(),
                    help="LLM answer cache file [default: llm_cache.jsonl in the run directory]")
     add_model_access_options(g)
 
@@ -278,24 +205,25 @@ def add_llm_options(p: argparse.ArgumentParser, default_model: str = "local/smol
 def add_model_access_options(g) -> None:
     """How to reach the models and their caches, whatever the models are (a command with one
     --model, or a benchmark with a model per role)."""
-    g.add_argument("--models", type=Path, metavar="FILE",
+    g.add_argument("--models", type=InputFile(), metavar="FILE",
                    help="models file (YAML): aliases naming a model, its endpoint, the "
                         "variable holding its key, its concurrency and timeout; every option "
                         "that takes a model takes an alias (`sandbox list models`) "
                         "[default: $SANDBOX_MODELS, else ~/.config/social-sandbox/models.yaml]")
-    g.add_argument("--base-url", help="OpenAI-compatible endpoint of a bare openai/<model> "
-                                      "[default: $OPENAI_BASE_URL or OpenAI]; the key is read "
-                                      "from $OPENAI_API_KEY (an alias names its own)")
+    g.add_argument("--base-url", type=Url(),
+                   help="OpenAI-compatible endpoint of a bare openai/<model> [default: "
+                        "$OPENAI_BASE_URL or OpenAI]; the key is read from $OPENAI_API_KEY (an "
+                        "alias names its own)")
     g.add_argument("--json-dialect", choices=["json_schema", "json_object"],
                    help="how the endpoint takes a JSON schema: json_schema (OpenAI, vLLM; the "
                         "default) or json_object (llama.cpp server)")
-    g.add_argument("--max-concurrency", type=positive_int,
+    g.add_argument("--max-concurrency", type=CONCURRENCY,
                    help="LLM calls in flight at once [default: what the backend allows]")
     mode = g.add_mutually_exclusive_group()
     mode.add_argument("--cache-only", action="store_true",
                       help="replay from the cache; a call not in it stops the run")
     mode.add_argument("--no-cache", action="store_true", help="do not read or write a cache")
-    g.add_argument("--prompts", type=Path,
+    g.add_argument("--prompts", type=InputDir(),
                    help="directory of prompt templates that override the built-in ones")
 
 
@@ -340,9 +268,15 @@ def llm_settings(args, cache_default: Path | None) -> LLMSettings:
 
 def use_prompts(args) -> None:
     """Point the prompt loader at --prompts (a UserError when it is not a directory)."""
+    from sandbox.app.prompt_dirs import check_prompt_dir
+
     if args.prompts is not None:
         if not args.prompts.is_dir():
             raise UserError(f"--prompts {args.prompts}: not a directory")
+        try:
+            check_prompt_dir(args.prompts, "--prompts")
+        except ValueError as exc:
+            raise UserError(str(exc)) from exc
         set_prompt_dir(args.prompts)
 
 
@@ -446,7 +380,7 @@ def _duration(seconds: float) -> str:
 def add_parallel_options(p: argparse.ArgumentParser) -> None:
     """How a suite's episodes run side by side (they mirror suites.parallel.Parallel)."""
     g = p.add_argument_group("running episodes side by side")
-    g.add_argument("--jobs", type=positive_int, default=1, metavar="N",
+    g.add_argument("--jobs", type=JOBS, default=1, metavar="N",
                    help="episodes at once in each process; their LLM calls share "
                         "--max-concurrency (the embedded model answers as many calls at "
                         "once as it has lanes, SANDBOX_LLM_LANES, whatever N) "
@@ -455,13 +389,13 @@ def add_parallel_options(p: argparse.ArgumentParser) -> None:
                    help="local: this process; ray: Ray worker processes, --jobs episodes at "
                         "once in each, on a local Ray or the cluster at --address "
                         "(pip install '.[ray]') [default: %(default)s]")
-    g.add_argument("--address", metavar="HOST:PORT",
+    g.add_argument("--address", type=Address(), metavar="HOST:PORT",
                    help="Ray cluster to join (ray://... or HOST:PORT) [default: start a local "
                         "Ray for the run]; OUT must be on a filesystem every node sees")
-    g.add_argument("--workers", type=positive_int, metavar="W",
+    g.add_argument("--workers", type=WORKERS, metavar="W",
                    help="Ray worker processes, each with its own model backend and its own "
                         "--max-concurrency [default: the cluster's CPUs]")
-    g.add_argument("--retries", type=non_negative_int, default=2, metavar="R",
+    g.add_argument("--retries", type=RETRIES, default=2, metavar="R",
                    help="times an episode runs again after its Ray worker died "
                         "[default: %(default)s]")
 

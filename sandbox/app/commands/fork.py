@@ -22,8 +22,9 @@ from datetime import timedelta
 from pathlib import Path
 
 from sandbox import terminal
+from sandbox.app.options import InputDir, Moment, declared
 from sandbox.checkpoint import Checkpoint
-from sandbox.errors import UserError
+from sandbox.errors import UserError, one_line
 from sandbox.llm import caches_in
 from sandbox.lock import hold_output
 from sandbox.log import CACHE, EVENTS, RESULT, RunFormatError, RunResult, read_header
@@ -48,10 +49,11 @@ class ForkError(UserError):
     """The replay did not reach RUN's state at the fork point."""
 
 
+@declared("assignment")
 def agent_arch(text: str) -> tuple[str, str]:
     """--agent-arch NAME=ARCH, the architecture checked (the name against the run later)."""
     name, sep, arch = text.partition("=")
-    if not sep or not name.strip() or not arch.strip():
+    if not sep or not name.strip() or not arch.strip() or name != one_line(name):
         raise argparse.ArgumentTypeError(f"{text!r}: write NAME=ARCH, e.g. "
                                          "'Kenji Mori=ga_no_reflection'")
     return name.strip(), architecture_ref(arch.strip())
@@ -72,9 +74,9 @@ def register(sub) -> None:
                     "`sandbox rerun NEW` makes it again.",
         epilog="example: sandbox fork runs/day --at 10:00 --agent-arch 'Kenji Mori="
                "ga_no_reflection' --out runs/day-no-reflection")
-    p.add_argument("run", type=Path, metavar="RUN",
+    p.add_argument("run", type=InputDir(), metavar="RUN",
                    help="a run directory written by `sandbox run`")
-    p.add_argument("--at", required=True, metavar="TIME",
+    p.add_argument("--at", required=True, type=Moment(), metavar="TIME",
                    help=f"the fork point: {MOMENTS}; everything due then happens as in RUN "
                         "before the changes")
     p.add_argument("--out", type=output_dir, required=True, metavar="NEW",

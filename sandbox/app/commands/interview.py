@@ -19,6 +19,18 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from sandbox import terminal
+from sandbox.app.options import (
+    PERSON,
+    RESAMPLES,
+    SEED,
+    CacheFile,
+    Count,
+    InputDir,
+    InputFile,
+    Model,
+    Moment,
+    Text,
+)
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError
 from sandbox.lock import hold_output
@@ -30,12 +42,13 @@ from .common import (
     add_model_access_options,
     build_llm,
     intermixed,
-    non_negative_int,
     output_dir,
-    positive_int,
 )
 
 EMBEDDED = "local/smollm2-135m"
+# Memories retrieved per question: the reference retrieves 30 (a conversation 50); a prompt
+# of 10,000 memories would not fit any model's context.
+MEMORIES = Count(1, 10_000)
 AT_HELP = f"the moment the agent answers from: {MOMENT_FORMATS}"
 
 
@@ -47,11 +60,11 @@ def default_cache() -> Path:
 
 def _model_options(p: argparse.ArgumentParser, cache_help: str) -> None:
     g = p.add_argument_group("model")
-    g.add_argument("--model",
+    g.add_argument("--model", type=Model(),
                    help="the model the agent answers with: an alias of the models file, "
                         "local/smollm2-135m (embedded, offline), openai/<model>, scripted/town "
                         "(test double) [default: the model the run gave the agent]")
-    g.add_argument("--cache", type=Path, metavar="FILE", help=cache_help)
+    g.add_argument("--cache", type=CacheFile(), metavar="FILE", help=cache_help)
     add_model_access_options(g)
 
 
@@ -67,19 +80,20 @@ def register(sub) -> None:
         epilog='example: sandbox interview runs/day --agent "Agnes Whitfield" --at 10:30 '
                '"What are you going to do next?" "Who did you talk with today?"')
     intermixed(p)  # the questions may follow the options
-    p.add_argument("run", type=Path, metavar="RUN", help="a run directory of a town")
-    p.add_argument("questions", nargs="*", metavar="QUESTION",
+    p.add_argument("run", type=InputDir(), metavar="RUN", help="a run directory of a town")
+    p.add_argument("questions", nargs="*", type=Text("a question", most=5_000), metavar="QUESTION",
                    help="questions to ask (placeholders {name}, {first_name}, {other})")
-    p.add_argument("--agent", required=True, metavar="NAME", help="the agent to interview")
-    p.add_argument("--at", metavar="TIME", help=f"{AT_HELP} [default: end]")
-    p.add_argument("--questions", dest="questions_file", type=Path, metavar="FILE",
+    p.add_argument("--agent", required=True, type=PERSON, metavar="NAME",
+                   help="the agent to interview")
+    p.add_argument("--at", type=Moment(end=True), metavar="TIME", help=f"{AT_HELP} [default: end]")
+    p.add_argument("--questions", dest="questions_file", type=InputFile(), metavar="FILE",
                    help="also ask the questions of this file (agents/interview_questions.yaml "
                         "is the built-in one; questions sharing a `thread:` are one "
                         "conversation)")
     p.add_argument("--chat", action="store_true",
                    help="ask the QUESTIONs as one conversation: each sees the earlier ones "
                         "and their answers (follow-up questions)")
-    p.add_argument("--memories", type=positive_int, metavar="K",
+    p.add_argument("--memories", type=MEMORIES, metavar="K",
                    help="memories retrieved per question [default: as many as the agent's "
                         "conversation module retrieves for a line, 15]")
     p.add_argument("--out", type=output_dir, metavar="DIR",
@@ -98,15 +112,17 @@ def register(sub) -> None:
                     "and judgments are kept. Nothing is written into a RUN.",
         epilog="example: sandbox interview-set runs/ga runs/ga_tdp runs/ga_no_reflection "
                "--judge local/smollm2-135m --out runs/interviews --plot interviews.png")
-    s.add_argument("runs", nargs="+", type=Path, metavar="RUN", help="run directories")
-    s.add_argument("--questions", dest="questions_file", type=Path, metavar="FILE",
+    s.add_argument("runs", nargs="+", type=InputDir(), metavar="RUN", help="run directories")
+    s.add_argument("--questions", dest="questions_file", type=InputFile(), metavar="FILE",
                    help="question file [default: agents/interview_questions.yaml]")
-    s.add_argument("--judge", action="append", dest="judges", required=True, metavar="MODEL",
+    s.add_argument("--judge", action="append", dest="judges", required=True, type=Model(),
+                   metavar="MODEL",
                    help="a judge model (repeat for several)")
     s.add_argument("--out", type=output_dir, required=True, metavar="DIR",
                    help="where answers, judgments, calls and the cache go")
-    s.add_argument("--at", metavar="TIME", help=f"{AT_HELP}, in every run [default: end]")
-    s.add_argument("--memories", type=positive_int, metavar="K",
+    s.add_argument("--at", type=Moment(end=True), metavar="TIME",
+                   help=f"{AT_HELP}, in every run [default: end]")
+    s.add_argument("--memories", type=MEMORIES, metavar="K",
                    help="memories retrieved per question [default: the agent's own, 15]")
     s.add_argument("--rejudge", action="store_true", help="ask every judge again")
     _board_options(s)
@@ -119,18 +135,18 @@ def register(sub) -> None:
                     "bootstrap interval and n, from the answers and judgments `sandbox "
                     "interview-set` saved (no model is called).",
         epilog="example: sandbox interview-board runs/interviews --plot interviews.png")
-    b.add_argument("dirs", nargs="+", type=Path, metavar="DIR",
+    b.add_argument("dirs", nargs="+", type=InputDir(), metavar="DIR",
                    help="directories written by `sandbox interview-set --out`")
-    b.add_argument("--judge", action="append", dest="judges", metavar="MODEL",
+    b.add_argument("--judge", action="append", dest="judges", type=Model(), metavar="MODEL",
                    help="use only these judges' ratings [default: the set's judges]")
     _board_options(b)
     b.set_defaults(func=board_main)
 
 
 def _board_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--seed", type=non_negative_int, default=0,
+    p.add_argument("--seed", type=SEED, default=0,
                    help="bootstrap seed [default: %(default)s]")
-    p.add_argument("--resamples", type=positive_int, default=1000,
+    p.add_argument("--resamples", type=RESAMPLES, default=1000,
                    help="bootstrap resamples [default: %(default)s]")
     add_board_outputs(p, "draw each rating and its interval into this PNG")
 
@@ -355,6 +371,12 @@ def _interview_set(args) -> int:
         args.model = run_model(runs)
     config = {"model": args.model, "at": args.at or "end", "memories": args.memories,
               "questions": digest([q.model_dump() for q in questions])}
+    # Every model (the answering one, each judge) is built before anything is written: a
+    # misspelt judge must not leave a manifest and answers behind.
+    cache = args.cache or out / CACHE
+    llm = build_llm(args, cache_default=cache)
+    judge_llms = {judge: build_llm(argparse.Namespace(**{**vars(args), "model": judge}),
+                                   cache_default=cache) for judge in judges}
     manifest_path = out / MANIFEST
     if manifest_path.is_file():
         try:
@@ -377,8 +399,6 @@ def _interview_set(args) -> int:
                                                                             strict=True)],
                 "selected": selected}
     write_atomic(manifest_path, json.dumps(manifest, indent=1) + "\n")
-    cache = args.cache or out / CACHE
-    llm = build_llm(args, cache_default=cache)
     console = terminal.console()
     calls = CallLog(out / CALLS)
     asked = kept = unusable = 0
@@ -424,7 +444,7 @@ def _interview_set(args) -> int:
         console.print(f"answers: {asked} asked, {kept} kept"
                       + (f", {unusable} without a usable answer" if unusable else ""),
                       markup=False, highlight=False)
-        tally = _judge(args, judges, answered, calls, console)
+        tally = _judge(judge_llms, answered, calls, console, rejudge=args.rejudge)
     finally:
         calls.close()
     code = _board(args, [out])
@@ -436,16 +456,14 @@ def _interview_set(args) -> int:
     return code
 
 
-def _judge(args, judges, answered, calls, console):
+def _judge(judge_llms, answered, calls, console, *, rejudge: bool):
     from evaluation.interview import INTERVIEW_JUDGE, JUDGE_SAMPLING, Answered
     from evaluation.kit import Ask, JudgeTally, judge_asks, judge_dialogue, judgment_problem
     from sandbox.judgments import load_judgments, save_judgment, settle_status
 
     tally = JudgeTally()
     asks = []
-    for judge in judges:
-        llm = build_llm(argparse.Namespace(**{**vars(args), "model": judge}),
-                        cache_default=args.cache or args.out / CACHE)
+    for judge, llm in judge_llms.items():
         for folder, reply in answered:
             item = Answered(folder, reply)
             if not INTERVIEW_JUDGE.applies(item):
@@ -459,7 +477,7 @@ def _judge(args, judges, answered, calls, console):
                     judge_dialogue(INTERVIEW_JUDGE, item, asked, JUDGE_SAMPLING)),
                 save=lambda judgment, folder=folder: save_judgment(folder, judgment),
                 note=judge, recorded=(INTERVIEW_JUDGE.tag, f"judge:{llm.model_id}")))
-    judge_asks(asks, calls, rejudge=args.rejudge, tally=tally)
+    judge_asks(asks, calls, rejudge=rejudge, tally=tally)
     console.print(f"judgments: {tally.made} made, {tally.skipped} kept"
                   + (f", {tally.fallbacks} fell back" if tally.fallbacks else "")
                   + (f", {tally.unavailable} unavailable" if tally.unavailable else ""),

@@ -7,9 +7,8 @@ an endpoint's, and the scripted test doubles, marked as such), architectures, wo
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from sandbox import terminal
+from sandbox.app.options import InputFile
 
 CORE = ("benchmarks", "models", "architectures", "worlds", "scenarios")
 
@@ -28,7 +27,7 @@ def register(sub) -> None:
                     "that failed to load is listed with its error, and the command exits 1.",
         epilog="example: sandbox list models")
     p.add_argument("what", choices=whats, help="what to list")
-    p.add_argument("--models", type=Path, metavar="FILE",
+    p.add_argument("--models", type=InputFile(), metavar="FILE",
                    help="the models file whose aliases `list models` shows [default: "
                         "$SANDBOX_MODELS, else ~/.config/social-sandbox/models.yaml]")
     p.set_defaults(func=main)

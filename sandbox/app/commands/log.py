@@ -8,6 +8,7 @@ import json
 import sys
 from pathlib import Path
 
+from sandbox.app.options import Count, InputDir, Words
 from sandbox.errors import UserError
 from sandbox.log import CALLS, EVENTS, HEADER, RESULT, RunFormatError, RunResult, load_run
 from sandbox.summary import print_summary, summarize
@@ -22,15 +23,17 @@ def register(sub) -> None:
                                    "log lines.",
                        epilog="example: sandbox run single_room --model scripted/default --out "
                               "runs/demo && sandbox log runs/demo --events utterance")
-    p.add_argument("run_dir", help="a run directory written by `sandbox run`; or a directory "
-                                   "of run directories (a suite's, a benchmark's): one line "
-                                   "per run (status, events, calls, warnings)")
+    p.add_argument("run_dir", type=InputDir(),
+                   help="a run directory written by `sandbox run`; or a directory "
+                        "of run directories (a suite's, a benchmark's): one line "
+                        "per run (status, events, calls, warnings)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    p.add_argument("--events", action="append", metavar="KIND",
+    p.add_argument("--events", action="append", type=Words("an event kind"), metavar="KIND",
                    help="instead, print every event of this kind, one a line (repeat for "
                         "several kinds; e.g. --events utterance, or a kind a benchmark logs "
                         "such as user_request_written); with --json, as JSON lines")
-    p.add_argument("--calls", nargs="*", type=int, metavar="SEQ",
+    # a call's number: a run of 10^12 calls would take millennia
+    p.add_argument("--calls", nargs="*", type=Count(0, 10**12), metavar="SEQ",
                    help="instead, print each LLM call (or only those numbered SEQ): its "
                         "purpose, agent, role, model and endpoint, the messages it sent and "
                         "the answer that came back (from the run's prompts.jsonl); with "

@@ -6,11 +6,32 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+from sandbox.app.options import (
+    HOURS,
+    PERSON,
+    Duration,
+    InputDir,
+    InputFile,
+    Moment,
+    Number,
+    Size,
+    declared,
+)
 from sandbox.errors import UserError
 
-from .common import output_dir, output_file, positive_float
+from .common import output_dir, output_file
+
+# A window or frame of 8K at most (a frame of 100,000 px square would take 40 GB); at least
+# what the viewer's panels need to be drawn.
+FRAME_SIZE = Size((640, 400), 7_680)
 
 _PARENT = "(the parent)"  # --beside given no value
+
+
+@declared("input-dir")
+def _other_run(text: str):
+    """--beside OTHER: a run directory (argparse passes the bare flag's value through too)."""
+    return text if text == _PARENT else InputDir()(text)
 
 
 def register(sub) -> None:
@@ -30,19 +51,22 @@ def register(sub) -> None:
                "both runs; clicks, zoom and pan on the pane they happen in).  examples: "
                "sandbox replay runs/demo --export frames --every 10m --from 08:00 --to 12:00;"
                "  sandbox replay runs/day-fork --beside --export frames")
-    p.add_argument("run_dir", type=Path, help="a run directory written by `sandbox run`")
-    p.add_argument("--world", type=Path,
+    p.add_argument("run_dir", type=InputDir(), help="a run directory written by `sandbox run`")
+    p.add_argument("--world", type=InputFile(),
                    help="the world map file (YAML) [default: the one the run names]")
     p.add_argument("--view", choices=["town", "conversation"],
                    help="force a view [default: town when the run has a map, else conversation]")
-    p.add_argument("--size", default="1280x800", help="window or frame size [default: "
-                                                      "%(default)s]")
-    p.add_argument("--at", help="start at this time (HH:MM, 'YYYY-MM-DD HH:MM' or +1h)")
-    p.add_argument("--speed", type=positive_float, default=None,
+    p.add_argument("--size", type=FRAME_SIZE, default="1280x800",
+                   help="window or frame size [default: "
+                        "%(default)s]")
+    p.add_argument("--at", type=Moment(),
+                   help="start at this time (HH:MM, 'YYYY-MM-DD HH:MM' or +1h)")
+    p.add_argument("--speed", type=Number(0, 100_000, above=True), default=None,
                    help="simulated seconds per wall second [default: 1 for a conversation, "
                         "64 for the town]")
-    p.add_argument("--follow", metavar="AGENT", help="keep this agent in view (and inspect it)")
-    p.add_argument("--beside", nargs="?", const=_PARENT, metavar="OTHER",
+    p.add_argument("--follow", type=PERSON, metavar="AGENT",
+                   help="keep this agent in view (and inspect it)")
+    p.add_argument("--beside", nargs="?", const=_PARENT, type=_other_run, metavar="OTHER",
                    help="show the run beside another, on one clock and one timeline: with "
                         "no value the run must be a fork, and its parent (named in its header) "
                         "goes on the left; with OTHER, any run (on the left, unless the run is "
@@ -51,31 +75,22 @@ def register(sub) -> None:
     g = p.add_argument_group("headless export")
     g.add_argument("--export", type=output_dir, metavar="DIR",
                    help="write PNG frames into DIR and exit")
-    g.add_argument("--every", help="time between frames, e.g. 30s, 10m, 1h [default: one frame "
-                                   "per event for a conversation, 10m for the town]")
+    g.add_argument("--every", type=Duration(HOURS),
+                   help="time between frames, e.g. 30s, 10m, 1h [default: one frame "
+                        "per event for a conversation, 10m for the town]")
     g.add_argument("--gif", type=output_file, metavar="FILE",
                    help="write an animated GIF of the frames (with --export, the PNGs are "
                         "kept in DIR too)")
-    g.add_argument("--from", dest="from_", metavar="T", help="first frame time")
-    g.add_argument("--to", metavar="T", help="last frame time")
+    g.add_argument("--from", dest="from_", type=Moment(), metavar="T", help="first frame time")
+    g.add_argument("--to", type=Moment(), metavar="T", help="last frame time")
     p.set_defaults(func=main)
 
 
-def _size(text: str) -> tuple[int, int]:
-    try:
-        w, h = (int(v) for v in text.lower().split("x"))
-    except ValueError:
-        raise UserError(f"--size {text!r}: write WIDTHxHEIGHT, e.g. 1280x800") from None
-    if w < 640 or h < 400:
-        raise UserError(f"--size {text!r}: at least 640x400")
-    return w, h
-
-
 def main(args) -> int:
-    from sandbox.simtime import TimeSpecError, parse_duration, parse_time
+    from sandbox.simtime import MomentError, parse_moment
     from viewer import Replay, ReplayError
 
-    size = _size(args.size)
+    size = args.size  # (width, height), checked at parsing
     headless = args.export is not None or args.gif is not None
     try:
         if args.beside is None:
@@ -93,17 +108,16 @@ def main(args) -> int:
         raise UserError(f"--follow {args.follow!r}: no such agent in this run; agents: "
                         f"{', '.join(agents) or 'none'}")
     started = runs[0].header.start_time  # beside: the left run's clock reads the times
-    try:
-        start = parse_time(args.from_, started) if args.from_ else None
-        end = parse_time(args.to, started) if args.to else None
-        at = parse_time(args.at, started) if args.at else None
-        every = None
-        if args.every:
-            every = parse_duration(args.every)
-        elif replay.is_town:
-            every = 600.0
-    except TimeSpecError as exc:
-        raise UserError(str(exc)) from exc
+    # Every time must be one of the run's: +300h of a 2-hour run is a mistake to say, not a
+    # window with nothing in it.
+    times = {}
+    for flag, text in (("--from", args.from_), ("--to", args.to), ("--at", args.at)):
+        try:
+            times[flag] = parse_moment(text, started, replay.end) if text else None
+        except MomentError as exc:
+            raise UserError(f"{flag} {exc}") from exc
+    start, end, at = times["--from"], times["--to"], times["--at"]
+    every = args.every if args.every else 600.0 if replay.is_town else None
     if start is not None and end is not None and end < start:
         raise UserError(f"--to {args.to} is before --from {args.from_}")
     for run in runs:

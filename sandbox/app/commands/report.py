@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from sandbox.app.options import InputDir, Label
 from sandbox.errors import UserError
 from sandbox.lock import hold_output
 from sandbox.log import CALLS, EVENTS, HEADER, RESULT
@@ -52,11 +53,12 @@ def register(sub) -> None:
                     "Open SITE/index.html from disk: no server, no network. No API key is "
                     "written, nor an absolute path of this machine unless --paths.",
         epilog="example: sandbox report runs/demo runs/suite runs/board --out site")
-    p.add_argument("dirs", nargs="+", type=Path, metavar="DIR",
+    p.add_argument("dirs", nargs="+", type=InputDir(), metavar="DIR",
                    help="a run, a benchmark directory, a suite or a sweep")
     p.add_argument("--out", type=output_dir, required=True, metavar="SITE",
                    help="the site's directory (an earlier report there is replaced)")
-    p.add_argument("--title", help="the site's title [default: the directories' names]")
+    p.add_argument("--title", type=Label("a title", most=300),
+                   help="the site's title [default: the directories' names]")
     p.add_argument("--paths", action="store_true",
                    help="keep absolute paths as they are (they name this machine's folders)")
     p.set_defaults(func=main)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import argparse
 import math
-from pathlib import Path
 
+from sandbox.app.options import InputDir
 from sandbox.checkpoint import Checkpoint
 from sandbox.errors import UserError
 from sandbox.log import read_header
@@ -37,7 +37,7 @@ def register(sub) -> None:
                     "again with its changes made at its fork point. --cache-only: a call the "
                     "cache does not hold stops the rerun instead of reaching the model.",
         epilog="example: sandbox rerun runs/demo --cache-only --out runs/demo-again")
-    p.add_argument("run", type=Path, help="a run directory written by `sandbox run`")
+    p.add_argument("run", type=InputDir(), help="a run directory written by `sandbox run`")
     p.add_argument("--out", type=output_dir,
                    help="run into this new directory instead of RUN [default: RUN]")
     p.add_argument("--cache-only", action="store_true",

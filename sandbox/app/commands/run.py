@@ -3,9 +3,19 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from sandbox import terminal
+from sandbox.app.options import (
+    HOURS,
+    PERSON,
+    RESIDENTS,
+    SEED,
+    Count,
+    InputFile,
+    Number,
+    Reference,
+    Text,
+)
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError
 from sandbox.llm import CacheMiss
@@ -27,9 +37,7 @@ from .common import (
     architecture_ref,
     budgets,
     build_llm,
-    non_negative_int,
     output_dir,
-    positive_int,
     print_event,
     run_directory,
     run_stopped,
@@ -49,16 +57,19 @@ def register(sub) -> None:
                     "(header.json, events.jsonl, calls.jsonl, llm_cache.jsonl, result.json).",
         epilog="example: sandbox run single_room --model local/smollm2-135m --seed 0 "
                "--out runs/demo")
-    p.add_argument("scenario", help=f"scenario name ({', '.join(sorted(SCENARIOS))})"
-                                    + "".join(f", or {t.describe}" for _, t in targets))
-    p.add_argument("--seed", type=non_negative_int, default=0,
+    p.add_argument("scenario", type=Reference("a scenario or template"),
+                   help=f"scenario name ({', '.join(sorted(SCENARIOS))})"
+                        + "".join(f", or {t.describe}" for _, t in targets))
+    p.add_argument("--seed", type=SEED, default=0,
                    help="episode seed, 0 or more [default: %(default)s]")
     p.add_argument("--out", type=output_dir, help="run directory [default: runs/<scenario>-s<seed>-"
                                             "<timestamp>]")
     p.add_argument("--overwrite", action="store_true",
                    help="replace the events of an existing run directory")
-    p.add_argument("--config", type=Path, help="scenario file (YAML) instead of the built-in one")
-    p.add_argument("--turns", type=positive_int, help="maximum conversation turns (single-room)")
+    p.add_argument("--config", type=InputFile(),
+                   help="scenario file (YAML) instead of the built-in one")
+    p.add_argument("--turns", type=Count(1, 200),  # a single-room file's own bound
+                   help="maximum conversation turns (single-room)")
     p.add_argument("--quiet", action="store_true", help="do not print events as they happen")
     _add_town_options(p)
     _add_episode_options(p)
@@ -73,19 +84,6 @@ def register(sub) -> None:
     p.set_defaults(func=main)
 
 
-def _positive(kind):
-    def parse(text: str):
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"{text}: must be more than 0")
-        return value
-
-    return parse
-
-
 def _add_town_options(p: argparse.ArgumentParser) -> None:
     """Options of town_day that change its file (the built-in one or --config); they mirror
     tasks.scenarios.town_day.TownChanges."""
@@ -93,23 +91,26 @@ def _add_town_options(p: argparse.ArgumentParser) -> None:
         "town day (town_day only; each changes the file's value)",
         "Switching the performer between GA and GA+TDP is one flag: --performer NAME --arch ga "
         "or --arch ga_tdp. The file's other per-resident architectures and tasks stay.")
-    g.add_argument("--world", help="world name (built-in or imported) or world file with "
-                                   "residents; also the world of a task template")
-    g.add_argument("--residents", type=_positive(int), metavar="N",
+    g.add_argument("--world", type=Reference("a world"),
+                   help="world name (built-in or imported) or world file with "
+                        "residents; also the world of a task template")
+    g.add_argument("--residents", type=RESIDENTS, metavar="N",
                    help="only the first N residents of the world, by name (the performer takes "
                         "the last seat when not among them); the file's architectures and "
                         "tasks of those left out are dropped")
-    g.add_argument("--resident", action="append", metavar="NAME",
+    g.add_argument("--resident", action="append", type=PERSON, metavar="NAME",
                    help="a resident to include (repeat for several), instead of the file's "
                         "list; overrides --residents")
     g.add_argument("--architecture", type=architecture_ref, metavar="ARCH",
                    help="everyone's architecture (the performer gets --arch)")
-    g.add_argument("--performer", metavar="NAME",
+    g.add_argument("--performer", type=PERSON, metavar="NAME",
                    help="the resident who gets --arch [default: ga_tdp] and --task; added to "
                         "the residents if missing")
-    g.add_argument("--task", help="the social task injected into the performer (its "
-                                  "`currently` and task planner)")
-    g.add_argument("--hours", type=_positive(float), help="simulated hours the day lasts")
+    g.add_argument("--task", type=Text("a task"),
+                   help="the social task injected into the performer (its "
+                        "`currently` and task planner)")
+    g.add_argument("--hours", type=Number(0, HOURS, above=True),
+                   help="simulated hours the day lasts")
 
 
 def _add_episode_options(p: argparse.ArgumentParser) -> None:

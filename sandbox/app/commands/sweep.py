@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from sandbox import terminal
+from sandbox.app.options import InputFile
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError
 from sandbox.lock import hold_output
@@ -36,7 +37,7 @@ def register(sub) -> None:
                     "same command again to resume: each command skips what is finished.",
         epilog=EXAMPLE % (", ".join(sorted(_recipes())) or "none installed"),
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("experiment", type=Path, help="the experiment file (YAML or JSON)")
+    p.add_argument("experiment", type=InputFile(), help="the experiment file (YAML or JSON)")
     p.add_argument("--out", type=output_dir,
                    help="where the cells go [default: the file's `out`]")
     p.add_argument("--dry-run", action="store_true",
@@ -174,6 +175,22 @@ def _model_dests(parser: argparse.ArgumentParser, command: str) -> list[str]:
             if a.metavar == "MODEL" or a.dest == "model"]
 
 
+def _check_repeats(cell, parser: argparse.ArgumentParser, command: str, where: str) -> None:
+    """A list in the file for a flag that takes one value would keep only its last item, not
+    run each: a UserError naming the flag."""
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    actions = {o: a for a in sub.choices[command]._actions for o in a.option_strings}
+    words = [w for w in cell.argv if w.startswith("--")]
+    for word in dict.fromkeys(words):
+        action = actions.get(word)
+        many = isinstance(action, (argparse._AppendAction, argparse._ExtendAction)) or \
+            getattr(action, "nargs", None) in ("+", "*")
+        if words.count(word) > 1 and action is not None and not many:
+            raise UserError(f"{where}: {word} takes one value, and the experiment gives it "
+                            f"{words.count(word)} (a list); give one, or sweep it in "
+                            "separate files")
+
+
 def _check_cell(cell, cell_args, parser, recipe) -> None:
     """What the parser cannot see in a cell, before any cell runs: every model it names
     reaches a backend that exists (a misspelt one would fail only when its cell's turn
@@ -184,6 +201,7 @@ def _check_cell(cell, cell_args, parser, recipe) -> None:
     from .common import resolve_model
 
     where = f"{cell.benchmark} {cell.name}"
+    _check_repeats(cell, parser, recipe.command, where)
     for dest in _model_dests(parser, recipe.command):
         value = getattr(cell_args, dest, None)
         for ref in value if isinstance(value, list) else [value]:

@@ -6,11 +6,21 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from sandbox.app.options import SEED, Count, InputDir, Name, Number, Reference
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError
 from sandbox.lock import hold_output
 
-from .common import non_negative_int, output_dir, output_file, positive_float, positive_int
+from .common import output_dir, output_file
+
+# A generated town of 10,000 (400 times the reference town's 25) is made in about 15 s here;
+# the time grows faster than the count, so 10^9 would never end.
+GENERATED_RESIDENTS = Count(1, 10_000)
+# Pixels per tile of a drawn map: 64 draws the reference town (140x100 tiles) 8,960 px wide;
+# a tile of 100,000 px would ask for terabytes.
+TILE_PIXELS = Count(2, 64)
+# A world's name is its file's name and the first part of every address (world:sector:...).
+WORLD_NAME = Name("world name", forbid=":")
 
 
 def register(sub) -> None:
@@ -26,22 +36,23 @@ def register(sub) -> None:
                               "worlds` names the worlds there are); sandbox world generate "
                               "--residents 400 --out runs/town400 (a generated town of 400, "
                               "then --world runs/town400)")
-    p.add_argument("world", help="world name (built-in or imported) or path to a world .yaml "
-                                 "file; `generate` writes a generated town (--residents, --out) "
-                                 "and checks it")
+    p.add_argument("world", type=Reference("a world"),
+                   help="world name (built-in or imported) or path to a world .yaml "
+                        "file; `generate` writes a generated town (--residents, --out) "
+                        "and checks it")
     g = p.add_argument_group("generate (sandbox world generate)")
-    g.add_argument("--residents", type=positive_int, metavar="N",
+    g.add_argument("--residents", type=GENERATED_RESIDENTS, metavar="N",
                    help="the people of the generated town: houses of four, a workplace for "
                         "every 24, a park")
     g.add_argument("--out", type=output_dir, metavar="DIR",
                    help="where the generated town goes: DIR/NAME.yaml and DIR/residents/")
-    g.add_argument("--name", default="gentown", help="the generated world's name "
-                                                      "[default: %(default)s]")
-    g.add_argument("--seed", type=non_negative_int, default=0,
-                   help="the generator's seed (names, ages) [default: %(default)s]")
+    g.add_argument("--name", type=WORLD_NAME,
+                   help="the generated world's name [default: gentown]")
+    g.add_argument("--seed", type=SEED,
+                   help="the generator's seed (names, ages) [default: 0]")
     p.add_argument("--render", type=output_file, metavar="OUT.png",
                    help="draw the map to a PNG file")
-    p.add_argument("--tile", type=positive_int, default=12, help="pixels per tile in the PNG "
+    p.add_argument("--tile", type=TILE_PIXELS, default=12, help="pixels per tile in the PNG "
                                                         "[default: %(default)s]")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(func=main)
@@ -60,17 +71,18 @@ def register(sub) -> None:
                "ville --render ville.png (exit 1 when some place is unreachable), and --world "
                "ville in any command that takes a world: sandbox run town_day --world ville "
                "--residents 8 --model scripted/town --embedder hashing --out runs/ville")
-    p.add_argument("source", type=Path, help="the checkout's root, or its matrix folder "
+    p.add_argument("source", type=InputDir(), help="the checkout's root, or its matrix folder "
                                              "(environment/frontend_server/static_dirs/assets/"
                                              "the_ville/matrix)")
-    p.add_argument("--personas", type=Path, metavar="DIR",
+    p.add_argument("--personas", type=InputDir(), metavar="DIR",
                    help="a storage base (or its personas/ folder) [default: the checkout's "
                         "environment/frontend_server/storage/base_the_ville_n25]")
-    p.add_argument("--name", default="ville", help="the world's name, the first part of every "
-                                                   "address [default: %(default)s]")
+    p.add_argument("--name", type=WORLD_NAME, default="ville",
+                   help="the world's name, the first part of every "
+                        "address [default: %(default)s]")
     p.add_argument("--out", type=output_dir, metavar="DIR", help="where to write NAME.yaml and "
                    "residents/ [default: worlds/imported/NAME, so --world NAME finds it]")
-    p.add_argument("--tile-meters", type=positive_float, default=None, metavar="M",
+    p.add_argument("--tile-meters", type=Number(0, 1_000, above=True), default=None, metavar="M",
                    help="metres per tile [default: 14, the reference's pace of one tile per "
                         "10-second step at our 1.4 m/s]")
     p.set_defaults(func=import_main)
@@ -117,6 +129,9 @@ def import_main(args) -> int:
     return 0
 
 
+GENERATE_OPTIONS = ("residents", "out", "name", "seed")
+
+
 def generate(args) -> Path:
     """Write the generated town; its world file's path."""
     from worlds.generate import generate_town
@@ -127,7 +142,8 @@ def generate(args) -> Path:
         raise UserError(f"--out {args.out}: holds a world already; give a new directory")
     hold_output(args.out)
     try:
-        path = generate_town(args.residents, name=args.name, seed=args.seed).write(args.out)
+        path = generate_town(args.residents, name=args.name or "gentown",
+                             seed=args.seed or 0).write(args.out)
     except ValueError as exc:
         raise UserError(str(exc)) from exc
     print(f"generated {path} ({args.residents} residents in {args.out / 'residents'}); use it "
@@ -141,6 +157,11 @@ def main(args) -> int:
 
     if args.world == "generate":
         args.world = str(generate(args))
+    else:
+        given = [f"--{name}" for name in GENERATE_OPTIONS if getattr(args, name) is not None]
+        if given:
+            raise UserError(f"{', '.join(given)}: options of `sandbox world generate`, not of "
+                            f"checking the world {args.world!r}")
     try:
         world = load_world(args.world, check_reachable=False)
         residents = world_residents(world)

@@ -32,8 +32,19 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from sandbox.files import FileFormatError, load_model
+from sandbox.pathnames import safe_component
 
 SWEEP_FILE = "sweep.json"
+
+
+def _flags(value: dict[str, Any]) -> dict[str, Any]:
+    """Flags of a cell, without `out`: the sweep gives every cell its own OUT/BENCHMARK/CELL,
+    and a cell's --out of its own would leave the experiment (and its board)."""
+    for key in value:
+        if str(key).lstrip("-").replace("_", "-") == "out":
+            raise ValueError("`out` is the sweep's own (each cell writes into "
+                             "OUT/BENCHMARK/CELL); give it at the top of the file or as --out")
+    return value
 
 
 class ModelEntry(BaseModel):
@@ -42,11 +53,21 @@ class ModelEntry(BaseModel):
     model: str
     flags: dict[str, Any] = Field(default_factory=dict)
 
+    @field_validator("flags")
+    @classmethod
+    def _no_out(cls, value):
+        return _flags(value)
+
 
 class BenchmarkEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     flags: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("flags")
+    @classmethod
+    def _no_out(cls, value):
+        return _flags(value)
 
 
 class Experiment(BaseModel):
@@ -79,6 +100,15 @@ class Experiment(BaseModel):
     def _not_empty(cls, value):
         if not value:
             raise ValueError("name at least one")
+        return value
+
+    @field_validator("models")
+    @classmethod
+    def _labels_are_names(cls, value):
+        # A model's label names its cells' folders (OUT/BENCHMARK/LABEL-ARCH): `../../x`
+        # would run the whole cell outside OUT.
+        for label in value:
+            safe_component(label, "model label")
         return value
 
     @field_validator("seeds")
@@ -149,6 +179,14 @@ def plan(experiment: Experiment, out: Path, recipes: dict[str, Any]) -> Plan:
         # A benchmark taking one seed a run gets a cell per seed (named -sN when there are
         # several); one taking them all at once gets them in one cell.
         per_seed = [None] if recipe.seeds_flag or not recipe.seed_flag else seeds
+        own = {f for f in (recipe.model_flag, recipe.arch_flag, recipe.seeds_flag,
+                           recipe.seed_flag, recipe.label_flag) if f}
+        for given in (entry.flags, *(m.flags for m in experiment.models.values())):
+            for word in flag_words(given):
+                if word in own:
+                    raise ValueError(f"benchmark {name!r}: the flag {word} is the sweep's own "
+                                     "(from `models`, `architectures` or `seeds`); drop it "
+                                     "from `flags`")
         outs = []
         for alias, model in experiment.models.items():
             for arch in archs:

@@ -21,6 +21,7 @@ when `sandbox` registers them or runs a template.
 from __future__ import annotations
 
 from sandbox.app.plugins import Plugin, RunTarget, Sweep
+from sandbox.errors import one_line
 
 SUITE_FILE = "suite.json"  # what marks a suite directory (suite.py writes it)
 
@@ -66,7 +67,7 @@ def templates() -> list[tuple[str, str]]:
     rows = []
     for path in builtin_templates():
         template = load_template(path)
-        rows.append((path.stem, f"{template.type.value}: {template.title}"))
+        rows.append((path.stem, f"{template.type.value}: {one_line(template.title)}"))
     return rows
 
 

@@ -27,10 +27,8 @@ from sandbox.app.commands.common import (
     add_sim_time_option,
     architecture_ref,
     budgets,
-    non_negative_int,
     output_dir,
     parallel_options,
-    positive_int,
     print_event,
     run_directory,
     run_stopped,
@@ -38,8 +36,20 @@ from sandbox.app.commands.common import (
     use_prompts,
 )
 from sandbox.app.human import person_left, person_of
+from sandbox.app.options import (
+    PERSON,
+    RESAMPLES,
+    SEED,
+    Clock,
+    Count,
+    InputDir,
+    InputFile,
+    Reference,
+    Seeds,
+    Words,
+)
 from sandbox.app.roles import add_role_options, build_town_llm, town_roles
-from sandbox.errors import UserError
+from sandbox.errors import UserError, one_line
 from sandbox.files import FileFormatError
 from sandbox.llm import CacheMiss, LLMConfigError
 from sandbox.llm.human import PersonLeft
@@ -56,13 +66,14 @@ PERFORMER_ARCH = "ga_tdp"  # the performer's architecture of one episode (`sandb
 def add_episode_options(g) -> None:
     """What shapes an STSS episode besides the performer (they mirror tasks.stss.EpisodeWindow
     and the instantiation): `sandbox stss`'s and, for a task template, `sandbox run`'s."""
-    g.add_argument("--background", type=non_negative_int, metavar="N",
+    # the paper's 10-12; a town holds what its world file says (more is refused by the run)
+    g.add_argument("--background", type=Count(0, 1_000), metavar="N",
                    help="background residents [default: 10-12, drawn per seed]")
     g.add_argument("--same-day", action="store_true",
                    help="start on the event day instead of the day before (shorter)")
-    g.add_argument("--start", default="06:00", metavar="HH:MM",
+    g.add_argument("--start", type=Clock(), default="06:00", metavar="HH:MM",
                    help="clock time the episode starts [default: %(default)s]")
-    g.add_argument("--until", metavar="HH:MM",
+    g.add_argument("--until", type=Clock(), metavar="HH:MM",
                    help="clock time on the event day it stops [default: the end of the task's "
                         "window, or 21:00 for tasks without a fixed time]")
 
@@ -147,10 +158,16 @@ def run_template(args) -> int:
     # Built once, before anything runs (a bad model fails here) and used for the run: building
     # it again would load the local model file twice.
     llm = build_town_llm(args, args.cache or out / CACHE, task.performer, person)
-    console.print(f"[bold]{task.title}[/] ({task.type.value}, template {task.template}, "
-                  f"seed {args.seed})\n  performer: {task.performer} ({args.arch}); "
-                  f"{len(task.background)} background residents: {', '.join(task.background)}"
-                  f"\n  goal: {task.goal}\n  target: {task.criteria}", highlight=False)
+    from rich.markup import escape
+
+    def shown(text: str) -> str:  # a template's words are data: no escape or markup runs
+        return escape(one_line(text))
+
+    console.print(f"[bold]{shown(task.title)}[/] ({task.type.value}, template "
+                  f"{shown(task.template)}, seed {args.seed})\n  performer: "
+                  f"{shown(task.performer)} ({shown(args.arch)}); {len(task.background)} "
+                  f"background residents: {shown(', '.join(task.background))}\n  goal: "
+                  f"{shown(task.goal)}\n  target: {shown(task.criteria)}", highlight=False)
     show = None if args.quiet else print_event(console, until=episode.until, run_dir=out)
 
     def episode_run():
@@ -180,23 +197,6 @@ def run_template(args) -> int:
     return 0
 
 
-def parse_seeds(text: str) -> list[int]:
-    """`0..2` -> [0, 1, 2]; `0,3,5` -> [0, 3, 5]; `4` -> [4]."""
-    try:
-        if ".." in text:
-            lo, hi = (int(p) for p in text.split("..", 1))
-            seeds = list(range(lo, hi + 1))
-        else:
-            seeds = [int(p) for p in text.split(",") if p.strip()]
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"{text!r}: seeds are N, A..B or A,B,C") from exc
-    if not seeds:
-        raise argparse.ArgumentTypeError(f"{text!r}: no seeds")
-    if min(seeds) < 0:  # numpy's generators refuse them, after the suite directory exists
-        raise argparse.ArgumentTypeError(f"{text!r}: seeds must be 0 or more")
-    return seeds
-
-
 def register(sub) -> None:
     """`sandbox score`, `sandbox stss` and `sandbox stss-board`."""
     register_score(sub)
@@ -210,13 +210,14 @@ def register(sub) -> None:
         epilog="example: sandbox stss --templates public_spring_tasting,help_light_bulbs "
                "--arch ga --arch ga_tdp --seeds 0..2 --model scripted/town --embedder hashing "
                "--jobs 4 --out runs/stss")
-    p.add_argument("--templates", action="append", metavar="TEMPLATES",
+    p.add_argument("--templates", action="append", type=Words("template names"),
+                   metavar="TEMPLATES",
                    help="built-in template names (`sandbox list templates`) or globs of them "
                         "('public_*'), template YAML files, directories of them, or globs of "
                         "files; several comma-separated or the option repeated; or one public "
                         "STSS task file (.json, see --name-map) [default: the 30 built-in "
                         "templates]")
-    p.add_argument("--name-map", type=Path,
+    p.add_argument("--name-map", type=InputFile(),
                    help="YAML/JSON mapping of a public file's characters and places to ours "
                         "(not needed on the reference town: --world ville)")
     p.add_argument("--strict-names", action="store_true",
@@ -227,16 +228,16 @@ def register(sub) -> None:
                    help="a public file's task starts at a time drawn per seed from its "
                         "time_choices [default: at its published time, the goal's start_time, "
                         "as the reference runs and scores it]")
-    p.add_argument("--world", metavar="NAME_OR_FILE",
+    p.add_argument("--world", type=Reference("a world"), metavar="NAME_OR_FILE",
                    help="the town the episodes run in: a world name (built-in, or imported "
                         "with `sandbox import-ville`) or a world file with residents "
                         "[default: town]")
-    p.add_argument("--seeds", type=parse_seeds, default=[0], help="N, A..B or A,B,C "
+    p.add_argument("--seeds", type=Seeds(), default=[0], help="N, A..B or A,B,C "
                                                                   "[default: 0]")
     p.add_argument("--out", type=output_dir, required=True,
                    help="suite directory; rerun the same command to resume it (other episode "
                         "options need a new one)")
-    p.add_argument("--human", metavar="NAME",
+    p.add_argument("--human", type=PERSON, metavar="NAME",
                    help="refused: a person plays one episode at a time (sandbox run TEMPLATE "
                         "--human NAME)")
     add_scoring_options(p)
@@ -262,7 +263,7 @@ def register_board(sub) -> None:
                     "the numbers, --plot a PNG of each configuration's overall score with its "
                     "interval.",
         epilog="example: sandbox stss-board runs/stss-smol runs/stss-gpt --plot board.png")
-    b.add_argument("dirs", nargs="+", type=Path, metavar="DIR",
+    b.add_argument("dirs", nargs="+", type=InputDir(), metavar="DIR",
                    help="suite directories written by `sandbox stss --out`, or runs a person "
                         "played (`sandbox run TEMPLATE --human NAME`: their own row, human)")
     b.add_argument("--rules", choices=["ours", "reference"], default="ours",
@@ -270,9 +271,9 @@ def register_board(sub) -> None:
                         "(score.reference.json: `sandbox stss --rules reference` or `both`, or "
                         "`sandbox score DIR --rules reference`) [default: %(default)s]")
     b.add_argument("--episodes", action="store_true", help="also list every episode's score")
-    b.add_argument("--seed", type=non_negative_int, default=0,
+    b.add_argument("--seed", type=SEED, default=0,
                    help="bootstrap seed [default: %(default)s]")
-    b.add_argument("--resamples", type=positive_int, default=1000,
+    b.add_argument("--resamples", type=RESAMPLES, default=1000,
                    help="bootstrap resamples [default: %(default)s]")
     add_board_outputs(b, "draw each configuration's overall score and interval into this PNG")
     b.set_defaults(func=board_main)
@@ -609,10 +610,11 @@ def register_score(sub) -> None:
                     "missing or was made with other options, then print every episode's score "
                     "and the suite's board (as `sandbox stss-board DIR --episodes`).",
         epilog="example: sandbox score runs/demo; sandbox score runs/stss --rules reference")
-    p.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR",
+    p.add_argument("runs", nargs="+", type=InputDir(), metavar="RUN_DIR",
                    help="a run directory, or a suite directory (sandbox stss --out)")
     p.add_argument("--json", action="store_true", help="print score.json instead")
-    p.add_argument("--evidence", type=non_negative_int, default=8, metavar="N",
+    # lines printed per run: more than a run's events is of no use
+    p.add_argument("--evidence", type=Count(0, 100_000), default=8, metavar="N",
                    help="evidence lines to print per run [default: %(default)s]")
     add_scoring_options(p)
     p.set_defaults(func=score_main)
@@ -720,7 +722,8 @@ def add_scoring_options(p: argparse.ArgumentParser) -> None:
                    help="our rules: overlap: an activity going on at any moment of the time "
                         "window counts; start: it must start inside the window "
                         "[default: %(default)s]")
-    g.add_argument("--sec-per-step", type=positive_int, default=60, metavar="S",
+    # the reference reads every 10 s; a step of more than a day would read nothing
+    g.add_argument("--sec-per-step", type=Count(1, 86_400), default=60, metavar="S",
                    help="the reference rules: read the run every S seconds, as the reference "
                         "reads its runs' steps [default: %(default)s]")
 
