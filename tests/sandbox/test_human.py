@@ -132,7 +132,7 @@ def test_a_person_who_leaves_leaves_a_run_the_same_command_goes_on_from(scripted
 @pytest.mark.parametrize("argv, message", [
     (["--human", "Nobody Here"], "--human 'Nobody Here': no such resident in this episode; "
                                  "residents: Maya Lindqvist, "),
-    (["--human", PERSON, "--human-ui", "script:/no/such.yaml"], "cannot read"),
+    (["--human", PERSON, "--human-ui", "script:/no/such.yaml"], "no such file"),
     (["--human", PERSON, "--human-ui", "phone"], "use one of window, terminal, script:FILE"),
     (["--human", PERSON, "--background-model", "scripted/default"],
      "--background-model and --performer-routing have no role here"),
