@@ -24,14 +24,14 @@ from statistics import mean
 from typing import Any
 
 from evaluation.kit import (
+    MIN_UNITS,
+    MIN_UNITS_WHY,
     RESAMPLES,
     BoardError,
     BoardReport,
     Column,
     Plot,
     PlotPoint,
-    MIN_UNITS,
-    MIN_UNITS_WHY,
     cluster_interval,
     markdown_table,
     test_doubles,
