@@ -69,9 +69,9 @@ def read_manifest(path: Path | str) -> dict[str, Any]:
 
 
 def read_rated(out: Path, manifest: dict[str, Any], ledgers: dict[str, Ledger],
-               judges: Sequence[str] | None) -> list[tuple[str, str, float, str]]:
-    """(architecture, category, score, agent) of every selected answer with a usable rating
-    (the agent: the run's agent that answered, the unit an interval resamples); every
+               judges: Sequence[str] | None) -> list[tuple[str, str, float, str, str]]:
+    """(architecture, category, score, agent, question) of every selected answer with a usable
+    rating (the agent: the run's agent that answered, the unit an interval resamples); every
     selected answer and judgment counted in its architecture's ledger."""
     owed = list(manifest.get("judges") or [])
     only = list(judges) if judges else owed
@@ -98,7 +98,7 @@ def read_rated(out: Path, manifest: dict[str, Any], ledgers: dict[str, Ledger],
                    if j.usable and "rating" in j.scores]
         if ratings:
             rated.append((arch, answer.category or entry.get("category", ""), mean(ratings),
-                          answer.agent))
+                          answer.agent, answer.question_id))
     return rated
 
 
@@ -106,7 +106,7 @@ def interview_board(dirs: Sequence[Path | str], *, judges: Sequence[str] | None 
                     seed: int = 0, resamples: int = 1000) -> BoardReport:
     """The board of one or more interview sets (their answers pooled by architecture)."""
     ledgers: dict[str, Ledger] = {}
-    rated: list[tuple[str, str, float, str]] = []
+    rated: list[tuple[str, str, float, str, str]] = []
     categories: list[str] = []
     heard: list[str] = []
     models: list[str] = []  # the answering agents' models, as each set's config records
@@ -126,7 +126,7 @@ def interview_board(dirs: Sequence[Path | str], *, judges: Sequence[str] | None 
     for arch in ledgers:
         for category in [*order, ALL]:
             by_agent: dict[str, list[float]] = {}
-            for a, c, s, agent in rated:
+            for a, c, s, agent, _ in rated:
                 if a == arch and (category == ALL or c == category):
                     by_agent.setdefault(agent, []).append(s)
             values = [s for found in by_agent.values() for s in found]

@@ -64,11 +64,12 @@ def interval(values: Sequence[float], seed: int = 0, resamples: int = RESAMPLES,
     return bootstrap_ci(values, seed, resamples, level)
 
 
-def cluster_means(clusters: Sequence[Sequence[float]], rng: np.random.Generator,
-                  resamples: int) -> np.ndarray:
-    """`resamples` means of a two-level bootstrap: clusters drawn with replacement, then, inside
-    each cluster drawn, its values drawn with replacement (afresh each time it is drawn); a
-    resample's mean is over every value drawn, so each value weighs as in the plain mean."""
+def cluster_sums(clusters: Sequence[Sequence[float]], rng: np.random.Generator,
+                 resamples: int) -> tuple[np.ndarray, np.ndarray]:
+    """(sum, count) of every value drawn in each of `resamples` two-level bootstrap resamples:
+    clusters drawn with replacement, then, inside each cluster drawn, its values drawn with
+    replacement (afresh each time it is drawn). sum / count is a resample's mean, over every
+    value drawn, so each value weighs as in the plain mean; strata add their sums and counts."""
     groups = [np.asarray(c, dtype=float) for c in clusters if len(c)]
     k = len(groups)
     sizes = np.array([len(g) for g in groups])
@@ -83,6 +84,13 @@ def cluster_means(clusters: Sequence[Sequence[float]], rng: np.random.Generator,
             draws = group[rng.integers(0, len(group), size=(len(rows), len(group)))]
             totals[rows] += draws.sum(axis=1)
             counts[rows] += sizes[c]
+    return totals, counts
+
+
+def cluster_means(clusters: Sequence[Sequence[float]], rng: np.random.Generator,
+                  resamples: int) -> np.ndarray:
+    """`resamples` means of a two-level bootstrap (cluster_sums)."""
+    totals, counts = cluster_sums(clusters, rng, resamples)
     return totals / counts
 
 

@@ -100,10 +100,12 @@ def _read_row(row: Row, found, judges: Sequence[str] | None) -> None:
                              "last judged answer")
         kept = row.ledger.judgments_of(run, JUDGES, found.judges, judges)
         row.scored.append(scored(d, [j for found_ in kept.values() for j in found_]))
+        row.scored[-1].item = run.item
 
 
 def _v1_scored(ledger: Ledger, run: FinishedRun, d: RefuteDialogue) -> Scored:
     done = scored(d)
+    done.item = run.item
     if not done.ratings:
         what, reason = v1_left_out(d)
         ledger.count("items", what, run.item, reason)

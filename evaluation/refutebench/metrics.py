@@ -50,6 +50,7 @@ class Scored:
     ratings: dict[str, float] = field(default_factory=dict)
     missing: dict[str, int] = field(default_factory=dict)  # pair -> fallback judgments
     judgments: int = 0  # judgments read (usable or not)
+    item: str = ""  # the item's id in its directory (what `sandbox compare` matches by)
 
     def overall(self) -> float | None:
         have = [self.ratings[n] for n in REVISIONS if n in self.ratings]

@@ -33,7 +33,6 @@ from __future__ import annotations
 import shutil
 import threading
 import time
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -438,8 +437,6 @@ def board_notes(data: dict[str, Any]) -> list[str]:
     for label, counts in ledgers.items():
         if not isinstance(counts, dict):
             continue
-        ledger = Ledger.from_data(label, counts)
-        owed = +Counter({k: n for k, n in ledger.judgments.items() if k != "usable"})
-        if ledger.finished < ledger.selected or owed or ledger.items:
-            notes.append(f"Accounting: {ledger.summary()}")
+        if (note := Ledger.from_data(label, counts).note()) is not None:
+            notes.append(note)
     return notes
