@@ -106,7 +106,8 @@ def _markdown(a: Side, b: Side, data: dict[str, Any]) -> str:
     lines = [f"Comparison ({data['benchmark']}): B - A in {data['measure']}", "",
              f"- A: {a.label} ({a.path}): {len(a.items)} item(s) with a value",
              f"- B: {b.label} ({b.path}): {len(b.items)} item(s) with a value",
-             f"- matched: {overall['n']} item(s) in {overall['units']} {unit}(s)", ""]
+             f"- matched: {overall['n']} item(s)" + (
+                 f" in {overall['units']} {unit}(s)" if unit != "item" else ""), ""]
     columns = [Column("what", "Type", None, "---"), Column("n", "n", None),
                Column("units", f"{unit}s", None), Column("a", "A", 3), Column("b", "B", 3),
                Column("diff", "B - A", 3), Column("ci", "95% CI", None), Column("p", "p", None),
@@ -183,7 +184,8 @@ def _plot(a: Side, b: Side, data: dict[str, Any], pairs: list[Pair]) -> Plot:
     for key, who in (("a_only", "A"), ("b_only", "B")):
         if data[key]:
             notes.append(f"{len(data[key])} item(s) with a value on {who} only, not compared")
-    return Plot(title=f"{data['benchmark']}: B - A ({b.label} - {a.label}), {what}",
+    return Plot(title=f"{data['benchmark']}: B - A, {what} (A {a.label}; B {b.label})",
+                reference=0.0,
                 axis=f"difference in {data['measure']}", points=points, notes=notes,
                 test_double=data["test_double"],
                 interval=f"bars: 95% bootstrap interval of the mean difference (seed "

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -243,6 +244,7 @@ class Plot:
     notes: list[str] = field(default_factory=list)
     # Models that are test doubles (scripted backends): the plot says so in its title.
     test_double: list[str] = field(default_factory=list)
+    reference: float | None = None  # a value drawn as a dashed line (0 for a difference)
 
 
 SCRIPTED = "scripted/"
@@ -292,9 +294,12 @@ def plot_png(plot: Plot, path: Path | str) -> Path:
     if plot.scale is not None:
         ax.set_xlim(*x_range(plot))
     ax.set_xlabel(plot.axis)
-    title = plot.title
+    if plot.reference is not None:
+        ax.axvline(plot.reference, color="#888", linestyle="--", linewidth=1)
+    title = "\n".join(textwrap.wrap(plot.title, 70))
     if plot.test_double:
-        title += f"\nTEST DOUBLE ({', '.join(plot.test_double)}): checks the pipeline, not a model"
+        title += "\n" + "\n".join(textwrap.wrap(
+            f"TEST DOUBLE ({', '.join(plot.test_double)}): checks the pipeline, not a model", 70))
     ax.set_title(title, fontsize=11, color="#a4161a" if plot.test_double else "black")
     ax.grid(axis="x", alpha=0.3)
     if plot.interval and any(p.ci is not None for p in points):

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluation.kit import (
+    MIN_UNITS_WHY,
     RESAMPLES,
     Column,
     FinishedRun,
@@ -223,7 +224,7 @@ def board_markdown(board: Board) -> str:
         out.append(f"- {note}")
     out.append(f"- means over dialogues with a seeded 95% bootstrap interval "
                f"(seed {board.seed}, {board.resamples} resamples); Δ = first - second mean, "
-               "its interval resamples seeds")
+               f"its interval resamples seeds; {MIN_UNITS_WHY} (a mean with n only)")
     if ledgers:
         out += ["", *accounting_markdown(ledgers)]
     return "\n".join(out) + "\n"
