@@ -101,9 +101,9 @@ def _choose(path: Path, row: str | None, rows: Sequence[str], what: str) -> str:
 
 
 def _stss(path: Path, row: str | None, rules: str) -> Side:
-    from evaluation.stss import RULE_SETS, read_suite
+    from evaluation.stss import read_suite
     from evaluation.stss.board import episode_score
-    from evaluation.stss.table import row_notes, table_row
+    from evaluation.stss.table import RULE_SETS, row_notes, table_row
 
     if rules not in RULE_SETS:
         raise BoardError(f"rules {rules!r}: expected one of {', '.join(RULE_SETS)}")

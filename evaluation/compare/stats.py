@@ -153,8 +153,8 @@ def seeds_needed(pairs: Sequence[Pair], effect: float | None = None) -> dict:
     if len(diffs) < 2:
         out["why"] = "fewer than 2 matched items: no spread to plan from"
         return out
-    sd = stdev(diffs)
-    observed = mean(diffs)
+    sd = float(stdev(diffs))
+    observed = float(mean(diffs))
     out["sd"] = sd
     clusters = units(pairs)
     for name, target in (("observed", observed), ("effect", effect)):
@@ -176,7 +176,8 @@ def paired_summary(pairs: Sequence[Pair], *, stratified: bool = False, seed: int
         return {"n": 0, "units": 0, "mean_a": None, "mean_b": None, "difference": None,
                 "ci": None, "p": None, "wins": 0, "ties": 0, "losses": 0}
     ci = difference_interval(pairs, stratified=stratified, seed=seed, resamples=resamples)
-    return {"n": len(pairs), "units": units(pairs), "mean_a": mean(p.a for p in pairs),
-            "mean_b": mean(p.b for p in pairs), "difference": mean(p.diff for p in pairs),
+    return {"n": len(pairs), "units": units(pairs), "mean_a": float(mean(p.a for p in pairs)),
+            "mean_b": float(mean(p.b for p in pairs)),
+            "difference": float(mean(p.diff for p in pairs)),
             "ci": None if ci is None else list(ci),
             "p": sign_flip_p([p.diff for p in pairs], seed), **tally(pairs)}
