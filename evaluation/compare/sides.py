@@ -114,7 +114,7 @@ def _stss(path: Path, row: str | None, rules: str) -> Side:
     chosen = _choose(path, row, sorted(names), "arch")
     model = suite.options["model"]
     background = suite.options.get("background_model") or ""
-    side = Side("stss", path, f"{model} {names.get(chosen, '?')} ({path.name})",
+    side = Side("stss", path, f"{model} {names.get(chosen, '?')}",
                 f"episode score (0-1; rules: {rules})", stratified=True, clustered="template",
                 test_double=test_doubles([model, background]),
                 config={"model": model, "architecture": names.get(chosen), "rules": rules})
@@ -234,7 +234,7 @@ def _interview(path: Path, row: str | None, judges) -> Side:
     rated = read_rated(path, manifest, ledgers, judges)
     model = str((manifest.get("config") or {}).get("model"))
     judges_heard = list(manifest.get("judges") or [])
-    side = Side("interview", path, f"{arch} ({path.name})", "answer rating (1-5)",
+    side = Side("interview", path, arch, "answer rating (1-5)",
                 clustered="agent", test_double=test_doubles([model, *judges_heard]),
                 config={"model": model, "architecture": arch, "judges": judges_heard})
     for a, category, score, agent, question in rated:
