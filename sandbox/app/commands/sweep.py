@@ -40,7 +40,8 @@ def register(sub) -> None:
     p.add_argument("--out", type=output_dir,
                    help="where the cells go [default: the file's `out`]")
     p.add_argument("--dry-run", action="store_true",
-                   help="check every cell and print the commands, run nothing")
+                   help="check every cell and print the commands, with the estimate of each "
+                        "cell whose command makes one (sandbox stss --dry-run); run nothing")
     p.set_defaults(func=main, resumable=True)
 
 
@@ -103,8 +104,11 @@ def main(args) -> int:
         console.print(f"[dim]{cell.benchmark} {cell.name}: {_roles(cell_args)}[/]",
                       highlight=False, soft_wrap=True)
     if args.dry_run:
-        for cell in found.cells:
+        for cell, cell_args in zip(found.cells, parsed, strict=True):
             print("sandbox " + " ".join(cell.argv))
+            if hasattr(cell_args, "dry_run"):  # the command estimates itself: asked to
+                cell_args.dry_run = True
+                cell_args.func(cell_args)
         return 0
     from sandbox.outdirs import OutputTaken, add_marker, claim
 
