@@ -13,16 +13,15 @@ from .common import non_negative_int, positive_float, positive_int
 EXAMPLE = """examples:
   sandbox compare runs/suite:ga runs/suite:ga_tdp --effect 0.1 --plot diff.png
   sandbox compare runs/pp-smol runs/pp-other --json diff.json
-  sandbox compare runs/exp/stss/smol-ga runs/exp/stss/smol-ga_tdp
+  sandbox compare runs/exp/BENCHMARK/smol-ga runs/exp/BENCHMARK/smol-ga_tdp
 A is the baseline: every difference is B - A."""
 
 
 def register(sub) -> None:
     p = sub.add_parser(
         "compare", help="compare two run sets of one benchmark, item by item (B - A)",
-        description="Match the items two run sets of one benchmark share (STSS: template and "
-                    "seed; PingPong: pair; SimulBench: script; RefuteBench: item; the language "
-                    "level: scenario; interviews: agent and question) and print the mean "
+        description="Match the items two run sets of one benchmark share (each benchmark's "
+                    "item key: evaluation/README.md, 'Comparing two run sets') and print the mean "
                     "difference B - A with a 95% bootstrap interval over what was sampled, a "
                     "paired sign-flip p-value, B's wins / ties / losses, the same per task "
                     "type, the matched items needed to detect the difference at 80% power, and "
@@ -34,10 +33,10 @@ def register(sub) -> None:
                                           "a suite or set that holds several")
     p.add_argument("b", metavar="B", help="the other run set, of the same benchmark")
     p.add_argument("--rules", choices=["ours", "reference"], default="ours",
-                   help="STSS: which rule set's scores [default: %(default)s]")
-    p.add_argument("--metric", help="stss-lang: conversation_gcsr (default), conversation_sr, "
-                                    "summary_gcsr, summary_sr; refutebench: overall "
-                                    "(default) or a judged pair (revision_1, fidelity_0, ...)")
+                   help="which rule set's scores, where a benchmark scores by two "
+                        "[default: %(default)s]")
+    p.add_argument("--metric", help="which per-item measure, where a benchmark has several "
+                                    "(evaluation/README.md) [default: its board's headline]")
     p.add_argument("--judge", action="append", dest="judges", metavar="MODEL",
                    help="use only these judges' scores [default: every judge found]")
     p.add_argument("--effect", type=positive_float,

@@ -41,7 +41,7 @@ def register(sub) -> None:
                    help="where the cells go [default: the file's `out`]")
     p.add_argument("--dry-run", action="store_true",
                    help="check every cell and print the commands, with the estimate of each "
-                        "cell whose command makes one (sandbox stss --dry-run); run nothing")
+                        "cell whose command makes one (its own --dry-run); run nothing")
     p.set_defaults(func=main, resumable=True)
 
 

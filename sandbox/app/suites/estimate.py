@@ -5,8 +5,8 @@ A rate is measured from finished runs' calls.jsonl: calls, prompt and answer tok
 summed latency per resident-hour (a resident simulated for an hour), per group (the performer's
 architecture) and role (the role a call was recorded in; "town" when the run had one model).
 Its sources, in order: the suite directory's own finished episodes (its history, the best
-guess for the rest of it), else the rates kept with the package (tasks/stss/plugin/rates.json,
-refreshed by bench/stss_rates.py on this code).
+guess for the rest of it), else the rates a suite command keeps with its package (a rates.json
+beside it, refreshed by a bench script on this code).
 """
 
 from __future__ import annotations
