@@ -152,6 +152,8 @@ def test_a_dry_run_prints_the_commands_and_runs_nothing(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "sandbox pingpong --interrogator scripted/pingpong --judge scripted/pingpong " \
         "--every 16 --player scripted/pingpong --seed 0 --label plain --out" in printed
+    # each cell's own estimate: nothing finished yet, so the items it would run, no rate
+    assert printed.count("Dry run: 5 pair(s) to run, 0 finished") == 2
     assert not (tmp_path / "exp").exists()
 
 

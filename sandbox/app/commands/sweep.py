@@ -108,7 +108,11 @@ def main(args) -> int:
             print("sandbox " + " ".join(cell.argv))
             if hasattr(cell_args, "dry_run"):  # the command estimates itself: asked to
                 cell_args.dry_run = True
-                cell_args.func(cell_args)
+                try:
+                    cell_args.func(cell_args)
+                except UserError as exc:  # an estimate that cannot be made stops no other
+                    console.print(f"[yellow]{cell.benchmark} {cell.name}: no estimate:[/] "
+                                  f"{exc}", highlight=False, soft_wrap=True)
         return 0
     from sandbox.outdirs import OutputTaken, add_marker, claim
 
