@@ -70,9 +70,21 @@ def benchmark_of(path: Path) -> str:
     return found[0]
 
 
+def nested(path: Path, row: str | None) -> tuple[Path, str | None]:
+    """A directory that holds run sets one level down, one per architecture (the language
+    level's OUT/ARCH): the one `row` names, or the only one."""
+    if not path.is_dir() or any((path / marker).is_file() for marker in MARKERS):
+        return path, row
+    inner = sorted(p for p in path.iterdir() if p.is_dir() and
+                   any((p / marker).is_file() for marker in MARKERS))
+    if not inner:
+        return path, row
+    return path / _choose(path, row, [p.name for p in inner], "arch"), None
+
+
 def read_side(spec: str, *, rules: str = "ours", metric: str | None = None,
               judges: Sequence[str] | None = None) -> Side:
-    path, row = split_spec(spec)
+    path, row = nested(*split_spec(spec))
     benchmark = benchmark_of(path)
     if row is not None and benchmark not in ("stss", "interview"):
         raise BoardError(f"{spec}: a {benchmark} directory holds one configuration; give "

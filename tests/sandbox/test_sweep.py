@@ -201,6 +201,8 @@ def test_two_models_two_architectures_and_the_five_benchmarks_from_one_file(tmp_
     assert "| stss | architectures | plain-ga | plain-ga_tdp |" in summary
     assert "| stss | models | plain-ga | town-ga |" in summary
     assert "| simulbench | models | plain | town |" in summary
+    assert "| stss-lang | architectures | town-ga | town-ga_tdp |" in summary
+    assert "not compared" not in summary  # every pair read and matched
 
     capsys.readouterr()
     assert main(["sweep", path]) == 0  # resumed: every cell skips what it finished
