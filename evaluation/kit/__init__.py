@@ -9,8 +9,12 @@ runner is `sandbox.app.suites.benchmark`.
 
 from .accounting import FinishedRun, Ledger, accounting_markdown
 from .aggregate import (
+    MIN_UNITS,
+    MIN_UNITS_WHY,
     RESAMPLES,
     bootstrap_ci,
+    cluster_interval,
+    interval,
     macro_average,
     mean_or_none,
     metric_means,
@@ -31,6 +35,7 @@ from .board import (
     plot_png,
     read_bench_dir,
     role_usage,
+    test_doubles,
     told_apart,
     uncounted_note,
     usage_table,
@@ -49,7 +54,8 @@ from .ratings import JUDGE_FORMATS, bracketed_number
 
 __all__ = [
     "Ask", "BenchDir", "BoardError", "BoardReport", "Column", "Dialogue", "FinishedRun",
-    "JUDGE_FORMATS", "JudgeSpec", "JudgeTally", "Ledger", "NotABenchmarkRun", "Panel", "Plot",
+    "JUDGE_FORMATS", "MIN_UNITS", "MIN_UNITS_WHY", "cluster_interval", "interval",
+    "test_doubles", "JudgeSpec", "JudgeTally", "Ledger", "NotABenchmarkRun", "Panel", "Plot",
     "PlotPoint", "RESAMPLES", "RoleUsage", "Verdict", "accounting_markdown", "bootstrap_ci",
     "bracketed_number", "check_dirs", "check_judges", "dialogue_digest", "judge_asks",
     "judge_dialogue", "judge_run", "judge_seed", "judgment_problem", "macro_average",

@@ -247,6 +247,14 @@ class Ledger:
     def finished(self) -> int:
         return self.runs["finished"]
 
+    def note(self) -> str | None:
+        """The summary line when not every selected item finished with usable judgments (what
+        a plot or a comparison carries from the accounting), else None."""
+        owed = +Counter({k: n for k, n in self.judgments.items() if k != "usable"})
+        if self.finished < self.selected or owed or +self.items:
+            return f"Accounting: {self.summary()}"
+        return None
+
     @classmethod
     def from_data(cls, label: str, data: dict[str, Any]) -> Ledger:
         """A ledger back from `data()` (a board's JSON), to render it again."""

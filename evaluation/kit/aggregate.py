@@ -44,3 +44,67 @@ def bootstrap_ci(values: Sequence[float], seed: int = 0, resamples: int = RESAMP
     tail = (1 - level) / 2 * 100
     lo, hi = np.percentile(means, [tail, 100 - tail])
     return (float(lo), float(hi))
+
+
+# Below this many independent units (the top level of what was sampled: templates, agents,
+# conversations) a board prints the mean with no interval. A percentile bootstrap of n units
+# can only draw from C(2n-1, n) distinct resamples (3 for n = 2, 35 for n = 4), and its 95%
+# interval covers the true mean far less often than 95% (about half the time at n = 2): a
+# bracket drawn there would claim a precision the data cannot give.
+MIN_UNITS = 5
+MIN_UNITS_WHY = (f"no interval below {MIN_UNITS} independent units (templates, agents, items): "
+                 "a bootstrap of so few covers far less than its nominal 95%")
+
+
+def interval(values: Sequence[float], seed: int = 0, resamples: int = RESAMPLES,
+             level: float = 0.95) -> tuple[float, float] | None:
+    """`bootstrap_ci` of independent values, or None below MIN_UNITS of them."""
+    if len(values) < MIN_UNITS:
+        return None
+    return bootstrap_ci(values, seed, resamples, level)
+
+
+def cluster_sums(clusters: Sequence[Sequence[float]], rng: np.random.Generator,
+                 resamples: int) -> tuple[np.ndarray, np.ndarray]:
+    """(sum, count) of every value drawn in each of `resamples` two-level bootstrap resamples:
+    clusters drawn with replacement, then, inside each cluster drawn, its values drawn with
+    replacement (afresh each time it is drawn). sum / count is a resample's mean, over every
+    value drawn, so each value weighs as in the plain mean; strata add their sums and counts."""
+    groups = [np.asarray(c, dtype=float) for c in clusters if len(c)]
+    k = len(groups)
+    sizes = np.array([len(g) for g in groups])
+    picks = rng.integers(0, k, size=(resamples, k))
+    totals = np.zeros(resamples)
+    counts = np.zeros(resamples)
+    for j in range(k):
+        for c, group in enumerate(groups):
+            rows = np.flatnonzero(picks[:, j] == c)
+            if not len(rows):
+                continue
+            draws = group[rng.integers(0, len(group), size=(len(rows), len(group)))]
+            totals[rows] += draws.sum(axis=1)
+            counts[rows] += sizes[c]
+    return totals, counts
+
+
+def cluster_means(clusters: Sequence[Sequence[float]], rng: np.random.Generator,
+                  resamples: int) -> np.ndarray:
+    """`resamples` means of a two-level bootstrap (cluster_sums)."""
+    totals, counts = cluster_sums(clusters, rng, resamples)
+    return totals / counts
+
+
+def cluster_interval(clusters: Sequence[Sequence[float]], seed: int = 0,
+                     resamples: int = RESAMPLES, level: float = 0.95
+                     ) -> tuple[float, float] | None:
+    """The percentile interval of the mean of values sampled in clusters (STSS: seeds within a
+    template; interviews: questions within an agent), resampling the cluster, then the value
+    within it: values of one cluster are not independent, so counting them as such would
+    narrow the interval. None below MIN_UNITS clusters."""
+    clusters = [c for c in clusters if len(c)]
+    if len(clusters) < MIN_UNITS:
+        return None
+    means = cluster_means(clusters, np.random.default_rng(seed), resamples)
+    tail = (1 - level) / 2 * 100
+    lo, hi = np.percentile(means, [tail, 100 - tail])
+    return (float(lo), float(hi))

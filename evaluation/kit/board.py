@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -238,6 +239,22 @@ class Plot:
     scale: tuple[float, float] | None = None
     # How the intervals were made, under the plot: a reader must not guess what the bars are.
     interval: str = "bars: 95% bootstrap interval over the items (percentile)"
+    # What the board says beside its numbers ("nothing happened in 12 of 15 episodes"): a
+    # plot travels without its board, so it carries them, printed under it.
+    notes: list[str] = field(default_factory=list)
+    # Models that are test doubles (scripted backends): the plot says so in its title.
+    test_double: list[str] = field(default_factory=list)
+    reference: float | None = None  # a value drawn as a dashed line (0 for a difference)
+
+
+SCRIPTED = "scripted/"
+
+
+def test_doubles(models) -> list[str]:
+    """The models of `models` that are scripted test doubles, each once, in order: a board's
+    numbers from them check the pipeline, not a model, and must say so."""
+    return list(dict.fromkeys(m for m in models if isinstance(m, str)
+                              and m.startswith(SCRIPTED)))
 
 
 def x_range(plot: Plot) -> tuple[float, float]:
@@ -258,7 +275,11 @@ def plot_png(plot: Plot, path: Path | str) -> Path:
     import matplotlib.pyplot as plt
 
     points = list(reversed(plot.points))  # best on top
-    fig, ax = plt.subplots(figsize=(7.5, 1.2 + 0.45 * max(len(points), 1)), dpi=120)
+    notes = [n if len(n) <= 110 else n[:107] + "..." for n in plot.notes[:6]]
+    if len(plot.notes) > 6:
+        notes.append(f"... {len(plot.notes) - 6} more note(s) in the board")
+    tall = 1.2 + 0.45 * max(len(points), 1) + 0.16 * len(notes)
+    fig, ax = plt.subplots(figsize=(7.5, tall), dpi=120)
     for y, point in enumerate(points):
         if point.score is None:
             continue
@@ -273,11 +294,22 @@ def plot_png(plot: Plot, path: Path | str) -> Path:
     if plot.scale is not None:
         ax.set_xlim(*x_range(plot))
     ax.set_xlabel(plot.axis)
-    ax.set_title(plot.title, fontsize=11)
+    if plot.reference is not None:
+        ax.axvline(plot.reference, color="#888", linestyle="--", linewidth=1)
+    title = "\n".join(textwrap.wrap(plot.title, 70))
+    if plot.test_double:
+        title += "\n" + "\n".join(textwrap.wrap(
+            f"TEST DOUBLE ({', '.join(plot.test_double)}): checks the pipeline, not a model", 70))
+    ax.set_title(title, fontsize=11, color="#a4161a" if plot.test_double else "black")
     ax.grid(axis="x", alpha=0.3)
     if plot.interval and any(p.ci is not None for p in points):
         fig.text(0.99, 0.01, plot.interval, ha="right", va="bottom", fontsize=7, color="#555")
-    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    line = 0.16 / tall  # a note's height, as a fraction of the figure
+    bottom = 0.04 + line * len(notes)
+    for i, note in enumerate(notes):
+        fig.text(0.01, bottom - (i + 1) * line, note, ha="left", va="bottom", fontsize=7,
+                 color="#7a3b00")
+    fig.tight_layout(rect=(0, bottom, 1, 1))
     path = Path(path)
     image = io.BytesIO()
     fig.savefig(image, format=path.suffix.lstrip(".") or "png")

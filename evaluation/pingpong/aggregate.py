@@ -33,7 +33,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from evaluation.kit import RESAMPLES, bootstrap_ci
+from evaluation.kit import RESAMPLES, interval
 from sandbox.judgments import Judgment
 
 from .judge import CRITERIA, criterion_means, refused
@@ -153,8 +153,8 @@ def player_score(player: PlayerData, factor: float, seed: int = 0,
     finals = [c.final for c in scored]
     aggregate = mean(finals) if finals else None
     ci = None
-    if finals:
-        lo, hi = bootstrap_ci(finals, seed=seed, resamples=resamples)
+    if (found := interval(finals, seed=seed, resamples=resamples)) is not None:
+        lo, hi = found
         ci = (lo * factor, hi * factor)  # the factor is a constant: it scales the interval
     weightings = {}
     if arithmetic == "reference":  # the same conversations, each final weighted otherwise

@@ -13,6 +13,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from evaluation.kit import (
+    MIN_UNITS_WHY,
     RESAMPLES,
     BoardError,
     Column,
@@ -157,6 +158,8 @@ def board_markdown(board: Board) -> str:
         notes.append("")
     notes.append("Convs: conversations in the means / pairs the manifest selected (the "
                  "rest: refused by every judge, unjudged, or below).")
+    if any(row.ci is None and row.scored for row in board.rows):
+        notes.append(f"A score without an interval: {MIN_UNITS_WHY}.")
     notes += [f"Warning: {w}" for w in board.warnings]
     ledgers = [Ledger.from_data(label, data) for label, data in board.accounting.items()]
     return "\n".join(lines + [""] + notes + [""] + accounting_markdown(ledgers)) + "\n"

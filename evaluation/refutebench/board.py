@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluation.kit import (
+    MIN_UNITS_WHY,
     RESAMPLES,
     Column,
     FinishedRun,
@@ -100,10 +101,12 @@ def _read_row(row: Row, found, judges: Sequence[str] | None) -> None:
                              "last judged answer")
         kept = row.ledger.judgments_of(run, JUDGES, found.judges, judges)
         row.scored.append(scored(d, [j for found_ in kept.values() for j in found_]))
+        row.scored[-1].item = run.item
 
 
 def _v1_scored(ledger: Ledger, run: FinishedRun, d: RefuteDialogue) -> Scored:
     done = scored(d)
+    done.item = run.item
     if not done.ratings:
         what, reason = v1_left_out(d)
         ledger.count("items", what, run.item, reason)
@@ -221,7 +224,7 @@ def board_markdown(board: Board) -> str:
         out.append(f"- {note}")
     out.append(f"- means over dialogues with a seeded 95% bootstrap interval "
                f"(seed {board.seed}, {board.resamples} resamples); Δ = first - second mean, "
-               "its interval resamples seeds")
+               f"its interval resamples seeds; {MIN_UNITS_WHY} (a mean with n only)")
     if ledgers:
         out += ["", *accounting_markdown(ledgers)]
     return "\n".join(out) + "\n"

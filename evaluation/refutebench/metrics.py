@@ -24,7 +24,7 @@ from statistics import mean
 
 import numpy as np
 
-from evaluation.kit import RESAMPLES, bootstrap_ci
+from evaluation.kit import MIN_UNITS, RESAMPLES, interval
 from sandbox.judgments import Judgment
 
 from .judge import RATING, K, RefuteDialogue
@@ -50,6 +50,7 @@ class Scored:
     ratings: dict[str, float] = field(default_factory=dict)
     missing: dict[str, int] = field(default_factory=dict)  # pair -> fallback judgments
     judgments: int = 0  # judgments read (usable or not)
+    item: str = ""  # the item's id in its directory (what `sandbox compare` matches by)
 
     def overall(self) -> float | None:
         have = [self.ratings[n] for n in REVISIONS if n in self.ratings]
@@ -99,8 +100,10 @@ class Cell:
     def text(self, interval: bool = True) -> str:
         if self.mean is None:
             return "-"
-        if not interval or self.lo is None:
+        if not interval:
             return f"{self.mean:.2f}"
+        if self.lo is None:  # too few dialogues for an interval (kit.MIN_UNITS)
+            return f"{self.mean:.2f} n={self.n}"
         return f"{self.mean:.2f} [{self.lo:.2f}, {self.hi:.2f}] n={self.n}"
 
     def as_dict(self) -> dict:
@@ -111,8 +114,10 @@ class Cell:
 def cell(values: Sequence[float], seed: int = 0, resamples: int = RESAMPLES) -> Cell:
     if not values:
         return Cell(None)
-    lo, hi = bootstrap_ci(values, seed=seed, resamples=resamples)
-    return Cell(mean(values), lo, hi, len(values))
+    found = interval(values, seed=seed, resamples=resamples)
+    if found is None:  # too few dialogues for an interval (kit.MIN_UNITS)
+        return Cell(mean(values), n=len(values))
+    return Cell(mean(values), *found, len(values))
 
 
 def delta(rows: Iterable[Scored], first: str, second: str, seed: int = 0,
@@ -138,7 +143,7 @@ def delta(rows: Iterable[Scored], first: str, second: str, seed: int = 0,
         diffs = np.nanmean(a[picks], axis=1) - np.nanmean(b[picks], axis=1)
     diffs = diffs[np.isfinite(diffs)]
     both = int((np.isfinite(a) & np.isfinite(b)).sum())
-    if not len(diffs):
+    if not len(diffs) or len(a) < MIN_UNITS:
         return Cell(point, n=both)
     lo, hi = np.percentile(diffs, [2.5, 97.5])
     return Cell(point, float(lo), float(hi), both)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from evaluation.kit import bootstrap_ci, mean_or_none
+from evaluation.kit import interval, mean_or_none
 
 
 @dataclass
@@ -57,7 +57,7 @@ def subset_mean(scores: Sequence[ScriptScore], keep: Callable[[ScriptScore], boo
     if not values:
         return SubsetMean(None, 0)
     return SubsetMean(mean_or_none(values), len(values),
-                      bootstrap_ci(values, seed=seed, resamples=resamples))
+                      interval(values, seed=seed, resamples=resamples))
 
 
 def subset_means(scores: Sequence[ScriptScore], seed: int = 0, resamples: int = 1000

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluation.kit import (
+    MIN_UNITS_WHY,
     BenchDir,
     BoardReport,
     Column,
@@ -138,8 +139,10 @@ def board_markdown(board: dict[str, Any]) -> str:
               "only (the paper's Table 5). Scored: scripts with a usable rating / scripts the "
               "manifest selected. Unparsed: judgments with no usable rating ([[n]], or the json "
               "format's object) after the re-asks; out of range: a rating outside 1-10. Both "
-              "are left out of the means.",
-              ""]
+              "are left out of the means."]
+    if any(m["ci"] is None and m["n"] for r in board["rows"] for m in r["subsets"].values()):
+        lines += [f"A mean without an interval: {MIN_UNITS_WHY}."]
+    lines += [""]
     by_type = [Column("label", "Model", None, "---"),
                Column("stateless", HEADERS["stateless"]), Column("stateful", HEADERS["stateful"])]
     turns = sorted({t for r in board["rows"] for t in r["by_turn"]})

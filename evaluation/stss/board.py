@@ -25,14 +25,17 @@ from statistics import mean
 from typing import Any
 
 from evaluation.kit import (
+    MIN_UNITS,
+    MIN_UNITS_WHY,
     RESAMPLES,
     BoardError,
     BoardReport,
     Column,
     Plot,
     PlotPoint,
-    bootstrap_ci,
+    cluster_interval,
     markdown_table,
+    test_doubles,
 )
 from sandbox.log import run_outcome
 from tasks.stss.schema import TaskType
@@ -202,12 +205,25 @@ def episode_score(episode: PlannedEpisode, rules: str) -> EpisodeScore:
     return EpisodeScore(episode, score)
 
 
-def estimate(values: Sequence[float], seed: int, resamples: int) -> dict[str, Any]:
-    """A mean, its 95% percentile bootstrap interval and n (None and n 0 when empty)."""
+def estimate(clusters: Sequence[Sequence[float]], seed: int, resamples: int) -> dict[str, Any]:
+    """A mean over every value, its 95% percentile bootstrap interval and n (None and n 0 when
+    empty). The values come in clusters (an episode's seeds within its template): the
+    interval resamples templates, then seeds within each (kit.cluster_interval), and is None
+    below MIN_UNITS templates; `units` says how many there were."""
+    values = [v for c in clusters for v in c]
     if not values:
-        return {"mean": None, "ci": None, "n": 0}
-    return {"mean": mean(values), "ci": list(bootstrap_ci(values, seed, resamples)),
-            "n": len(values)}
+        return {"mean": None, "ci": None, "n": 0, "units": 0}
+    ci = cluster_interval(clusters, seed, resamples)
+    return {"mean": mean(values), "ci": None if ci is None else list(ci), "n": len(values),
+            "units": sum(1 for c in clusters if c)}
+
+
+def _by_template(scored: Sequence[EpisodeScore]) -> list[list[float]]:
+    """The scores of `scored` grouped by template (the unit the suite sampled), in order."""
+    groups: dict[str, list[float]] = {}
+    for e in scored:
+        groups.setdefault(e.episode.template, []).append(e.score.score)
+    return list(groups.values())
 
 
 @dataclass
@@ -260,8 +276,10 @@ def _interval(ci) -> str | None:
 
 def _row_data(config: Configuration, names: dict[Path, str], seed: int,
               resamples: int) -> dict[str, Any]:
-    scored = [e.score for e in config.episodes if e.scored]
-    by_type = {kind.value: estimate([s.score for s in scored if s.type is kind], seed, resamples)
+    episodes = [e for e in config.episodes if e.scored]
+    scored = [e.score for e in episodes]
+    by_type = {kind.value: estimate(_by_template([e for e in episodes if e.score.type is kind]),
+                                    seed, resamples)
                for kind in TaskType}
     templates: dict[str, dict[str, Any]] = {}
     for template in sorted({e.episode.template for e in config.episodes}):
@@ -269,7 +287,8 @@ def _row_data(config: Configuration, names: dict[Path, str], seed: int,
         kinds = {e.score.type.value for e in mine if e.score is not None}
         templates[template] = {
             "type": kinds.pop() if len(kinds) == 1 else None,
-            **estimate([e.score.score for e in mine if e.scored], seed, resamples),
+            # One template: its seeds are the independent units.
+            **estimate([[e.score.score] for e in mine if e.scored], seed, resamples),
             "planned": len(mine)}
     ratios = conversation_ratios(scored)
     row = config.table_row()
@@ -280,7 +299,7 @@ def _row_data(config: Configuration, names: dict[Path, str], seed: int,
         **({"background_model": config.background} if config.background else {}),
         "architecture": config.architecture,
         "agent": config.agent, "suites": [names[s] for s in config.suites],
-        "overall": estimate([s.score for s in scored], seed, resamples),
+        "overall": estimate(_by_template(episodes), seed, resamples),
         "by_type": by_type, "by_template": templates,
         "conversation_ratio": {"mean": mean(ratios) if ratios else None, "n": len(ratios)},
         "planned": len(config.episodes), "scored": len(scored),
@@ -391,6 +410,11 @@ def _accounting(rows: list[dict[str, Any]], configs: list[Configuration]) -> lis
     return lines
 
 
+def _plain(paragraphs: Sequence[str]) -> list[str]:
+    """Board paragraphs ("\n**Warning** (...): ...") as plain one-line notes for a plot."""
+    return [p.strip().replace("**", "") for p in paragraphs if p.strip()]
+
+
 def _best(row: dict[str, Any]) -> tuple[bool, float]:
     """Best first, rows without a score last."""
     value = row["overall"]["mean"]
@@ -435,7 +459,10 @@ def suite_board(dirs: Sequence[Path | str], *, rules: str = "ours", seed: int = 
              f"Means over the scored episodes, each with its 95% bootstrap interval (percentile, "
              f"{resamples} resamples, seed {seed}) and n episodes; Overall is the mean over every "
              "scored episode, the conversation ratio the mean over those of every type but "
-             "asking for help (as the suite table has them). Per task type:", "",
+             "asking for help (as the suite table has them). The suite sampled templates, then "
+             "seeds: an interval resamples templates, then seeds within each drawn template "
+             "(per template: its seeds); "
+             f"{MIN_UNITS_WHY} (a '-' in the 95% CI column). Per task type:", "",
              *_estimates_table(rows, "type"), "", "Per template (n: scored of planned):", "",
              *_estimates_table(rows, "template")]
     if episodes:
@@ -459,11 +486,17 @@ def suite_board(dirs: Sequence[Path | str], *, rules: str = "ours", seed: int = 
                              else None, "rule": e.score.rule if e.score else None,
                              "why": e.why}
                             for c in ordered for e in c.episodes]
+    notes = [w for c in ordered for w in _plain(row_notes(c.table_row(), c.label))]
+    notes += [f"Warning: {w}" for w in warnings]
+    doubles = test_doubles([c.model for c in ordered] + [c.background for c in ordered])
+    data["notes"], data["test_double"] = notes, doubles
     plot = Plot(title=f"STSS action level: overall score (rules: {rules})", axis="score (0-1)",
+                notes=notes, test_double=doubles,
                 points=[PlotPoint(r["label"], r["overall"]["mean"],
                                   tuple(r["overall"]["ci"]) if r["overall"]["ci"] else None,
                                   n=r["overall"]["n"]) for r in sorted(rows, key=_best)],
                 scale=(0, 1),
-                interval=f"bars: 95% bootstrap interval of the mean over scored episodes "
-                         f"(percentile; seed {seed}, {resamples} resamples)")
+                interval=f"bars: 95% bootstrap interval, templates then seeds resampled "
+                         f"(percentile; seed {seed}, {resamples} resamples; none below "
+                         f"{MIN_UNITS} templates)")
     return BoardReport(markdown="\n".join(lines) + "\n", data=data, plot=plot)

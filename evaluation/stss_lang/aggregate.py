@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import mean
 
-from evaluation.kit import bootstrap_ci, macro_average, micro_average
+from evaluation.kit import interval, macro_average, micro_average
 
 METRICS = ("sr", "gcsr")
 
@@ -61,8 +61,8 @@ def cell(by_task: Mapping[str, Sequence[float]], *, seed: int = 0,
     values = [v for vs in by_task.values() for v in vs]
     task_means = [mean(vs) for vs in by_task.values() if vs]
     return Cell(micro=micro_average(by_task), macro=macro_average(by_task),
-                micro_ci=bootstrap_ci(values, seed, resamples) if values else None,
-                macro_ci=bootstrap_ci(task_means, seed, resamples) if task_means else None,
+                micro_ci=interval(values, seed, resamples),
+                macro_ci=interval(task_means, seed, resamples),
                 conversations=len(values), tasks=len(task_means))
 
 

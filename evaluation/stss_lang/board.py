@@ -15,6 +15,7 @@ from statistics import mean
 from typing import Any
 
 from evaluation.kit import (
+    MIN_UNITS_WHY,
     BenchDir,
     Column,
     Ledger,
@@ -132,7 +133,8 @@ def table3(dirs: Sequence[Path | str], *, judges: Sequence[str] | None = None, s
                for r in rows]
     ci_cols = [Column(c.key, c.header, None, c.align) for c in columns[:-2]]
     lines += ["", f"95% bootstrap intervals ({resamples} resamples, seed {seed}; micro over "
-              "conversations, macro over task means):", "", *markdown_table(ci_cols, ci_rows)]
+              f"conversations, macro over task means; {MIN_UNITS_WHY}: '-'):", "",
+              *markdown_table(ci_cols, ci_rows)]
     type_cols = [Column("label", "Configuration", None, "---"), Column("type", "Task type", None,
                                                                         "---"),
                  Column("action", "Action score"), Column("action_runs", "runs", None),

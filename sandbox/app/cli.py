@@ -34,6 +34,7 @@ COMMANDS = [
     "sandbox.app.commands.interview",
     "sandbox.app.commands.fork",
     "sandbox.app.commands.report",
+    "sandbox.app.commands.compare",
 ]
 
 

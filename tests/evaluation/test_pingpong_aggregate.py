@@ -101,7 +101,7 @@ def test_bootstrap_ci_is_reproducible_under_a_seed():
 
 def test_leaderboard_applies_the_length_factor_to_score_and_interval():
     conv = [score_conversation(str(i), [judgment("a", turn(s, s, s))])
-            for i, s in enumerate([4, 5, 3, 4])]
+            for i, s in enumerate([4, 5, 3, 4, 4])]  # 5: the fewest with an interval
     short = PlayerData("short", conv, reply_lengths=[100, 100])
     long = PlayerData("long", conv, reply_lengths=[300, 300])
     rows = {r.label: r for r in leaderboard([long, short], seed=3)}

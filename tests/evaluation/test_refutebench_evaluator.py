@@ -168,8 +168,8 @@ def test_tables_4_to_7_by_hand():
     assert (mean["c0"], mean["c3"], mean["c_delta"]) == (4.5, 3.0, 1.5)  # T7
     assert [mean[n] for n in ("revision_1", "kept_2", "kept_3")] == [4.0, 3.5, 3.0]  # Fig. 6a
     assert [mean[f"fidelity_{k}"] for k in range(4)] == [4.5, 3.5, 3.0, 2.0]  # Fig. 6b
-    for name in ("overall", "c_delta", "turn_delta"):
-        assert cells[name].lo <= cells[name].mean <= cells[name].hi
+    for name in ("overall", "c_delta", "turn_delta"):  # 2-3 seeds: too few for an interval
+        assert cells[name].lo is None and cells[name].hi is None
 
 
 def test_the_board_has_the_papers_table_shapes():
@@ -179,5 +179,5 @@ def test_the_board_has_the_papers_table_shapes():
     assert "| Model | MT Turn1 | MT Turn3 | MT Δ |" in text
     assert "| Model | MT Initial | MT Final | MT Δ |" in text
     assert "| Model | MT C=0 | MT C=3 | MT Δ |" in text
-    assert "| model-a | 3.67 [" in text
+    assert "| model-a | 3.67 n=3 |" in text
     assert "1 of 27 judgments without a usable rating" in text

@@ -108,11 +108,16 @@ def test_damaged_runs_are_counted_named_and_scored_over_what_was_selected(
     assert f"  - unfinished (no result.json (killed, or removed)): {second.name}" in printed
     assert f"  - stale judgment (its run is not finished): {second.name} (" in printed
     assert data["rows"][0]["selected"] == 5 and data["rows"][0]["scored"] == 2
+    # the accounting's line travels with the JSON (and the plot), as does the test double
+    assert "Accounting: scripted/simulbench: 5 selected: 2 finished, 1 unfinished, 2 missing; " \
+        "judgments: 2 usable, 2 stale" in data["notes"]
+    assert data["test_double"] == ["scripted/simulbench"]
 
     assert answer(finished, files) == 0
     assert "answers run 3, skipped 2" in capsys.readouterr().out
-    printed, _ = board(finished, capsys)
+    printed, data = board(finished, capsys)
     assert "| 5/5 | 0 | 0 |" in printed
+    assert data["notes"] == []  # all finished and judged: nothing to carry
 
 
 def test_a_failed_answer_is_on_the_markdown_board(tmp_path, files, capsys, monkeypatch):

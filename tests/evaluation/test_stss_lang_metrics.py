@@ -28,8 +28,10 @@ def test_micro_weighs_conversations_and_macro_weighs_tasks():
     assert gcsr.micro == pytest.approx((1 + 1 / 3 + 2 / 3 + 1) / 4)  # 0.75
     assert gcsr.macro == pytest.approx((1 + (1 / 3 + 2 / 3 + 1) / 3) / 2)  # 0.833
     assert (gcsr.conversations, gcsr.tasks) == (4, 2)
-    lo, hi = gcsr.micro_ci
-    assert lo <= gcsr.micro <= hi
+    assert gcsr.micro_ci is None and gcsr.macro_ci is None  # 4 conversations, 2 tasks: too few
+    wide = cell({"t": [1.0, 0.0, 1.0, 1.0, 0.0]})
+    lo, hi = wide.micro_ci
+    assert lo <= wide.micro <= hi and wide.macro_ci is None  # 5 conversations, 1 task
 
 
 def test_unjudged_conversations_and_tasks_are_left_out():

@@ -112,8 +112,11 @@ def test_an_interview_set_over_three_architectures_boards_each_category(runs, tm
         {(a, c) for a in ARCHITECTURES for c in (*CATEGORIES, "all")}
     for row in rows:
         assert row["n"] == (45 if row["category"] == "all" else 9)  # 3 agents x 3 questions
-        assert 1 <= row["ci"][0] <= row["rating"] <= row["ci"][1] <= 5
+        # 3 agents, the unit resampled first: too few for an interval, and said why
+        assert row["agents"] == 3 and row["ci"] is None
         assert f"| {row['architecture']} | {row['category']} | {row['rating']:.2f} |" in printed
+    assert "no interval below 5 independent units" in printed
+    assert json.loads(board.read_text())["test_double"] == ["scripted/town"]
     assert len(answer_files(out)) == 135
     assert "ga_no_reflection: 45 selected: 45 answered; judgments: 45 usable" in printed
     # Resumed: every answer and judgment kept, the same board.
@@ -123,6 +126,16 @@ def test_an_interview_set_over_three_architectures_boards_each_category(runs, tm
     assert json.loads(board.read_text())["rows"] == rows
     assert main(["interview-board", str(out)]) == 0
     assert "| ga_tdp | plans |" in capsys.readouterr().out
+    # Two architectures of the set compared: matched by agent and question, agents resampled.
+    diff = tmp_path / "diff.json"
+    assert main(["compare", f"{out}:ga", f"{out}:ga_tdp", "--json", str(diff)]) == 0
+    compared = json.loads(diff.read_text())
+    assert compared["overall"]["n"] == 45 and compared["overall"]["units"] == 3
+    assert compared["unit"] == "agent" and compared["overall"]["ci"] is None  # 3 agents
+    assert set(compared["by_type"]) == set(CATEGORIES)
+    assert compared["a_only"] == compared["b_only"] == []
+    assert main(["compare", str(out), f"{out}:ga"]) == 2  # which architecture: said
+    assert "holds 3 archs" in capsys.readouterr().err
 
 
 def test_a_judge_without_a_usable_answer_is_counted_not_averaged(runs, tmp_path, capsys,

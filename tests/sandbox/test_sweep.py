@@ -42,6 +42,13 @@ def test_every_cell_runs_every_benchmark_is_boarded_and_a_rerun_resumes(tmp_path
     summary = (out / "summary.md").read_text()
     assert "| pingpong | verbose | scripted/pingpong-verbose | - | ok |" in summary
     assert "## refutebench" in summary and "Table 4" in summary
+    # the two models compared item by item, beside the summary
+    assert "| pingpong | models | plain | verbose |" in summary
+    assert "| refutebench | models | plain | verbose |" in summary
+    compared = json.loads((out / "comparisons" / "pingpong" / "plain__vs__verbose.json")
+                          .read_text())
+    assert compared["format"] == "comparison" and compared["overall"]["n"] == 5  # --every 16
+    assert (out / "comparisons" / "pingpong" / "plain__vs__verbose.md").is_file()
 
     assert main(["sweep", experiment(tmp_path)]) == 0  # resumed: nothing runs again
     printed = capsys.readouterr().out
@@ -145,6 +152,8 @@ def test_a_dry_run_prints_the_commands_and_runs_nothing(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "sandbox pingpong --interrogator scripted/pingpong --judge scripted/pingpong " \
         "--every 16 --player scripted/pingpong --seed 0 --label plain --out" in printed
+    # each cell's own estimate: nothing finished yet, so the items it would run, no rate
+    assert printed.count("Dry run: 5 pair(s) to run, 0 finished") == 2
     assert not (tmp_path / "exp").exists()
 
 
@@ -189,6 +198,11 @@ def test_two_models_two_architectures_and_the_five_benchmarks_from_one_file(tmp_
         assert "| plain |" in board and "| town |" in board
     summary = (out / "summary.md").read_text()
     assert all(f"## {bench}" in summary for bench in benchmarks)
+    assert "| stss | architectures | plain-ga | plain-ga_tdp |" in summary
+    assert "| stss | models | plain-ga | town-ga |" in summary
+    assert "| simulbench | models | plain | town |" in summary
+    assert "| stss-lang | architectures | town-ga | town-ga_tdp |" in summary
+    assert "not compared" not in summary  # every pair read and matched
 
     capsys.readouterr()
     assert main(["sweep", path]) == 0  # resumed: every cell skips what it finished

@@ -166,7 +166,7 @@ def test_the_board_matches_the_saved_judgments_by_hand(tmp_path, models):
     assert row.aggregate == pytest.approx(mean(per_conversation))
     assert row.score == pytest.approx(row.aggregate)  # one player: no length penalty
     assert row.mean_length == pytest.approx(mean(lengths))
-    assert row.ci[0] <= row.aggregate <= row.ci[1]
+    assert row.ci is None  # 2 conversations scored: too few for an interval
 
 
 def test_resuming_skips_finished_pairs_and_a_new_judge_calls_no_player(tmp_path, models):

@@ -42,7 +42,8 @@ def test_two_players_side_by_side_with_intervals(tmp_path, capsys):
     rows = json.loads(board.read_text())["rows"]
     assert [r["label"] for r in rows] == ["scripted/pingpong", "verbose"]
     assert rows[0]["length_factor"] == 1.0 and rows[1]["length_factor"] < 1.0
-    assert all(r["ci"][0] <= r["score"] <= r["ci"][1] for r in rows)
+    # 4 conversations each: too few for an interval (kit.MIN_UNITS), and the board says why
+    assert all(r["ci"] is None and r["scored"] == 4 for r in rows)
     assert (tmp_path / "board.md").read_text() == table
 
 

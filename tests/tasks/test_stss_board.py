@@ -55,12 +55,11 @@ def test_a_configuration_in_two_suites_is_one_row_with_intervals_and_n(tmp_path)
     assert list(rows) == ["m/one ga", "m/one ga_tdp"]
     ga = rows["m/one ga"]
     assert ga["suites"] == ["a", "b"] and ga["planned"] == ga["scored"] == 4
-    # resampled in a fixed order (suite by suite, episodes by name): the same interval each time
-    assert ga["overall"] == {"mean": pytest.approx(1.75 / 4), "n": 4,
-                             "ci": list(bootstrap_ci([0.0, 1.0, 0.5, 0.25], 7, 200))}
+    # Two templates (party, bulbs): below the minimum of independent units, no interval.
+    assert ga["overall"] == {"mean": pytest.approx(1.75 / 4), "n": 4, "units": 2, "ci": None}
     party = ga["by_type"]["public_activity"]
-    assert party["n"] == 3 and party["ci"] == list(bootstrap_ci([1.0, 0.5, 0.25], 7, 200))
-    assert ga["by_type"]["appointment"] == {"mean": None, "ci": None, "n": 0}
+    assert party["n"] == 3 and party["units"] == 1 and party["ci"] is None
+    assert ga["by_type"]["appointment"] == {"mean": None, "ci": None, "n": 0, "units": 0}
     assert ga["by_template"]["party"]["n"] == 3 and ga["by_template"]["bulbs"]["mean"] == 0.0
     assert ga["conversation_ratio"] == {"mean": 0.5, "n": 3}  # help tasks left out
     md = report.markdown
@@ -69,10 +68,35 @@ def test_a_configuration_in_two_suites_is_one_row_with_intervals_and_n(tmp_path)
     assert "200 resamples, seed 7" in md
     assert [(p.label, p.n) for p in report.plot.points] == [("m/one ga_tdp", 1), ("m/one ga", 4)]
     assert "seed 7, 200 resamples" in report.plot.interval and report.plot.scale == (0, 1)
-    again = suite_board([a, b], seed=7, resamples=200)
+    assert "no interval below 5 independent units" in md
+
+
+def test_intervals_resample_templates_then_seeds(tmp_path):
+    """Six templates x three seeds: the interval is over templates (seeds within each), wider
+    than one that took the 18 episodes as independent when seeds within a template agree."""
+    scores = {f"t{t}/ga/s{s}": (PUB, t / 5) for t in range(6) for s in range(3)}
+    suite = fake_suite(tmp_path / "a", scores, model="scripted/town")
+    report = suite_board([suite], seed=7, resamples=400)
+    overall = report.data["rows"][0]["overall"]
+    assert overall["units"] == 6 and overall["n"] == 18
+    lo, hi = overall["ci"]
+    naive = bootstrap_ci([v for v, in ([x[1]] for x in scores.values())], 7, 400)
+    assert hi - lo > (naive[1] - naive[0]) * 1.4  # 6 units, not 18
+    assert report.data["rows"][0]["by_template"]["t0"]["ci"] is None  # 3 seeds: too few
+    again = suite_board([suite], seed=7, resamples=400)
     assert again.data == report.data  # seeded: the same intervals every time
-    other = suite_board([a, b], seed=8, resamples=200).data["rows"][0]["overall"]["ci"]
-    assert other != ga["overall"]["ci"]
+    assert suite_board([suite], seed=8, resamples=400).data["rows"][0]["overall"]["ci"] != \
+        overall["ci"]
+    # The board's warnings travel with the plot and the JSON; the test double is marked.
+    file = suite / "t0/ga/s0" / ScoringOptions().file
+    warned = STSSScore.model_validate_json(file.read_text())
+    warned.warnings = ["nobody moved"]
+    file.write_text(warned.model_dump_json())
+    report = suite_board([suite], seed=7, resamples=400)
+    assert any("in 1 of 18 episodes nothing happened" in n for n in report.plot.notes)
+    assert report.data["notes"] == report.plot.notes
+    assert report.data["test_double"] == ["scripted/town"]
+    assert report.plot.test_double == ["scripted/town"]
 
 
 def test_two_rows_that_would_share_a_label_name_their_suites(tmp_path):

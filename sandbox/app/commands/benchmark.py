@@ -121,6 +121,10 @@ def add_run_command(sub, bench, **defaults) -> argparse.ArgumentParser:
                    help="base seed [default: %(default)s]")
     p.add_argument("--rejudge", action="store_true",
                    help="ask the judges again even where a judgment is saved")
+    p.add_argument("--dry-run", action="store_true",
+                   help=f"say how many {bench.items.noun} would run (finished ones skipped) and "
+                        "their calls, tokens, wall time and money per role, from this "
+                        "directory's finished ones; run and write nothing")
     for role in bench.roles:
         _sampling_options(p, role.name, role.sampling, role.tokens_help)
     _sampling_options(p, "judge", bench.judging.sampling, "per judged turn")
@@ -331,10 +335,55 @@ def _ranges(numbers: list[int]) -> str:
     return ",".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs)
 
 
+def dry_run(bench, args) -> int:
+    """`sandbox NAME --dry-run`: the items the run would make (finished ones skipped) and what
+    they would spend per role and model, at the rate of the directory's finished items (the
+    calls of each role, judges included, per item); nothing is written."""
+    from evaluation.kit import role_usage
+    from sandbox.app.suites.benchmark import RUNS
+    from sandbox.app.suites.estimate import Estimate, Line, Rate
+    from sandbox.app.suites.resume import finished
+    from sandbox.log import read_calls
+    from tasks.kit import IdCollision
+
+    options = {name: getattr(args, name) for name in bench.options}
+    try:
+        items = bench.items.load(args.items, options)
+    except (FileFormatError, IdCollision) as exc:
+        raise UserError(str(exc)) from exc
+    selected = [item_id for item_id, _ in items.select(args.every)]
+    done = [args.out / RUNS / i for i in selected if finished(args.out / RUNS / i)]
+    estimate = Estimate(len(selected) - len(done), len(done))
+    models = {role.name: getattr(args, role.name) for role in bench.roles}
+    models["judge"] = ", ".join(judge_models(args))
+    if not done:
+        estimate.missing.append(f"every role (no finished {bench.noun} in {args.out} yet: run "
+                                "a few with --every K, then --dry-run again)")
+    prices = models_file(args)
+    for role, use in role_usage(done, bench.roles_by_tag()).items():
+        latency = sum(r.latency_s for d in done for r in read_calls(d)[0]
+                      if bench.roles_by_tag().get(r.tag, r.tag) == role)
+        rate = Rate(len(done), use.calls, use.prompt_tokens, use.completion_tokens, latency)
+        model = models.get(role, role)
+        endpoint = prices.get(model)
+        price = (endpoint.price_in, endpoint.price_out) if endpoint is not None and \
+            endpoint.price_in is not None and endpoint.price_out is not None else None
+        estimate.lines.append(Line(role, model, rate.per_hour(estimate.units),
+                                   f"{len(done)} finished {bench.noun} here", price))
+    if done:
+        jobs = max(1, parallel_options(args).jobs)
+        estimate.wall_s = sum(line.spend.latency_s for line in estimate.lines) / jobs
+        estimate.wall_how = f"the calls' measured latency, {jobs} {bench.noun} at once"
+    terminal.print_markdown(estimate.markdown(bench.items.noun.rstrip("s")))
+    return 0
+
+
 def run_main(bench, args) -> int:
     from sandbox.app.suites.benchmark import Configuration, board_report
     from tasks.kit import ItemIdError
 
+    if getattr(args, "dry_run", False):
+        return dry_run(bench, args)
     console = terminal.console()
     judges = judge_models(args)
     parallel = parallel_options(args)

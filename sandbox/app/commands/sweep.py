@@ -41,7 +41,8 @@ def register(sub) -> None:
     p.add_argument("--out", type=output_dir,
                    help="where the cells go [default: the file's `out`]")
     p.add_argument("--dry-run", action="store_true",
-                   help="check every cell and print the commands, run nothing")
+                   help="check every cell and print the commands, with the estimate of each "
+                        "cell whose command makes one (its own --dry-run); run nothing")
     p.set_defaults(func=main, resumable=True)
 
 
@@ -104,8 +105,15 @@ def main(args) -> int:
         console.print(f"[dim]{cell.benchmark} {cell.name}: {_roles(cell_args)}[/]",
                       highlight=False, soft_wrap=True)
     if args.dry_run:
-        for cell in found.cells:
+        for cell, cell_args in zip(found.cells, parsed, strict=True):
             print("sandbox " + " ".join(cell.argv))
+            if hasattr(cell_args, "dry_run"):  # the command estimates itself: asked to
+                cell_args.dry_run = True
+                try:
+                    cell_args.func(cell_args)
+                except UserError as exc:  # an estimate that cannot be made stops no other
+                    console.print(f"[yellow]{cell.benchmark} {cell.name}: no estimate:[/] "
+                                  f"{exc}", highlight=False, soft_wrap=True)
         return 0
     from sandbox.outdirs import OutputTaken, add_marker, claim
 
@@ -143,8 +151,10 @@ def main(args) -> int:
         if board_md.is_file():  # this run's, or the last one made, said to be so
             boards[name] = board_md.read_text(encoding="utf-8") + (
                 "" if made else "\n(the board as last made: this run could not make it)\n")
+    comparisons = compare_cells(found.cells, Path(out))
     summary = Path(out) / "summary.md"
-    write_atomic(summary, summary_markdown(experiment, args.experiment, found, boards))
+    write_atomic(summary, summary_markdown(experiment, args.experiment, found, boards,
+                                           comparisons))
     bad = [c for c in found.cells if c.status != "ok"]
     console.print(f"{len(found.cells)} cells, {len(found.cells) - len(bad)} finished; summary: "
                   f"{summary}", highlight=False)
@@ -161,6 +171,52 @@ def main(args) -> int:
                       f"each said (the experiment file, or another --out), then run again",
                       highlight=False)
     return 1 if bad else 0
+
+
+COMPARISONS = "comparisons"
+
+
+def compare_cells(cells, out: Path) -> list[str]:
+    """Every pair of cells that differ in one thing (two architectures of a model, two models
+    on an architecture), compared item by item (`sandbox compare`) into
+    OUT/comparisons/BENCHMARK/A__vs__B.md and .json; the lines of the summary's table, one per
+    pair (a pair that cannot be compared says why)."""
+    import json
+
+    from evaluation.compare import compare_dirs
+    from evaluation.kit import BoardError
+    from sandbox.app.suites.sweep import comparison_pairs
+    from sandbox.storage import write_atomic
+
+    lines = ["B - A item by item (`sandbox compare A B`): the mean paired difference, its 95% "
+             "bootstrap interval, the sign-flip p and the matched items a paired t-test needs "
+             "for the observed difference at 80% power; each in full in the file named.", "",
+             "| Benchmark | Differ in | A | B | n | B - A | 95% CI | p | items needed | file |",
+             "|---|---|---|---|--:|--:|--:|--:|--:|---|"]
+    pairs = [(what, a, b) for what, a, b in comparison_pairs(cells)
+             if _holds_work(a.out) and _holds_work(b.out)]
+    if not pairs:
+        return []
+    for what, a, b in pairs:
+        where = Path(out) / COMPARISONS / a.benchmark / f"{a.name}__vs__{b.name}"
+        head = f"| {a.benchmark} | {what} | {a.name} | {b.name} |"
+        try:
+            report = compare_dirs(str(a.out), str(b.out))
+        except (BoardError, OSError) as exc:
+            lines.append(f"{head} - | - | - | - | - | not compared: "
+                         f"{str(exc).replace('|', '/')} |")
+            continue
+        where.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(where.with_suffix(".md"), report.markdown)
+        write_atomic(where.with_suffix(".json"), json.dumps(report.data, indent=2) + "\n")
+        s = report.data["overall"]
+        needed = (report.data["seeds_needed"].get("observed") or {}).get("items")
+        ci = "-" if s["ci"] is None else f"[{s['ci'][0]:+.3f}, {s['ci'][1]:+.3f}]"
+        diff = "-" if s["difference"] is None else f"{s['difference']:+.3f}"
+        p = "-" if s["p"] is None else f"{s['p']:.3g}"
+        lines.append(f"{head} {s['n']} | {diff} | {ci} | {p} | {needed or '-'} | "
+                     f"{where.relative_to(out)}.md |")
+    return lines
 
 
 def _holds_work(cell_out: Path) -> bool:

@@ -34,7 +34,7 @@ import shutil
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import partial
 from pathlib import Path
@@ -43,10 +43,13 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from evaluation.kit import (
+    Ledger,
+    Plot,
     manifest_data,
     read_bench_dir,
     read_dialogue,
     role_usage,
+    test_doubles,
     told_apart,
     usage_table,
 )
@@ -410,7 +413,30 @@ def board_report(bench: Benchmark, dirs: Sequence[Path | str], **kwargs) -> Boar
              for f, label in zip(found, labels, strict=True)}
     markdown = report.markdown + "\nCalls and tokens per role:\n\n" + \
         "\n".join(usage_table(usage, uncounted)) + "\n"
+    doubles = test_doubles([m for f in found for m in [*(f.manifest.get("roles") or {}).values(),
+                                                         *f.judges]])
+    notes = board_notes(report.data)
     data = {**report.data, "usage": {label: {role: u.model_dump() for role, u in roles.items()}
                                      for label, roles in usage.items()},
-            "usage_uncounted": uncounted}
-    return BoardReport(markdown=markdown, data=data, plot=report.plot)
+            "usage_uncounted": uncounted, "notes": notes, "test_double": doubles}
+    plot = report.plot
+    if isinstance(plot, Plot):  # a plot travels without its board: it carries both
+        plot = replace(plot, notes=[*plot.notes, *notes], test_double=doubles)
+    return BoardReport(markdown=markdown, data=data, plot=plot)
+
+
+def board_notes(data: dict[str, Any]) -> list[str]:
+    """What a board says beside its numbers, one line each: its warnings, and each
+    configuration whose selection is not all finished and judged (the accounting's line)."""
+    notes = [f"Warning: {w}" for w in data.get("warnings") or [] if isinstance(w, str)]
+    found = data.get("accounting")
+    ledgers = dict(found) if isinstance(found, dict) else {}
+    for row in data.get("rows") or []:
+        if isinstance(row, dict) and isinstance(row.get("accounting"), dict):
+            ledgers.setdefault(str(row.get("label")), row["accounting"])
+    for label, counts in ledgers.items():
+        if not isinstance(counts, dict):
+            continue
+        if (note := Ledger.from_data(label, counts).note()) is not None:
+            notes.append(note)
+    return notes

@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from itertools import combinations
 from pathlib import Path
 from typing import Any
 
@@ -153,6 +154,7 @@ class Cell:
     status: str = "planned"  # planned | ok | failed (exit code) | error (why)
     said: str = ""
     seed: int | None = None  # the cell's one seed (None: the benchmark's seeds axis, or none)
+    alias: str = ""  # the model's name in the experiment file
 
 
 @dataclass
@@ -207,7 +209,7 @@ def plan(experiment: Experiment, out: Path, recipes: dict[str, Any]) -> Plan:
                         argv += [recipe.label_flag, cell]
                     argv += ["--out", str(cell_out)]
                     found.cells.append(Cell(name, cell, model.model, arch, argv, cell_out,
-                                            seed=seed))
+                                            seed=seed, alias=alias))
                     outs.append(cell_out)
         found.boards[name] = [recipe.board, *map(str, outs), "--markdown",
                               str(out / name / "board.md"), "--json",
@@ -231,9 +233,27 @@ def record(experiment: Experiment, source: Path, digest: str, found: Plan) -> di
                       for c in found.cells]}
 
 
+def comparison_pairs(cells: list[Cell]) -> list[tuple[str, Cell, Cell]]:
+    """(what differs, A, B) for every pair of cells of one benchmark and seed that differ in
+    one thing: two architectures of one model, then two models on one architecture. A is the
+    one first in the experiment file."""
+    groups: dict[tuple[str, int | None], list[Cell]] = {}
+    for cell in cells:
+        groups.setdefault((cell.benchmark, cell.seed), []).append(cell)
+    pairs = []
+    for mine in groups.values():
+        couples = list(combinations(mine, 2))
+        pairs += [("architectures", a, b) for a, b in couples
+                  if a.alias == b.alias and a.architecture != b.architecture]
+        pairs += [("models", a, b) for a, b in couples
+                  if a.alias != b.alias and a.architecture == b.architecture]
+    return pairs
+
+
 def summary_markdown(experiment: Experiment, source: Path, found: Plan,
-                     boards: dict[str, str]) -> str:
-    """The whole experiment: what ran, how each cell ended, then every benchmark's board."""
+                     boards: dict[str, str], comparisons: list[str] | None = None) -> str:
+    """The whole experiment: what ran, how each cell ended, then every benchmark's board, and
+    the comparisons of cells that differ in one thing (their lines, `comparisons`)."""
     lines = [f"# Sweep of {source.name}", "",
              f"Models: {', '.join(f'{k} ({v.model})' for k, v in experiment.models.items())}; "
              f"architectures: {', '.join(experiment.architectures)}; seeds: "
@@ -245,6 +265,8 @@ def summary_markdown(experiment: Experiment, source: Path, found: Plan,
                      f"{outcome.replace('|', '/')} |")
     for name in found.boards:
         lines += ["", f"## {name}", "", boards.get(name, "(no board: no cell finished)").rstrip()]
+    if comparisons:
+        lines += ["", "## Comparisons", "", *comparisons]
     return "\n".join(lines) + "\n"
 
 

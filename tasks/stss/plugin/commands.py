@@ -234,6 +234,10 @@ def register(sub) -> None:
                         "[default: town]")
     p.add_argument("--seeds", type=Seeds(), default=[0], help="N, A..B or A,B,C "
                                                                   "[default: 0]")
+    p.add_argument("--dry-run", action="store_true",
+                   help="say what the suite would run (finished episodes skipped), its calls and "
+                        "tokens per role and model, wall time and money where the models file "
+                        "prices the model; run and write nothing")
     p.add_argument("--out", type=output_dir, required=True,
                    help="suite directory; rerun the same command to resume it (other episode "
                         "options need a new one)")
@@ -349,13 +353,22 @@ def _print_import(imported, console: Console) -> None:
             console.print(escape(f"note: {template.id}: {note}"), highlight=False)
 
 
+def resident_hours(task, window, architecture: str = "ga") -> float:
+    """An episode's simulated resident-hours: its window times its residents (what an
+    episode costs grows with both; the unit of the dry run's rates)."""
+    from tasks.stss import STSSEpisode
+
+    return STSSEpisode(task, architecture, window=window).until / 3600 * (
+        1 + len(task.background))
+
+
 def _check_templates(templates, archs, args, window, world, console,
-                     resident_hours: dict | None = None) -> list:
+                     hours: dict | None = None) -> list:
     """Every file and every seed's window, before the first episode runs; a window that stops
     inside an activity's time window is only warned about. Returns the templates; adds each
-    template x seed's simulated resident-hours to `resident_hours` when given, keyed by
+    template x seed's simulated resident-hours to `hours` when given, keyed by
     (template, seed) (what an episode costs grows with both)."""
-    from tasks.stss import STSSEpisode, instantiate, load_template
+    from tasks.stss import instantiate, load_template
 
     loaded = []
     for path in templates:
@@ -364,10 +377,8 @@ def _check_templates(templates, archs, args, window, world, console,
             loaded.append(template)
             for seed in args.seeds:  # the time is drawn per seed
                 task = instantiate(template, seed, world, background=args.background)
-                episode = STSSEpisode(task, archs[0], window=window)
-                if resident_hours is not None:
-                    resident_hours[(path, seed)] = episode.until / 3600 * (
-                        1 + len(task.background))
+                if hours is not None:
+                    hours[(path, seed)] = resident_hours(task, window, archs[0])
                 warning = window.cut_short(task)
                 if warning:
                     console.print(f"[yellow]warning:[/] {path.stem} s{seed}: {warning}",
@@ -442,6 +453,78 @@ def say_estimate(console, args, episodes, resident_hours: dict) -> float | None:
     else:
         console.print(f"[dim]{line}[/]", highlight=False, soft_wrap=True)
     return estimate
+
+
+RATES_FILE = Path(__file__).with_name("rates.json")  # bench/stss_rates.py writes it
+
+
+def dry_run(console, args, archs, world, window) -> int:
+    """`sandbox stss --dry-run`: the episodes the suite would run (finished ones skipped),
+    their calls and tokens per role and model, wall time and money, from this suite's finished
+    episodes or the rates kept with the package (sandbox/app/suites/estimate.py). Writes
+    nothing."""
+    from sandbox.app.commands.common import models_file
+    from sandbox.app.suites.estimate import TOWN, Estimate, Line, Rate, measure, read_rates
+    from sandbox.app.suites.resume import finished
+
+    from .suite import arch_dir, plan_suite
+
+    if any(str(t).endswith(".json") for t in args.templates or []):
+        raise UserError("--dry-run: importing a public task file writes OUT/templates; run "
+                        "the import once, or give the templates as YAML files")
+    try:
+        templates, _ = _templates(args, console)
+        hours: dict = {}
+        _check_templates(templates, archs, args, window, world, console, hours)
+        episodes = plan_suite(templates, archs, args.seeds, args.out)
+    except (FileFormatError, ValueError) as exc:
+        raise UserError(str(exc)) from exc
+    done = [e for e in episodes if finished(e.run_dir)]
+    left = [e for e in episodes if e not in done]
+    history = measure((e.run_dir, hours.get((e.template, e.seed), 0.0),
+                       arch_dir(e.architecture)) for e in done)
+    kept = read_rates(RATES_FILE)
+    background = getattr(args, "background_model", None)
+    models = {"evaluated": args.model, "background": background or args.model,
+              TOWN: args.model if not background else f"{args.model} + {background}"}
+    estimate = Estimate(len(left), len(done))
+    totals: dict[tuple[str, str], tuple[Rate, str]] = {}
+    for episode in left:
+        group = arch_dir(episode.architecture)
+        if group in history:
+            rates, source = history[group], "this suite's finished episodes"
+        elif group in kept:
+            rates, source = kept[group], f"{RATES_FILE.name} (bench/stss_rates.py)"
+        else:
+            if group not in estimate.missing:
+                estimate.missing.append(group)
+            continue
+        for role, rate in rates.items():
+            spend = rate.per_hour(hours.get((episode.template, episode.seed), 0.0))
+            key = (role, models.get(role, args.model))
+            total, _ = totals.get(key, (Rate(), source))
+            totals[key] = (Rate(total.hours + spend.hours, total.calls + spend.calls,
+                                total.prompt_tokens + spend.prompt_tokens,
+                                total.completion_tokens + spend.completion_tokens,
+                                total.latency_s + spend.latency_s), source)
+    prices = models_file(args)
+    for (role, model), (spend, source) in totals.items():
+        endpoint = prices.get(model)
+        price = (endpoint.price_in, endpoint.price_out) if endpoint is not None and \
+            endpoint.price_in is not None and endpoint.price_out is not None else None
+        estimate.lines.append(Line(role, model, spend, source, price))
+    left_hours = sum(hours.get((e.template, e.seed), 0.0) for e in left)
+    if any(m.startswith("local/") for m in (args.model, background) if m):
+        estimate.wall_s = left_hours * EMBEDDED_S_PER_RESIDENT_HOUR
+        estimate.wall_how = (f"{left_hours:.0f} simulated resident-hours on the embedded model, "
+                             f"about {EMBEDDED_S_PER_RESIDENT_HOUR:g} s each on 2 cores")
+    else:
+        jobs = max(1, parallel_options(args).jobs)
+        estimate.wall_s = sum(line.spend.latency_s for line in estimate.lines) / jobs
+        estimate.wall_how = (f"the calls' measured latency, {jobs} episode(s) at once; the "
+                             "simulation's own time not counted")
+    terminal.print_markdown(estimate.markdown())
+    return 0
 
 
 def _duration(seconds: float) -> str:
@@ -531,6 +614,8 @@ def main(args) -> int:
     world = _world(args)
     window = _window(args)
     archs = list(dict.fromkeys(args.archs or ARCHITECTURES))
+    if getattr(args, "dry_run", False):
+        return dry_run(console, args, archs, world, window)
     # An imported task file is written to OUT/templates before the model is built: a suite
     # that stops before anything is recorded leaves no half-made --out behind.
     with _removed_on_error(args.out):

@@ -1,0 +1,262 @@
+"""One side of a comparison: a run set of one benchmark read item by item, with the same
+readers its board uses, each item keyed by what two run sets of that benchmark share.
+
+What a side, an item's key, its value, its type and its sampled unit are per benchmark:
+the table in evaluation/README.md ("Comparing two run sets").
+
+An item planned or selected on a side but without a value there (not run, failed, unjudged,
+unscored) is `absent` with the reason, so a comparison can name it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evaluation.kit import BoardError, Ledger, read_bench_dir, test_doubles
+from tasks.stss.schema import TaskType
+
+STSS_LANG_METRICS = ("conversation_gcsr", "conversation_sr", "summary_gcsr", "summary_sr")
+
+
+@dataclass(frozen=True)
+class Item:
+    value: float
+    stratum: str = ""  # the type it is reported under
+    cluster: str = ""  # the unit it was sampled in ("" : the item itself)
+
+
+@dataclass
+class Side:
+    """A run set of one benchmark as a comparison reads it."""
+
+    benchmark: str
+    path: Path
+    label: str
+    measure: str  # what an item's value is, with its scale
+    items: dict[str, Item] = field(default_factory=dict)
+    absent: dict[str, str] = field(default_factory=dict)  # key -> why it has no value
+    notes: list[str] = field(default_factory=list)  # the board's warnings for this set
+    test_double: list[str] = field(default_factory=list)
+    # The board weighs its types by their counts (STSS Overall; RefuteBench families): a
+    # resample keeps each type's count, so the difference is of the quantity the table prints.
+    stratified: bool = False
+    clustered: str = ""  # the unit above the item ("template", "agent"), "" when none
+    config: dict[str, Any] = field(default_factory=dict)
+
+
+MARKERS = {"suite.json": "stss", "stss_lang.json": "stss-lang", "pingpong.json": "pingpong",
+           "simulbench.json": "simulbench", "refutebench.json": "refutebench",
+           "interview-set.json": "interview"}
+
+
+def split_spec(spec: str) -> tuple[Path, str | None]:
+    """`DIR` or `DIR:ROW` (a row of a run set holding several: an architecture)."""
+    path = Path(spec)
+    if path.exists() or ":" not in spec:
+        return path, None
+    head, _, row = spec.rpartition(":")
+    return Path(head), row or None
+
+
+def benchmark_of(path: Path) -> str:
+    """Which benchmark a directory holds, by its manifest (BoardError when none)."""
+    found = [name for marker, name in MARKERS.items() if (path / marker).is_file()]
+    if not found:
+        raise BoardError(f"{path} is not a run set: none of {', '.join(MARKERS)} in it (a "
+                         "suite, a benchmark directory or an interview set)")
+    return found[0]
+
+
+def nested(path: Path, row: str | None) -> tuple[Path, str | None]:
+    """A directory that holds run sets one level down, one per architecture (the language
+    level's OUT/ARCH): the one `row` names, or the only one."""
+    if not path.is_dir() or any((path / marker).is_file() for marker in MARKERS):
+        return path, row
+    inner = sorted(p for p in path.iterdir() if p.is_dir() and
+                   any((p / marker).is_file() for marker in MARKERS))
+    if not inner:
+        return path, row
+    return path / _choose(path, row, [p.name for p in inner], "arch"), None
+
+
+def read_side(spec: str, *, rules: str = "ours", metric: str | None = None,
+              judges: Sequence[str] | None = None) -> Side:
+    path, row = nested(*split_spec(spec))
+    benchmark = benchmark_of(path)
+    if row is not None and benchmark not in ("stss", "interview"):
+        raise BoardError(f"{spec}: a {benchmark} directory holds one configuration; give "
+                         f"{path} without :{row}")
+    readers = {"stss": lambda: _stss(path, row, rules),
+               "stss-lang": lambda: _stss_lang(path, metric or "conversation_gcsr", judges),
+               "pingpong": lambda: _pingpong(path, judges),
+               "simulbench": lambda: _simulbench(path, judges),
+               "refutebench": lambda: _refutebench(path, metric or "overall", judges),
+               "interview": lambda: _interview(path, row, judges)}
+    if metric is not None and benchmark not in ("stss-lang", "refutebench"):
+        raise BoardError(f"--metric: {benchmark} has one per-item measure; --metric is for "
+                         "stss-lang and refutebench")
+    return readers[benchmark]()
+
+
+def _choose(path: Path, row: str | None, rows: Sequence[str], what: str) -> str:
+    if row is None:
+        if len(rows) == 1:
+            return rows[0]
+        raise BoardError(f"{path} holds {len(rows)} {what}s ({', '.join(rows) or 'none'}): say "
+                         f"which, as {path}:{what.upper()}")
+    if row not in rows:
+        raise BoardError(f"{path}: no {what} {row!r} in it; {what}s: {', '.join(rows)}")
+    return row
+
+
+def _stss(path: Path, row: str | None, rules: str) -> Side:
+    from evaluation.stss import read_suite
+    from evaluation.stss.board import episode_score
+    from evaluation.stss.table import RULE_SETS, row_notes, table_row
+
+    if rules not in RULE_SETS:
+        raise BoardError(f"rules {rules!r}: expected one of {', '.join(RULE_SETS)}")
+    suite = read_suite(path)
+    names = {e.arch_dir: Path(e.architecture).stem or e.architecture for e in suite.episodes}
+    if row is not None and row not in names:  # the architecture's name for its directory's
+        row = next((d for d, name in names.items() if name == row), row)
+    chosen = _choose(path, row, sorted(names), "arch")
+    model = suite.options["model"]
+    background = suite.options.get("background_model") or ""
+    side = Side("stss", path, f"{model} {names.get(chosen, '?')}",
+                f"episode score (0-1; rules: {rules})", stratified=True, clustered="template",
+                test_double=test_doubles([model, background]),
+                config={"model": model, "architecture": names.get(chosen), "rules": rules})
+    scores = []
+    for episode in suite.episodes:
+        if episode.arch_dir != chosen:
+            continue
+        found = episode_score(episode, rules)
+        key = f"{episode.template}/s{episode.seed}"
+        if found.score is not None:
+            scores.append(found.score)
+        if found.scored:
+            side.items[key] = Item(found.score.score, found.score.type.label, episode.template)
+        else:
+            side.absent[key] = found.why
+    notes = row_notes(table_row(model, str(chosen), scores, background or None), side.label)
+    side.notes = [n.strip().replace("**", "") for n in notes if n.strip()]
+    return side
+
+
+def _kit_side(benchmark: str, bench, ledger: Ledger, measure: str, **kw) -> Side:
+    roles = bench.manifest.get("roles") or {}
+    side = Side(benchmark, bench.path, bench.label, measure,
+                test_double=test_doubles([*roles.values(), *bench.judges]),
+                config={"roles": roles, "judges": bench.judges}, **kw)
+    return side
+
+
+def _close(side: Side, ledger: Ledger, selected: Sequence[str]) -> Side:
+    """Every selected item without a value named with the ledger's reason."""
+    named = {n.item: f"{n.what}: {n.reason}" if n.reason else n.what for n in ledger.named
+             if n.item}
+    for item in selected:
+        if item not in side.items and item not in side.absent:
+            side.absent[item] = named.get(item, "no usable value")
+    if (note := ledger.note()) is not None:
+        side.notes.append(note)
+    return side
+
+
+def _stss_lang(path: Path, metric: str, judges) -> Side:
+    from evaluation.stss_lang import MANIFEST, read_judged
+
+    if metric not in STSS_LANG_METRICS:
+        raise BoardError(f"--metric {metric!r}: stss-lang compares one of "
+                         f"{', '.join(STSS_LANG_METRICS)}")
+    level, name = metric.split("_")
+    bench = read_bench_dir(path, MANIFEST, "sandbox stss-lang", "STSS language-level")
+    ledger = Ledger(bench.label)
+    judged, _ = read_judged(bench, judges, ledger)
+    side = _kit_side("stss-lang", bench, ledger, f"{level} {name.upper()} (0-1)",
+                     clustered="task")
+    for c in judged:
+        scores = c.scores.get(level)
+        if scores is None:
+            side.absent[c.item] = f"no usable {level} judgment"
+            continue
+        kind = TaskType(c.task_type).label if c.task_type in TaskType._value2member_map_ \
+            else c.task_type
+        side.items[c.item] = Item(scores[name], kind, c.task)
+    return _close(side, ledger, bench.selected)
+
+
+def _pingpong(path: Path, judges) -> Side:
+    from evaluation.pingpong import read_player
+
+    player = read_player(path, judges)
+    ledger = player.meta["ledger"]
+    bench = read_bench_dir(path, "pingpong.json", "sandbox pingpong", "PingPong")
+    side = _kit_side("pingpong", bench, ledger, "conversation final (1-5; before the length "
+                     "factor, a constant per player)")
+    for c in player.conversations:
+        if c.final is not None:
+            side.items[c.pair] = Item(c.final)
+        else:
+            side.absent[c.pair] = "refused by every judge" if c.refused else "no usable judgment"
+    return _close(side, ledger, bench.selected)
+
+
+def _simulbench(path: Path, judges) -> Side:
+    from evaluation.simulbench.board import BENCHMARK, MANIFEST, read_scores
+
+    bench = read_bench_dir(path, MANIFEST, f"sandbox {BENCHMARK}")
+    ledger = Ledger(bench.label)
+    side = _kit_side("simulbench", bench, ledger, "script rating (1-10)")
+    for s in read_scores(bench, ledger, judges):
+        if s.score is not None:
+            side.items[s.item] = Item(s.score, s.category)
+        else:
+            side.absent[s.item] = "no usable rating"
+    return _close(side, ledger, bench.selected)
+
+
+def _refutebench(path: Path, metric: str, judges) -> Side:
+    from evaluation.refutebench.board import COMMAND, MANIFEST, build_board
+
+    bench = read_bench_dir(path, MANIFEST, COMMAND)
+    row = build_board([path], judges).rows[0]
+    side = _kit_side("refutebench", bench, row.ledger, f"{metric} rating (1-5)",
+                     stratified=True)
+    for s in row.scored:
+        value = s.metric(metric)
+        if value is not None:
+            side.items[s.item] = Item(value, s.family)
+        else:
+            side.absent[s.item] = f"no {metric} rating"
+    return _close(side, row.ledger, bench.selected)
+
+
+def _interview(path: Path, row: str | None, judges) -> Side:
+    from evaluation.interview.board import read_manifest, read_rated
+
+    manifest = read_manifest(path)
+    archs = list(dict.fromkeys(e["architecture"] for e in manifest.get("selected", [])))
+    arch = _choose(path, row, archs, "arch")
+    ledgers: dict[str, Ledger] = {}
+    rated = read_rated(path, manifest, ledgers, judges)
+    model = str((manifest.get("config") or {}).get("model"))
+    judges_heard = list(manifest.get("judges") or [])
+    side = Side("interview", path, arch, "answer rating (1-5)",
+                clustered="agent", test_double=test_doubles([model, *judges_heard]),
+                config={"model": model, "architecture": arch, "judges": judges_heard})
+    for a, category, score, agent, question in rated:
+        if a == arch:
+            side.items[f"{agent}/{question}"] = Item(score, category, agent)
+    ledger = ledgers.get(arch) or Ledger(arch)
+    for n in ledger.named:  # run/agent/question -> agent/question, as items are matched
+        key = n.item.split("/", 1)[-1]
+        if key not in side.items:
+            side.absent[key] = f"{n.what}: {n.reason}" if n.reason else n.what
+    if (note := ledger.note()) is not None:
+        side.notes.append(note)
+    return side

@@ -1,0 +1,143 @@
+"""What a suite will cost before it runs (`--dry-run`): calls and tokens per role and model,
+wall time and money, from rates per simulated resident-hour.
+
+A rate is measured from finished runs' calls.jsonl: calls, prompt and answer tokens and the
+summed latency per resident-hour (a resident simulated for an hour), per group (the performer's
+architecture) and role (the role a call was recorded in; "town" when the run had one model).
+Its sources, in order: the suite directory's own finished episodes (its history, the best
+guess for the rest of it), else the rates a suite command keeps with its package (a rates.json
+beside it, refreshed by a bench script on this code).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sandbox.log import read_calls
+
+TOWN = "town"  # the role of a call made where the whole town ran on one model
+
+
+@dataclass
+class Rate:
+    """What runs of some resident-hours spent."""
+
+    hours: float = 0.0
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+
+    def per_hour(self, hours: float) -> Rate:
+        """The spend of `hours` resident-hours at this rate."""
+        k = hours / self.hours if self.hours else 0.0
+        return Rate(hours, round(self.calls * k), round(self.prompt_tokens * k),
+                    round(self.completion_tokens * k), self.latency_s * k)
+
+    def data(self) -> dict[str, float]:
+        return {"hours": self.hours, "calls": self.calls, "prompt_tokens": self.prompt_tokens,
+                "completion_tokens": self.completion_tokens, "latency_s": self.latency_s}
+
+
+Rates = dict[str, dict[str, Rate]]  # group -> role -> rate
+
+
+def measure(runs: Iterable[tuple[Path, float, str]]) -> Rates:
+    """Rates per group and role from finished runs: (run directory, its resident-hours, its
+    group). A run's hours count once for each role it made calls in."""
+    out: Rates = {}
+    for run_dir, hours, group in runs:
+        records, _ = read_calls(run_dir)
+        roles: dict[str, Rate] = {}
+        for record in records:
+            rate = roles.setdefault(record.role or TOWN, Rate(hours))
+            rate.calls += 1
+            rate.prompt_tokens += record.prompt_tokens
+            rate.completion_tokens += record.completion_tokens
+            rate.latency_s += record.latency_s
+        for role, rate in roles.items():
+            total = out.setdefault(group, {}).setdefault(role, Rate())
+            total.hours += rate.hours
+            total.calls += rate.calls
+            total.prompt_tokens += rate.prompt_tokens
+            total.completion_tokens += rate.completion_tokens
+            total.latency_s += rate.latency_s
+    return out
+
+
+def rates_data(rates: Rates, **about: Any) -> dict[str, Any]:
+    return {**about, "rates": {g: {r: rate.data() for r, rate in roles.items()}
+                               for g, roles in rates.items()}}
+
+
+def read_rates(path: Path) -> Rates:
+    """Rates kept in a file (rates_data); empty when there is none."""
+    if not path.is_file():
+        return {}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return {g: {r: Rate(**v) for r, v in roles.items()} for g, roles in data["rates"].items()}
+
+
+@dataclass
+class Line:
+    """One row of an estimate: a role, the model it runs on, and what it will spend."""
+
+    role: str
+    model: str
+    spend: Rate
+    source: str  # where the rate came from
+    price: tuple[float, float] | None = None  # dollars per million tokens in, out
+
+    @property
+    def dollars(self) -> float | None:
+        if self.price is None:
+            return None
+        return (self.spend.prompt_tokens * self.price[0] +
+                self.spend.completion_tokens * self.price[1]) / 1e6
+
+
+@dataclass
+class Estimate:
+    units: int  # episodes to run
+    skipped: int  # finished, skipped
+    lines: list[Line] = field(default_factory=list)
+    wall_s: float | None = None
+    wall_how: str = ""
+    missing: list[str] = field(default_factory=list)  # groups with no rate at all
+
+    def markdown(self, noun: str = "episode") -> str:
+        rows = ["| Role | Model | Calls | Tokens in | Tokens out | Money | Rate from |",
+                "|---|---|--:|--:|--:|--:|---|"]
+        for line in self.lines:
+            money = "-" if line.dollars is None else f"${line.dollars:.2f}"
+            rows.append(f"| {line.role} | {line.model} | {line.spend.calls} | "
+                        f"{line.spend.prompt_tokens} | {line.spend.completion_tokens} | {money} | "
+                        f"{line.source} |")
+        head = (f"Dry run: {self.units} {noun}(s) to run, {self.skipped} finished and skipped; "
+                "nothing was written.")
+        tail = []
+        if self.wall_s is not None:
+            tail.append(f"Wall time: about {_duration(self.wall_s)} ({self.wall_how}).")
+        if any(line.price is None for line in self.lines):
+            tail.append("Money: only for models whose models-file alias gives price_in and "
+                        "price_out.")
+        tail += [f"No rate for {g}: not in the estimate (run one episode of it, then "
+                 "--dry-run again)." for g in self.missing]
+        return "\n".join([head, "", *rows, "", *tail]) + "\n"
+
+    def data(self) -> dict[str, Any]:
+        return {"units": self.units, "skipped": self.skipped, "wall_s": self.wall_s,
+                "lines": [{"role": x.role, "model": x.model, **x.spend.data(),
+                           "dollars": x.dollars, "source": x.source} for x in self.lines],
+                "missing": self.missing}
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    minutes = round(seconds / 60)
+    return f"{minutes // 60} h {minutes % 60} min" if minutes >= 60 else f"{minutes} min"
