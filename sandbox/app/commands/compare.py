@@ -5,10 +5,26 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from sandbox.app.options import RESAMPLES, SEED, InputPath, Model, Number, Words, declared
 from sandbox.errors import UserError
 
 from .benchmark import add_board_outputs, write_board
-from .common import non_negative_int, positive_float, positive_int
+
+# A difference is on the board's own scale (0-1 scores, a judge's 1-10): far below this.
+EFFECT = Number(0, 1_000, above=True)
+
+
+@declared("input-path")
+def run_set(text: str) -> str:
+    """A run set to compare: a directory, or DIR:ARCH for one architecture of it. The
+    directory is checked at parsing (there, not a FIFO); the text is kept as given."""
+    head, sep, arch = text.rpartition(":")
+    if sep and head and arch and "/" not in arch and not Path(text).exists():
+        InputPath()(head)
+    else:
+        InputPath()(text)
+    return text
+
 
 EXAMPLE = """examples:
   sandbox compare runs/suite:ga runs/suite:ga_tdp --effect 0.1 --plot diff.png
@@ -28,22 +44,24 @@ def register(sub) -> None:
                     "every item only one side has, with why. Reads saved scores and judgments "
                     "only; calls no model.",
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("a", metavar="A", help="the baseline: a suite, benchmark directory or "
-                                          "interview set; DIR:ARCH for one architecture of "
-                                          "a suite or set that holds several")
-    p.add_argument("b", metavar="B", help="the other run set, of the same benchmark")
+    p.add_argument("a", type=run_set, metavar="A",
+                   help="the baseline: a suite, benchmark directory or interview set; DIR:ARCH "
+                        "for one architecture of a suite or set that holds several")
+    p.add_argument("b", type=run_set, metavar="B", help="the other run set, of the same benchmark")
     p.add_argument("--rules", choices=["ours", "reference"], default="ours",
                    help="which rule set's scores, where a benchmark scores by two "
                         "[default: %(default)s]")
-    p.add_argument("--metric", help="which per-item measure, where a benchmark has several "
-                                    "(evaluation/README.md) [default: its board's headline]")
-    p.add_argument("--judge", action="append", dest="judges", metavar="MODEL",
+    p.add_argument("--metric", type=Words("a metric", 200),
+                   help="which per-item measure, where a benchmark has several "
+                        "(evaluation/README.md) [default: its board's headline]")
+    p.add_argument("--judge", action="append", dest="judges", type=Model(),
+                   metavar="MODEL",
                    help="use only these judges' scores [default: every judge found]")
-    p.add_argument("--effect", type=positive_float,
+    p.add_argument("--effect", type=EFFECT,
                    help="also say how many matched items detect a difference this large")
-    p.add_argument("--seed", type=non_negative_int, default=0,
+    p.add_argument("--seed", type=SEED, default=0,
                    help="bootstrap and permutation seed [default: %(default)s]")
-    p.add_argument("--resamples", type=positive_int, default=1000,
+    p.add_argument("--resamples", type=RESAMPLES, default=1000,
                    help="bootstrap resamples [default: %(default)s]")
     add_board_outputs(p, "draw the per-item differences and the mean's interval into this PNG")
     p.set_defaults(func=main)
