@@ -493,7 +493,7 @@ def write_score(run_dir: Path | str, options: ScoringOptions | None = None) -> S
     """Score a run directory and write the score file of its rule set (score.json for ours,
     score.reference.json for the reference's), whole or not at all."""
     options = options or ScoringOptions()
-    score = score_run(load_run(run_dir), options)
+    score = score_run(load_run(run_dir, strict=True), options)  # a whole log, or no score
     write_atomic(Path(run_dir) / options.file, score.model_dump_json(indent=2))
     return score
 
