@@ -141,10 +141,14 @@ def _load(path: Path):
         run = load_run(path)
     except RunFormatError as exc:
         raise UserError(str(exc)) from exc
-    from agents.frozen import run_agents
+    from agents.frozen import run_agents, town_config
 
     if not run_agents(run):
         raise UserError(f"{path}: no agent joined this run (nobody to interview)")
+    if not town_config(run.header.config):
+        raise UserError(f"{path} is a {run.header.scenario} run: its agents keep no memory, "
+                        "plan or reflection to interview (interview a town run: sandbox run "
+                        "town_day, or an STSS template)")
     return run
 
 
@@ -376,9 +380,13 @@ def _interview_set(args) -> int:
                 "runs": [{"id": rid, "path": str(path)} for rid, path in zip(ids, args.runs,
                                                                             strict=True)],
                 "selected": selected}
-    write_atomic(manifest_path, json.dumps(manifest, indent=1) + "\n")
     cache = args.cache or out / CACHE
+    # Every model the set asks is built before anything is written: a judge that does not
+    # resolve is refused here, not after every answer was saved.
     llm = build_llm(args, cache_default=cache)
+    judge_llms = {judge: build_llm(argparse.Namespace(**{**vars(args), "model": judge}),
+                                   cache_default=cache) for judge in judges}
+    write_atomic(manifest_path, json.dumps(manifest, indent=1) + "\n")
     console = terminal.console()
     calls = CallLog(out / CALLS)
     asked = kept = unusable = 0
@@ -424,7 +432,7 @@ def _interview_set(args) -> int:
         console.print(f"answers: {asked} asked, {kept} kept"
                       + (f", {unusable} without a usable answer" if unusable else ""),
                       markup=False, highlight=False)
-        tally = _judge(args, judges, answered, calls, console)
+        tally = _judge(args, judge_llms, answered, calls, console)
     finally:
         calls.close()
     code = _board(args, [out])
@@ -436,16 +444,14 @@ def _interview_set(args) -> int:
     return code
 
 
-def _judge(args, judges, answered, calls, console):
+def _judge(args, judge_llms, answered, calls, console):
     from evaluation.interview import INTERVIEW_JUDGE, JUDGE_SAMPLING, Answered
     from evaluation.kit import Ask, JudgeTally, judge_asks, judge_dialogue, judgment_problem
     from sandbox.judgments import load_judgments, save_judgment, settle_status
 
     tally = JudgeTally()
     asks = []
-    for judge in judges:
-        llm = build_llm(argparse.Namespace(**{**vars(args), "model": judge}),
-                        cache_default=args.cache or args.out / CACHE)
+    for judge, llm in judge_llms.items():
         for folder, reply in answered:
             item = Answered(folder, reply)
             if not INTERVIEW_JUDGE.applies(item):

@@ -151,6 +151,9 @@ def _export(replay, args, size, every, start, end) -> int:
         raise UserError(f"no frames: the window {args.from_ or 'start'}..{args.to or 'end'} "
                         f"lies outside the run (it spans 0..{replay.end:g} s)")
     span = f"{replay.clock(times[0]):%Y-%m-%d %H:%M:%S} .. {replay.clock(times[-1]):%H:%M:%S}"
+    from .common import claim_outputs
+
+    claim_outputs(args, args.export, args.gif, what="a replay's frames")
     for output, is_file in ((args.export, False), (args.gif, True)):
         if output is not None:
             hold_output(output, file=is_file)
