@@ -24,6 +24,7 @@ from pathlib import Path
 from sandbox import terminal
 from sandbox.checkpoint import Checkpoint
 from sandbox.errors import UserError
+from sandbox.files import FileFormatError, input_lines, json_line, read_text
 from sandbox.llm import caches_in
 from sandbox.lock import hold_output
 from sandbox.log import CACHE, EVENTS, RESULT, RunFormatError, RunResult, read_header
@@ -188,16 +189,18 @@ def _end_of(run: Path) -> float:
     """Up to when RUN holds every event: where result.json says it stopped, else (killed) the
     time of its last event (that instant may be cut short, so a fork must come before it)."""
     try:
-        return RunResult.model_validate_json((run / RESULT).read_text(encoding="utf-8")
-                                             ).sim_time_s
-    except (OSError, ValueError):
+        return RunResult.model_validate(json_line(read_text(run / RESULT))).sim_time_s
+    except (OSError, ValueError, FileFormatError):
         last = 0.0  # no result.json that reads (a killed run): its events say how far it got
-    if (run / EVENTS).is_file():
-        for line in (run / EVENTS).open(encoding="utf-8", errors="replace"):
-            try:
-                last = max(last, float(json.loads(line)["t"]))
-            except (ValueError, KeyError, TypeError):
-                continue
+    if (run / EVENTS).exists():
+        try:  # guarded: a FIFO given as events.jsonl is refused, not read for ever
+            for _, line in input_lines(run / EVENTS):
+                try:
+                    last = max(last, float(json_line(line)["t"]))
+                except (ValueError, KeyError, TypeError):
+                    continue
+        except FileFormatError as exc:
+            raise UserError(str(exc)) from None
     return last
 
 
