@@ -148,7 +148,7 @@ def _load(path: Path):
     if not town_config(run.header.config):
         raise UserError(f"{path} is a {run.header.scenario} run: its agents keep no memory, "
                         "plan or reflection to interview (interview a town run: sandbox run "
-                        "town_day, or an STSS template)")
+                        "town_day, or a task template)")
     return run
 
 
