@@ -513,6 +513,10 @@ def parallel_options(args):
         raise UserError(f"--{'address' if args.address else 'workers'} needs --executor ray")
     if args.retries < 0:
         raise UserError(f"--retries {args.retries}: must be 0 or more")
+    if args.executor == "ray" and (getattr(args, "max_calls", None)
+                                   or getattr(args, "max_tokens", None)):
+        raise UserError("--max-calls and --max-tokens cap a run within one process; with "
+                        "--executor ray use --episode-max-calls or --episode-max-tokens")
     if args.executor == "ray":  # known before a suite writes anything, not when it starts
         from sandbox.app.suites.parallel import ExecutorError, import_ray
 
