@@ -100,7 +100,7 @@ class Loopback:
         # and what its death does besides resetting every connection (the command line's:
         # end the process).
         self.die_after = die_after
-        self.answered = 0
+        self.arrived = self.answered = 0  # chat calls that came in, and those answered
         self.dead = False
         self.on_death = None
         self._rng = random.Random(seed)  # drawn in arrival order, under the lock
@@ -278,7 +278,12 @@ class _Handler(BaseHTTPRequestHandler):
         except (ValueError, KeyError, TypeError) as exc:
             self._json(400, {"error": {"message": f"bad request body: {exc}"}})
             return
-        if loopback.dead:  # a crashed server: no answer, the connection reset
+        with loopback._lock:  # the call after the Nth to arrive finds it dead, in flight or not
+            loopback.arrived += 1
+            if loopback.die_after is not None and loopback.arrived > loopback.die_after:
+                loopback.dead = True
+            dead = loopback.dead
+        if dead:  # a crashed server: no answer, the connection reset
             self._reset()
             return
         with loopback._lock:
@@ -298,10 +303,7 @@ class _Handler(BaseHTTPRequestHandler):
             loopback._end()
         with loopback._lock:
             loopback.answered += 1
-            dies = loopback.die_after is not None and loopback.answered >= loopback.die_after \
-                and not loopback.dead
-            if dies:
-                loopback.dead = True
+            dies = loopback.die_after is not None and loopback.answered == loopback.die_after
         if dies and loopback.on_death is not None:
             self.wfile.flush()  # the Nth answer is delivered whole before the end
             loopback.on_death()
