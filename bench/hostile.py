@@ -70,6 +70,20 @@ OPTIONS = {
     "a run into a benchmark's --out": [*RUN, "--out", "{pp}", "--overwrite"],
     "a directory as --scripts": ["simulbench", "--scripts", "{pp}", "--simulator", NOPE,
                                  "--judge", NOPE, "--out", "{out}"],
+    # An output never replaces an input, nor a file we did not write (sandbox/outdirs.py).
+    "--json over the benchmark's manifest": ["pingpong-board", "{pp}", "--json",
+                                             "{pp}/pingpong.json"],
+    "--export is the run": ["replay", "{run}", "--export", "{run}"],
+    "--export into the run": ["replay", "{run}", "--export", "{run}/frames"],
+    "--out ''": [*RUN, "--out", ""],
+    "--overwrite into the user's own files": [*RUN, "--out", "{mine}", "--overwrite"],
+    "a run into the user's own files": [*RUN, "--out", "{mine}"],
+    "rerun --out into the user's own files": ["rerun", "{run}", "--out", "{mine}"],
+    "rerun --out inside the run": ["rerun", "{run}", "--out", "{run}/again"],
+    "interviewing a single-room run": ["interview-set", "{run}", "--judge", "scripted/default",
+                                       "--out", "{out}"],
+    "--executor ray without Ray": ["stss", "--model", "scripted/town", "--executor", "ray",
+                                   "--out", "{out}"],
 }
 
 
@@ -118,11 +132,21 @@ def cases() -> list[Case]:
 
 
 def files(directory: Path) -> set[str]:
-    return {str(p.relative_to(directory)) for p in directory.rglob("*")}
+    """Every path below `directory`, a file's with a digest of its bytes: a file changed in
+    place counts as written too (a board over a manifest adds no name)."""
+    return {str(p.relative_to(directory)) + (f" (changed: {_digest(p)})" if p.is_file() else "")
+            for p in directory.rglob("*")}
+
+
+def _digest(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:8]
 
 
 def prepare(scratch: Path) -> dict[str, str]:
-    """A finished PingPong directory and a plain file, shared by the option cases (made once,
+    """A finished PingPong directory, a finished single-room run, a directory of a user's own files
+    and a plain file, shared by the option cases (made once,
     never written by a case: each case's 'nothing written' check covers them)."""
     pp = scratch / "pp"
     done = subprocess.run([sys.executable, "-m", "sandbox.app.cli", *PP, "--every", "16",
@@ -130,7 +154,15 @@ def prepare(scratch: Path) -> dict[str, str]:
     if done.returncode != 0:
         raise SystemExit(f"could not make the PingPong directory: {done.stderr[-500:]}")
     (scratch / "a_file.txt").write_text("a plain file, not a directory\n", encoding="utf-8")
-    return {"pp": str(pp), "file": str(scratch / "a_file.txt")}
+    run = scratch / "run"  # a finished single-room run, and a directory of a user's own files
+    done = subprocess.run([sys.executable, "-m", "sandbox.app.cli", *RUN, "--quiet", "--out",
+                           str(run)], capture_output=True, text=True, cwd=scratch)
+    if done.returncode != 0:
+        raise SystemExit(f"could not make the run: {done.stderr[-500:]}")
+    (scratch / "mine").mkdir()
+    (scratch / "mine" / "notes.txt").write_text("the user's own notes\n", encoding="utf-8")
+    return {"pp": str(pp), "file": str(scratch / "a_file.txt"), "run": str(run),
+            "mine": str(scratch / "mine")}
 
 
 def run(case: Case, scratch: Path, shared: dict[str, str]) -> Outcome:

@@ -23,18 +23,22 @@ CONNECTIONS = 64  # what the benchmarks let the openai backend hold open at once
 API_KEY = "loopback"  # the endpoint takes any key; the openai client wants one
 
 
-def start_endpoint(latency: float, script: str = "town") -> tuple[subprocess.Popen, str]:
+def start_endpoint(latency: float, script: str = "town", die_after: int | None = None,
+                   port: int = 0) -> tuple[subprocess.Popen, str]:
     """Start `python -m sandbox.llm.loopback` answering with scripted/`script` after `latency`
-    seconds: the process and its base URL."""
+    seconds (on `port`, 0: a free one; killed after `die_after` answers when given): the
+    process and its base URL."""
+    dies = ["--die-after", str(die_after)] if die_after is not None else []
     proc = subprocess.Popen([sys.executable, "-m", "sandbox.llm.loopback", "--script", script,
-                             "--latency", str(latency), "--port", "0"],
+                             "--latency", str(latency), "--port", str(port), *dies],
                             stdout=subprocess.PIPE, text=True)
     url = proc.stdout.readline().split()[-1]
     return proc, url
 
 
 def stop_endpoint(proc: subprocess.Popen) -> None:
-    proc.terminate()
+    if proc.poll() is None:  # one started with die_after may have ended already
+        proc.terminate()
     proc.wait(timeout=30)
 
 

@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .files import MAX_LOG_BYTES, FileFormatError, open_input
+
 CHECKPOINTS = "checkpoints"
 FORMAT = 1
 
@@ -152,8 +154,11 @@ def read(path: Path) -> Checkpoint:
     """A checkpoint and its run's first events and calls; NotResumable when it does not read
     or its run's files no longer begin as they did when it was written."""
     try:
-        with gzip.open(path, "rt", encoding="utf-8") as fh:
+        with open_input(path, MAX_LOG_BYTES) as raw, \
+                gzip.open(raw, "rt", encoding="utf-8") as fh:  # a FIFO refused, not read
             state = json.load(fh)
+    except FileFormatError as exc:
+        raise NotResumable(str(exc)) from None
     except (OSError, EOFError, ValueError) as exc:
         raise NotResumable(f"{path} does not read ({type(exc).__name__}: {exc})") from exc
     if not isinstance(state, dict) or state.get("format") != FORMAT:

@@ -9,9 +9,12 @@ JSON, refusing a key given twice.
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TypeVar
+from typing import BinaryIO, TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
@@ -48,22 +51,126 @@ def read_with_lines(path: Path | str) -> tuple[object, dict[str, int]]:
     return _read_yaml(path, text)
 
 
-def read_text(path: Path | str) -> str:
-    """A user's text file, whole: FileFormatError when it is missing, a directory, unreadable
-    or not UTF-8 (naming the byte), never a traceback."""
+# How big an input may be, checked before it is read: a file a person writes or imports (a
+# world, residents, a template, a benchmark's items), and a run's own logs and caches, which
+# grow with the run (a town day of 25 residents writes tens of MB). Past these a file is not
+# what it claims to be (or /dev/zero behind a link), and reading it would only exhaust memory.
+MAX_TEXT_BYTES = 256 * 2**20
+MAX_LOG_BYTES = 4 * 2**30
+
+_SPECIAL = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
+            (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _not_regular(mode: int) -> str | None:
+    """What a file of this mode is when it is not a regular file."""
+    if stat.S_ISDIR(mode):
+        return "a directory, not a file"
+    for test, what in _SPECIAL:
+        if test(mode):
+            return f"{what}, not a regular file"
+    return None if stat.S_ISREG(mode) else "not a regular file"
+
+
+def open_input(path: Path | str, limit: int = MAX_TEXT_BYTES) -> BinaryIO:
+    """The one guarded way to open a file we read: a regular file of at most `limit` bytes,
+    opened for reading in binary. A FIFO, a device or a socket is refused before it is opened
+    (reading a FIFO blocks until someone writes; a device never ends), so is a file over the
+    limit; a missing or unreadable one is a FileFormatError naming it, never a traceback."""
     path = Path(path)
-    if path.is_dir():
-        raise FileFormatError(path, "a directory, not a file")
-    if not path.is_file():
-        raise FileFormatError(path, "no such file")
     try:
-        return path.read_text(encoding="utf-8")
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        raise FileFormatError(path, "no such file") from None
+    except OSError as exc:
+        raise FileFormatError(path, f"cannot read: {exc.strerror}") from None
+    if (what := _not_regular(mode)) is not None:
+        raise FileFormatError(path, what)
+    try:
+        # O_NONBLOCK: a FIFO swapped in since the stat opens at once, and is refused below
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise FileFormatError(path, f"cannot read: {exc.strerror}") from None
+    try:
+        found = os.fstat(fd)
+        if (what := _not_regular(found.st_mode)) is not None:
+            raise FileFormatError(path, what)
+        if found.st_size > limit:
+            raise FileFormatError(path, f"{found.st_size:,} bytes, more than the {limit:,} a "
+                                        "file read here may have")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_bytes(path: Path | str, limit: int = MAX_TEXT_BYTES) -> bytes:
+    """A file's bytes through `open_input` (at most `limit` of them, even if it grows)."""
+    with open_input(path, limit) as fh:
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise FileFormatError(path, f"more than the {limit:,} bytes a file read here may have")
+    return data
+
+
+def decode(path: Path | str, data: bytes, first_line: int = 1) -> str:
+    """`data` (from `path`, starting at line `first_line`) as UTF-8 text, or a FileFormatError
+    naming the byte and the line of the first one that is not."""
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = path.read_bytes()[:exc.start].count(b"\n") + 1
+        line = data[:exc.start].count(b"\n") + first_line
         raise FileFormatError(path, f"not UTF-8 text (byte {exc.start})", f"line {line}") \
             from None
-    except OSError as exc:  # no permission
-        raise FileFormatError(path, f"cannot read: {exc.strerror}") from None
+
+
+def read_text(path: Path | str, limit: int = MAX_TEXT_BYTES) -> str:
+    """A text file, whole, through `open_input`: FileFormatError when it is missing, a
+    directory, a special file, too big, unreadable or not UTF-8 (naming the byte and line),
+    never a traceback or a hang."""
+    return decode(path, read_bytes(path, limit))
+
+
+def input_lines(path: Path | str, limit: int = MAX_LOG_BYTES) -> Iterator[tuple[int, bytes]]:
+    """(line number, bytes) of each line of a JSON-lines file, through `open_input`: a log or
+    cache read line by line (its caller decides what a bad line is: a problem reported, or an
+    error). The last line may lack its newline (a kill cut it)."""
+    with open_input(path, limit) as fh:
+        read = 0
+        for number, raw in enumerate(fh, start=1):
+            read += len(raw)
+            if read > limit:  # it grew past the limit while being read
+                raise FileFormatError(path, f"more than the {limit:,} bytes a file read here "
+                                            "may have", f"line {number}")
+            yield number, raw
+
+
+def _refuse_constant(name: str):
+    raise ValueError(f"{name} is not a number a file here may hold")
+
+
+# One decoder (json.loads with options builds one per call: a third slower on a big log).
+_STRICT_JSON = json.JSONDecoder(parse_constant=_refuse_constant)
+
+
+def _said(exc: ValueError) -> ValueError:
+    """Python's refusal of an integer of more than 4,300 digits, in our words (its own advises
+    changing an interpreter setting)."""
+    if isinstance(exc, json.JSONDecodeError) or "integer string conversion" not in str(exc):
+        return exc
+    return ValueError("a number of more than 4,300 digits")
+
+
+def json_line(raw: bytes | str):
+    """One JSON value of a log line, strictly: UTF-8, and no NaN or Infinity (Python's json
+    reads them; a time or a count that is not a number would poison every sum after it; the
+    typed events refuse an overflowing 1e999 themselves).
+    ValueError (a UnicodeDecodeError or JSONDecodeError among them) when it is not one."""
+    try:
+        return _STRICT_JSON.decode(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
+    except ValueError as exc:
+        raise _said(exc) from None
 
 
 def _key_path(parts: list) -> str:
@@ -179,9 +286,13 @@ def _no_duplicates(pairs: list[tuple[str, object]]) -> dict:
 
 def _read_json(path: Path, text: str):
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicates)
-    except json.JSONDecodeError as exc:
-        raise FileFormatError(path, f"not valid JSON: {exc.msg}", f"line {exc.lineno}") from exc
+        return json.loads(text, object_pairs_hook=_no_duplicates,
+                          parse_constant=_refuse_constant)
+    except ValueError as exc:
+        if isinstance(exc, json.JSONDecodeError):
+            raise FileFormatError(path, f"not valid JSON: {exc.msg}", f"line {exc.lineno}") \
+                from exc
+        raise FileFormatError(path, f"not valid JSON: {_said(exc)}") from None  # NaN, digits
     except _DuplicateJSONKey:
         key, parts, line, first = _first_duplicate_json_key(text)
         raise FileFormatError(path, f"duplicate key {key!r} (first at line {first}); a key may "

@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .files import FileFormatError, json_line, read_text
 from .storage import open_append, write_atomic
 
 ANSWERS = "answers"
@@ -108,9 +109,11 @@ def load_answer(path: Path | str) -> InterviewAnswer | None:
     path = Path(path)
     if path.is_dir():
         path = path / ANSWER_FILE
+    if not path.exists():
+        return None
     try:
-        return InterviewAnswer.model_validate_json(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return InterviewAnswer.model_validate(json_line(read_text(path)))  # guarded: no FIFO
+    except (OSError, ValueError, FileFormatError):
         return None
 
 

@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
+from .files import FileFormatError, read_text
 from .log import JUDGMENTS
 from .storage import write_atomic
 
@@ -104,6 +105,8 @@ def _why_unreadable(exc: Exception) -> str:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "top level"
         return f"not a judgment ({where}: {first['msg']})"
+    if isinstance(exc, FileFormatError):
+        return f"cannot be read ({exc.reason})"
     return f"cannot be read ({exc})"
 
 
@@ -117,8 +120,9 @@ def read_judgments(run_dir: Path | str, judge: str | None = None
     unreadable: list[UnreadableJudgment] = []
     for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
         try:
-            judgment = Judgment.model_validate(json.loads(path.read_text(encoding="utf-8")))
-        except (ValueError, OSError) as exc:  # JSONDecodeError and ValidationError included
+            # guarded (no FIFO); NaN read, so a rating that is not a number is named as such
+            judgment = Judgment.model_validate(json.loads(read_text(path)))
+        except (ValueError, OSError, FileFormatError) as exc:  # JSON and validation errors too
             if judge is None or path.name.startswith(f"{_slug(judge)}__"):
                 unreadable.append(UnreadableJudgment(path=path, reason=_why_unreadable(exc)))
             continue

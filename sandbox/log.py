@@ -26,6 +26,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError, model_serializer
 
 from .events import Event, event_type
+from .files import MAX_LOG_BYTES, FileFormatError, input_lines, json_line, read_text
 from .llm.accounting import PROMPTS, CallRecord, PromptRecord
 from .storage import open_append, write_atomic
 
@@ -204,20 +205,38 @@ def parse_event(obj: dict[str, Any]) -> Event:
 
 
 def _read_jsonl(path: Path, parse, problems: list[LogProblem]) -> list:
+    """Every line of a JSON-lines file of a run parsed, a line that does not (not UTF-8, not
+    JSON, NaN, not what `parse` takes) reported in `problems` and skipped; a missing file
+    reads as no lines. A special file or one over the size limit is a RunFormatError: read
+    through files.open_input, never opened (a FIFO would block for ever)."""
     items = []
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         return items
-    with path.open(encoding="utf-8", errors="replace") as fh:
-        for number, line in enumerate(fh, start=1):
-            if not line.strip():
+    try:
+        for number, raw in input_lines(path, MAX_LOG_BYTES):
+            if not raw.strip():
                 continue
             try:
-                items.append(parse(json.loads(line)))
-            except (json.JSONDecodeError, ValidationError, TypeError) as exc:
-                cut = not line.endswith("\n")
-                reason = "truncated last line" if cut else f"unreadable: {str(exc).splitlines()[0]}"
+                items.append(parse(json_line(raw)))
+            except (ValueError, TypeError) as exc:  # JSON, UTF-8 and validation errors
+                cut = not raw.endswith(b"\n")
+                reason = "truncated last line" if cut else f"unreadable: {_first_line(exc)}"
                 problems.append(LogProblem(file=path.name, line=number, reason=reason))
+    except FileFormatError as exc:
+        raise RunFormatError(str(exc)) from None
     return items
+
+
+def _first_line(exc: Exception) -> str:
+    """What is wrong with a line, in one line: the byte, the JSON error, or the first field
+    that does not validate (a `move` without its destination)."""
+    if isinstance(exc, UnicodeDecodeError):
+        return f"not UTF-8 text (byte {exc.start})"
+    if isinstance(exc, ValidationError):
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "top level"
+        return f"{exc.title} at {where}: {first['msg']}"
+    return str(exc).splitlines()[0]
 
 
 def read_header(run_dir: Path | str) -> RunHeader:
@@ -230,9 +249,11 @@ def read_header(run_dir: Path | str) -> RunHeader:
         hint = " (it holds events.jsonl but no header)" if (run_dir / EVENTS).exists() else ""
         raise RunFormatError(f"{run_dir} is not a run directory: no {HEADER}{hint}")
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise RunFormatError(f"{path}: not valid JSON ({exc})") from exc
+        raw = json_line(read_text(path))
+    except FileFormatError as exc:
+        raise RunFormatError(str(exc)) from None
+    except ValueError as exc:  # not JSON, NaN, an integer of 5,000 digits
+        raise RunFormatError(f"{path}: not valid JSON ({_first_line(exc)})") from None
     if not isinstance(raw, dict):
         raise RunFormatError(f"{path}: not a run header (expected a JSON object)")
     version = raw.get("format_version")
@@ -251,11 +272,14 @@ def read_header(run_dir: Path | str) -> RunHeader:
 
 def _read_result(path: Path, problems: list[LogProblem]) -> RunResult | None:
     """result.json, or None with a problem when it is missing parts: the events still read."""
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         return None
-    text = path.read_text(encoding="utf-8", errors="replace")
     try:
-        return RunResult.model_validate(json.loads(text))
+        text = read_text(path)
+        return RunResult.model_validate(json_line(text))
+    except FileFormatError as exc:
+        problems.append(LogProblem(file=path.name, line=1, reason=f"unreadable, status "
+                                                                  f"unknown: {exc.reason}"))
     except json.JSONDecodeError as exc:
         problems.append(LogProblem(file=path.name, line=exc.lineno,
                                    reason=f"unreadable, status unknown: {exc.msg}"))
@@ -265,6 +289,9 @@ def _read_result(path: Path, problems: list[LogProblem]) -> RunResult | None:
         problems.append(LogProblem(file=path.name, line=1,
                                    reason=f"not a run result, status unknown: {where}: "
                                           f"{first['msg']}"))
+    except ValueError as exc:  # NaN, an integer of 5,000 digits
+        problems.append(LogProblem(file=path.name, line=1,
+                                   reason=f"unreadable, status unknown: {_first_line(exc)}"))
     return None
 
 
@@ -288,8 +315,7 @@ def _whole_lines(path: Path) -> int:
     """Events written whole: a line cut by a kill (no newline) does not count."""
     if not path.is_file():
         return 0
-    with path.open("rb") as fh:
-        return sum(1 for line in fh if line.endswith(b"\n") and line.strip())
+    return sum(1 for _, line in input_lines(path) if line.endswith(b"\n") and line.strip())
 
 
 def run_outcome(run_dir: Path | str) -> RunOutcome:
@@ -307,15 +333,18 @@ def run_outcome(run_dir: Path | str) -> RunOutcome:
     if not path.is_file():
         return RunOutcome(state="unfinished", reason=f"no {RESULT} (killed, or removed)")
     try:
-        result = RunResult.model_validate_json(path.read_text(encoding="utf-8"))
-    except ValueError:
+        result = RunResult.model_validate(json_line(read_text(path)))
+    except (ValueError, FileFormatError):
         return RunOutcome(state="unfinished", reason=f"{RESULT} does not read")
     if result.status == "interrupted":
         return RunOutcome(state="unfinished", reason="interrupted")
     if result.status != "completed":
         return RunOutcome(state="failed",
                           reason=f"{result.status}: {result.error or 'no error given'}")
-    have = _whole_lines(run_dir / EVENTS)
+    try:
+        have = _whole_lines(run_dir / EVENTS)
+    except FileFormatError as exc:
+        return RunOutcome(state="unfinished", reason=f"{EVENTS}: {exc.reason}")
     if have < result.events:
         return RunOutcome(state="unfinished", reason=f"{EVENTS} holds {have} of the "
                                                      f"{result.events} events its run wrote")
@@ -351,12 +380,38 @@ def read_prompts(run_dir: Path | str) -> tuple[dict[int, PromptRecord], list[str
             [f"{run_dir.name}/{PROMPTS} line {p.line}: {p.reason}" for p in problems])
 
 
-def load_run(run_dir: Path | str) -> Run:
+def load_run(run_dir: Path | str, strict: bool = False) -> Run:
+    """A run directory read back: a line that does not read is in `Run.problems`, skipped (a
+    killed run keeps everything up to the kill; `sandbox log` shows what is there).
+    `strict`, for whatever makes a result of the log (a score, a judgment): the run must read
+    whole, or a RunFormatError names the file and the line -- events.jsonl missing, a line of
+    it or of result.json that does not read, fewer events than result.json counts. A run
+    that wrote no events and says so (result.json: 0 events) reads: nothing happened."""
     run_dir = Path(run_dir)
     header = read_header(run_dir)
     problems: list[LogProblem] = []
     events = _read_jsonl(run_dir / EVENTS, parse_event, problems)
-    calls = _read_jsonl(run_dir / CALLS, CallRecord.model_validate, problems)
     result = _read_result(run_dir / RESULT, problems)
+    if strict:
+        _refuse_partial(run_dir, events, result, problems)
+    calls = _read_jsonl(run_dir / CALLS, CallRecord.model_validate, problems)
     return Run(dir=run_dir, header=header, events=events, calls=calls, result=result,
                problems=problems)
+
+
+def _refuse_partial(run_dir: Path, events: list[Event], result: RunResult | None,
+                    problems: list[LogProblem]) -> None:
+    """RunFormatError unless the events and result read whole (`load_run(strict=True)`)."""
+    if problems:
+        first = problems[0]
+        more = f" (and {len(problems) - 1} more line(s))" if len(problems) > 1 else ""
+        raise RunFormatError(f"{run_dir / first.file} at line {first.line}: {first.reason}"
+                             f"{more}; a result is made of a whole log only")
+    if not (run_dir / EVENTS).is_file():
+        raise RunFormatError(f"{run_dir / EVENTS}: no such file; nothing to read a result from")
+    if result is not None and len(events) < result.events:
+        raise RunFormatError(f"{run_dir / EVENTS}: holds {len(events)} of the {result.events} "
+                             f"events its run wrote ({RESULT}); cut or replaced since")
+    if result is None and not events:
+        raise RunFormatError(f"{run_dir / EVENTS}: empty, and no {RESULT}: the run wrote "
+                             "nothing (killed at its start?)")

@@ -170,6 +170,12 @@ def _run(scenario: Scenario, llm, *, seed: int, out_dir: Path, overwrite: bool, 
             if pause is not None:
                 pause.act(engine, scenario)
                 continue
+            if any("unavailable" in call.faults for call in calls.records):
+                # What the agents did since rests on canned answers: a rerun restored from here
+                # would keep them (and the unavailable calls it carries) for good. It restores
+                # from the last checkpoint before the endpoint failed instead.
+                skipped.append(f"{at:g} s: a call before it never reached a model")
+                continue
             try:  # before a pause at the same instant: a restore makes that pause again
                 state = checkpoint.take(engine, scenario, at, log, calls, seed, config)
             except checkpoint.NotResumable as exc:

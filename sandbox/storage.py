@@ -62,10 +62,22 @@ def atomic_path(path: Path | str) -> Iterator[Path]:
         raise
 
 
+@contextlib.contextmanager
+def naming(path: Path | str) -> Iterator[None]:
+    """An OSError raised inside without a file name (a write or flush on a full disk: ENOSPC,
+    or past a file size limit) names `path`: the error line says which file was not written."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None:
+            raise type(exc)(exc.errno, exc.strerror or str(exc), str(path)) from exc
+        raise
+
+
 def write_atomic(path: Path | str, data: str | bytes) -> None:
     """Write the whole of `data` to `path`, or leave the old file as it was."""
     payload = data.encode("utf-8") if isinstance(data, str) else data
-    with atomic_path(path) as tmp:
+    with naming(path), atomic_path(path) as tmp:
         tmp.write_bytes(payload)
 
 
@@ -137,4 +149,37 @@ def open_append(path: Path | str) -> IO[str]:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     repair_if_locked(path)
-    return path.open("a", encoding="utf-8")
+    return _Appending(path.open("a", encoding="utf-8"), path)  # type: ignore[return-value]
+
+
+class _Appending:
+    """An append-only text file whose write errors name it (`naming`): a full disk stops a
+    run with the file it could not write, not a bare "No space left on device"."""
+
+    def __init__(self, fh: IO[str], path: Path):
+        self._fh, self.path = fh, path
+
+    def __getattr__(self, name: str):
+        return getattr(self._fh, name)
+
+    def write(self, text: str) -> int:
+        with naming(self.path):
+            return self._fh.write(text)
+
+    def writelines(self, lines) -> None:
+        with naming(self.path):
+            self._fh.writelines(lines)
+
+    def flush(self) -> None:
+        with naming(self.path):
+            self._fh.flush()
+
+    def close(self) -> None:
+        with naming(self.path):
+            self._fh.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -10,6 +10,7 @@ out.mp4` does it where ffmpeg is installed.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,6 +21,8 @@ if TYPE_CHECKING:
     from .beside import Beside
 
 DEFAULT_SIZE = (1280, 800)
+# What an export writes into its directory: frame_0001_2024-02-14_15-00-00.png, ...
+FRAME_NAME = re.compile(r"frame_\d{4,}_[\d_-]+\.png")
 
 
 def frame_times(replay: Replay | Beside, every: float | None, start: float | None = None,
@@ -63,7 +66,7 @@ def export_frames(replay: Replay | Beside, out_dir: Path | str, times: list[floa
         playback.seek(t)
         renderer.draw(surface, playback)
         stamp = replay.clock(t).strftime("%Y-%m-%d_%H-%M-%S")
-        path = out / f"frame_{number:04d}_{stamp}.png"
+        path = out / f"frame_{number:04d}_{stamp}.png"  # FRAME_NAME
         pygame.image.save(surface, str(path))
         paths.append(path)
         if progress is not None:

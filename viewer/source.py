@@ -8,14 +8,12 @@ with their line numbers, and skipped: everything valid is shown.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from sandbox import log
 from sandbox.events import Event, event_type
+from sandbox.files import MAX_LOG_BYTES, FileFormatError, json_line, open_input, read_text
 from sandbox.log import EVENTS, RESULT, LogProblem, RunHeader, RunResult, parse_event
 
 
@@ -99,9 +97,12 @@ class RunSource:
         self._check_result()  # before reading: a finished run's file is then complete
         data = b""
         if self.events_path.exists():
-            with self.events_path.open("rb") as fh:
-                fh.seek(self._offset)
-                data = fh.read()
+            try:  # guarded: a FIFO given as events.jsonl is refused, not read for ever
+                with open_input(self.events_path, MAX_LOG_BYTES) as fh:
+                    fh.seek(self._offset)
+                    data = fh.read(MAX_LOG_BYTES)
+            except FileFormatError as exc:
+                raise ReplayError(str(exc)) from None
         self._offset += len(data)
         self._idle_reads = 0 if data else self._idle_reads + 1
         stale = self._idle_reads >= self.STALE_READS
@@ -120,9 +121,8 @@ class RunSource:
         if not raw.strip():
             return None
         try:
-            return _fast_parse(raw) or parse_event(json.loads(raw))
-        except (json.JSONDecodeError, UnicodeDecodeError, ValidationError, TypeError,
-                AttributeError) as exc:
+            return _fast_parse(raw) or parse_event(json_line(raw))
+        except (ValueError, TypeError, AttributeError) as exc:  # JSON, UTF-8, NaN, fields
             if last:
                 reason = "truncated last line"
             else:
@@ -134,8 +134,8 @@ class RunSource:
         path = self.dir / RESULT
         if self.result is None and path.exists():
             try:
-                self.result = RunResult.model_validate_json(path.read_text(encoding="utf-8"))
-            except (ValidationError, ValueError):
+                self.result = RunResult.model_validate(json_line(read_text(path)))
+            except (ValueError, FileFormatError):
                 self.problems.append(LogProblem(file=RESULT, line=1, reason="unreadable"))
                 # Still finished: the writer wrote its last file, however badly.
                 self.result = RunResult(status="unknown", wall_time_s=0, sim_time_s=0,

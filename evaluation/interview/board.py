@@ -35,6 +35,7 @@ from evaluation.kit import (
     markdown_table,
     test_doubles,
 )
+from sandbox.files import FileFormatError
 from sandbox.interviews import ANSWERS, load_answer
 
 from .judge import INTERVIEW_JUDGE, Answered
@@ -61,7 +62,7 @@ def read_manifest(path: Path | str) -> dict[str, Any]:
                          "`sandbox interview-set RUN... --out DIR`)")
     try:
         manifest = manifest_data(file)
-    except ValueError as exc:
+    except (ValueError, FileFormatError) as exc:
         raise BoardError(f"{file}: not JSON ({exc})") from exc
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise BoardError(f"{file}: not an interview set's manifest (format {FORMAT!r})")

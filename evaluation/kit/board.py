@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from sandbox.errors import one_line
+from sandbox.files import FileFormatError, json_line, read_text
 from sandbox.llm import CallRecord
 from sandbox.log import read_calls
 from sandbox.storage import write_atomic
@@ -67,8 +68,10 @@ class BenchDir:
 
 
 def manifest_data(path: Path) -> Any:
-    """A benchmark directory's manifest as data (a JSONDecodeError when it is not JSON)."""
-    return json.loads(Path(path).read_text(encoding="utf-8"))
+    """A benchmark directory's manifest as data, read through the guarded reader (a FIFO or a
+    huge file refused, FileFormatError naming it); a JSONDecodeError when it is not JSON (or
+    holds NaN)."""
+    return json_line(read_text(path))
 
 
 def read_bench_dir(path: Path | str, manifest_name: str, command: str,
@@ -84,8 +87,19 @@ def read_bench_dir(path: Path | str, manifest_name: str, command: str,
         manifest = manifest_data(manifest_path)
     except json.JSONDecodeError as exc:
         raise BoardError(f"{manifest_path}: not JSON ({exc.msg})") from exc
+    except FileFormatError as exc:
+        raise BoardError(str(exc)) from None
+    except ValueError as exc:  # NaN, an integer of 5,000 digits
+        raise BoardError(f"{manifest_path}: not JSON ({exc})") from None
     if not isinstance(manifest, dict):
         raise BoardError(f"{manifest_path}: not a manifest (expected a JSON object)")
+    expected = Path(manifest_name).stem  # a kit benchmark's manifest is <benchmark>.json
+    if manifest.get("benchmark") != expected:
+        found = manifest.get("benchmark")
+        what = f"a {found} manifest" if isinstance(found, str) else \
+            "no benchmark's manifest (a board's JSON?)"
+        raise BoardError(f"{manifest_path}: {what}, not the {expected} manifest `{command} "
+                         "--out` writes")
     runs_dir = path / RUNS
     found = sorted(p for p in runs_dir.iterdir() if p.is_dir()) if runs_dir.is_dir() else []
     # A manifest written before selections were recorded selects what is there.

@@ -41,6 +41,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from sandbox.events import AgentJoined
+from sandbox.files import FileFormatError, json_line, read_text
 from sandbox.log import SCORE, Run, load_run
 from sandbox.storage import write_atomic
 from tasks.stss.instantiate import STSSTask, TaskStep
@@ -493,7 +494,7 @@ def write_score(run_dir: Path | str, options: ScoringOptions | None = None) -> S
     """Score a run directory and write the score file of its rule set (score.json for ours,
     score.reference.json for the reference's), whole or not at all."""
     options = options or ScoringOptions()
-    score = score_run(load_run(run_dir), options)
+    score = score_run(load_run(run_dir, strict=True), options)  # a whole log, or no score
     write_atomic(Path(run_dir) / options.file, score.model_dump_json(indent=2))
     return score
 
@@ -502,4 +503,7 @@ def read_score(run_dir: Path | str, rules: Rules = "ours") -> STSSScore | None:
     path = Path(run_dir) / ScoringOptions(rules=rules).file
     if not path.exists():
         return None
-    return STSSScore.model_validate_json(path.read_text(encoding="utf-8"))
+    try:  # guarded (a FIFO refused); what does not read is a ValueError, as a bad score is
+        return STSSScore.model_validate(json_line(read_text(path)))
+    except FileFormatError as exc:
+        raise ValueError(str(exc)) from None

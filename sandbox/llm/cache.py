@@ -15,6 +15,7 @@ import threading
 from pathlib import Path
 from typing import Literal
 
+from ..files import MAX_LOG_BYTES, FileFormatError, input_lines, json_line
 from ..storage import open_append, repair_if_locked
 from .base import CacheMiss, Completion, LLMRequest, Usage
 
@@ -53,17 +54,34 @@ class CachedLLM:
             raise CacheMiss(f"cache-only run, but the cache file {self.path} does not exist")
 
     def _load(self) -> None:
-        # A line cut off by a kill goes first: the next answer appended must not be glued to it
-        # (under this process's lock; otherwise the first append under one cuts it).
-        repair_if_locked(self.path)
-        with self.path.open(encoding="utf-8") as fh:
-            for line in fh:
-                try:
-                    entry = json.loads(line)
-                    self._entries[entry["key"]] = entry
-                except (json.JSONDecodeError, KeyError, TypeError):
-                    # Not an entry (edited by hand?): skip it, that answer is asked again.
-                    self.bad_lines += 1
+        # Guarded (sandbox/files.py): a FIFO or a device given as --cache is refused unopened.
+        first_bad = ""
+        lines = 0
+        for number, raw in input_lines(self.path, MAX_LOG_BYTES):
+            if not raw.strip():
+                continue
+            lines += 1
+            try:
+                entry = json_line(raw)
+                if not _is_entry(entry):
+                    raise ValueError("not a cache entry (key, text and usage)")
+                self._entries[entry["key"]] = entry
+            except ValueError as exc:
+                # Not an entry (edited by hand?): skip it, that answer is asked again.
+                self.bad_lines += 1
+                why = f"not UTF-8 text (byte {exc.start})" \
+                    if isinstance(exc, UnicodeDecodeError) else str(exc).splitlines()[0]
+                first_bad = first_bad or f"line {number}: {why}"
+        if lines and not self._entries:
+            # Not a cache at all (a binary file, another tool's JSON): appending our answers
+            # to it would spoil a file we did not write.
+            raise FileFormatError(self.path, f"not an LLM answer cache: none of its {lines} "
+                                             f"line(s) is an entry ({first_bad})")
+        # A line cut off by a kill goes (once the file is known to be a cache): the next answer
+        # appended must not be glued to it (under this process's lock; otherwise the first
+        # append under one cuts it).
+        if repair_if_locked(self.path) and self.bad_lines:
+            self.bad_lines -= 1  # the cut line was the one counted
         if self.bad_lines:
             log.warning("LLM cache %s: skipped %d unreadable line(s)", self.path, self.bad_lines)
 
@@ -95,6 +113,11 @@ class CachedLLM:
             with open_append(self.path) as fh:
                 fh.write(json.dumps(entry, ensure_ascii=False) + "\n")
                 fh.flush()
+
+
+def _is_entry(entry) -> bool:
+    return (isinstance(entry, dict) and isinstance(entry.get("key"), str)
+            and isinstance(entry.get("text"), str) and isinstance(entry.get("usage"), dict))
 
 
 def caches_in(llm) -> list[CachedLLM]:

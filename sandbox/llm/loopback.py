@@ -8,6 +8,10 @@ header the openai backend sends.
 
 `refuse_chat=401` makes it a dead key: the models list still answers, every chat call is
 refused with that status (settable while it runs, to bring the key back to life).
+`die_after=N` makes it an endpoint that dies during a run: it answers N chat calls, then every
+connection is reset, as by a server that crashed (set `dead = False` to bring it back, or
+`die_after=None`); from the command line, `--die-after N` ends the process after the Nth
+answer, a real kill.
 
 A fault rate makes it misbehave like a real endpoint under load. Each request draws, from one
 seeded generator, whether it fails and how (`FAULT_KINDS`). The server counts requests, faults
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import socket
 import struct
@@ -70,7 +75,7 @@ class Loopback:
                  fault_rate: float = 0.0, faults: tuple[str, ...] = FAULT_KINDS, seed: int = 0,
                  timeout_sleep_s: float = 10.0, retry_after_s: float = 1.0,
                  echo_auth: bool = False, refuse_chat: int | None = None,
-                 host: str = "127.0.0.1", port: int = 0):
+                 die_after: int | None = None, host: str = "127.0.0.1", port: int = 0):
         unknown = set(faults) - set(FAULT_KINDS)
         if unknown:
             raise ValueError(f"unknown fault kinds {sorted(unknown)}: known are {FAULT_KINDS}")
@@ -91,6 +96,13 @@ class Loopback:
         self.echo_auth = echo_auth
         # An HTTP status every chat call is refused with (401: a dead key), or None.
         self.refuse_chat = refuse_chat
+        # How many chat calls it answers before it dies (None: it never does), whether it has,
+        # and what its death does besides resetting every connection (the command line's:
+        # end the process).
+        self.die_after = die_after
+        self.arrived = self.answered = 0  # chat calls that came in, and those answered
+        self.dead = False
+        self.on_death = None
         self._rng = random.Random(seed)  # drawn in arrival order, under the lock
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -266,6 +278,14 @@ class _Handler(BaseHTTPRequestHandler):
         except (ValueError, KeyError, TypeError) as exc:
             self._json(400, {"error": {"message": f"bad request body: {exc}"}})
             return
+        with loopback._lock:  # the call after the Nth to arrive finds it dead, in flight or not
+            loopback.arrived += 1
+            if loopback.die_after is not None and loopback.arrived > loopback.die_after:
+                loopback.dead = True
+            dead = loopback.dead
+        if dead:  # a crashed server: no answer, the connection reset
+            self._reset()
+            return
         with loopback._lock:
             loopback.request_log.append((self.headers.get(TAG_HEADER) or "",
                                          self.headers.get(AGENT_HEADER) or ""))
@@ -281,6 +301,12 @@ class _Handler(BaseHTTPRequestHandler):
             self._complete(loopback, body, fault)
         finally:
             loopback._end()
+        with loopback._lock:
+            loopback.answered += 1
+            dies = loopback.die_after is not None and loopback.answered == loopback.die_after
+        if dies and loopback.on_death is not None:
+            self.wfile.flush()  # the Nth answer is delivered whole before the end
+            loopback.on_death()
 
     def _complete(self, loopback: Loopback, body: dict, fault: str | None) -> None:
         if fault == "reset":
@@ -369,6 +395,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--refuse-chat", type=int, metavar="STATUS",
                    help="refuse every chat call with this HTTP status, e.g. 401 (a dead key; "
                         "the models list still answers)")
+    p.add_argument("--die-after", type=int, metavar="N",
+                   help="end the process after answering N chat calls: an endpoint that dies "
+                        "during a run")
     p.add_argument("--timeout-sleep", type=float, default=10.0,
                    help="how long a timeout fault holds the request, seconds [default: 10]")
     p.add_argument("--host", default="127.0.0.1",
@@ -381,9 +410,11 @@ def main(argv: list[str] | None = None) -> int:
         server = Loopback(args.script, latency_s=args.latency, fault_rate=args.fault_rate,
                           faults=tuple(f.strip() for f in args.faults.split(",") if f.strip()),
                           seed=args.seed, timeout_sleep_s=args.timeout_sleep,
-                          refuse_chat=args.refuse_chat, host=args.host, port=args.port)
+                          refuse_chat=args.refuse_chat, die_after=args.die_after,
+                          host=args.host, port=args.port)
     except (ValueError, LLMConfigError, OSError) as exc:
         p.exit(2, f"{p.prog}: error: {exc}\n")
+    server.on_death = lambda: os._exit(3)  # killed: no statistics, no clean shutdown
     print(f"listening on {server.url}", flush=True)
     try:
         server.serve_forever()

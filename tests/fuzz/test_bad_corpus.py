@@ -1,7 +1,9 @@
 """The inputs that broke a loader once (found by the fuzz tests, kept in tests/data/bad/), each
 through the command that reads it: a one-line error naming the file (exit 2), or for a run
 directory the bad line reported and skipped; no traceback, no output directory left behind.
-Add a file (a run: a folder) to the folder of its kind when a new one turns up."""
+Every input refused is left byte for byte as it was (a damaged run keeps its score.json, a cache
+that is not ours is not appended to). Add a file (a run: a folder) to the folder of its kind
+when a new one turns up."""
 
 from __future__ import annotations
 
@@ -33,15 +35,24 @@ def command(kind: str, given: Path, out: Path) -> list:
 CASES = sorted(p for kind in READERS if (BAD / kind).is_dir() for p in (BAD / kind).iterdir())
 
 
+def contents(given: Path) -> dict[str, bytes]:
+    """Every file of `given` (a file, or a directory's files) with its bytes."""
+    paths = [given] if given.is_file() else sorted(p for p in given.rglob("*") if p.is_file())
+    return {str(p): p.read_bytes() for p in paths}
+
+
 @pytest.mark.parametrize("path", CASES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_a_bad_input_found_once_fails_in_one_line(path, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     given = tmp_path / path.name
     (shutil.copytree if path.is_dir() else shutil.copy)(path, given)
     out = tmp_path / "out"
+    before = contents(given)
     if path.parent.name == "run_dir":
         for args in command("run_dir", given, out):
             check_cli(args, [given])
+        assert contents(given) == before
         return
     code, err = check_cli(command(path.parent.name, given, out), [given], out)
     assert code == 2, err
+    assert contents(given) == before  # a refused input is left byte for byte as it was

@@ -14,21 +14,13 @@ from parser_walk import PARSE, Case, Scratch, cases, run_case, walk  # noqa: E40
 
 from sandbox.app.options import Count  # noqa: E402
 
-# An output given as '../..' (a directory of the user's own files) is written into by these
-# commands today: an output the project did not write is claimed by issue 46's other half
-# (sandbox/outdirs.py). The list must stay true: a case that passes must leave it.
-AWAITING_CLAIM = {"replay --export '../..'", "rerun --out '../..'", "fork --out '../..'",
-                  "report --out '../..'"}
-
 
 def test_every_option_declares_a_kind_and_every_hostile_value_is_refused(tmp_path):
     outcomes, undeclared = walk(tmp_path)
     assert undeclared == []
     assert len(outcomes) > 1_500  # every command's options, plug-ins included
     failed = {o.case.name: o.why() for o in outcomes if not o.clean}
-    assert {name: why for name, why in failed.items() if name not in AWAITING_CLAIM} == {}
-    assert AWAITING_CLAIM <= set(failed), \
-        f"refused now, take them out of AWAITING_CLAIM: {sorted(AWAITING_CLAIM - set(failed))}"
+    assert failed == {}
 
 
 def _toy_parser() -> argparse.ArgumentParser:

@@ -13,7 +13,7 @@ never imports a scorer.
 from .markdown import markdown_html
 from .rundata import map_data, run_data
 from .scrub import Scrubber
-from .site import Section, SiteStats, write_site
+from .site import SITE_NAMES, Section, SiteStats, write_site
 
-__all__ = ["Scrubber", "Section", "SiteStats", "map_data", "markdown_html", "run_data",
-           "write_site"]
+__all__ = ["SITE_NAMES", "Scrubber", "Section", "SiteStats", "map_data", "markdown_html",
+           "run_data", "write_site"]

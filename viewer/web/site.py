@@ -14,6 +14,7 @@ rows only.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from dataclasses import dataclass, field
 from importlib.resources import files
@@ -92,6 +93,11 @@ def _row(n: int, item_id: str, data: dict[str, Any]) -> dict[str, Any]:
             "tokens": (calls.get("prompt_tokens", 0) + calls.get("completion_tokens", 0))
             if calls else None,
             "replay": data.get("replay") is not None}
+
+
+# What a report site holds at its top (write_site, and the command's report.json): a directory
+# of anything else is not a site, and a report is not written into it.
+SITE_NAMES = re.compile(r"index\.html|assets|data|report\.json")
 
 
 def write_site(out: Path, sections: list[Section], scrub: Scrubber, *, title: str,

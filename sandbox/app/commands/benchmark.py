@@ -285,6 +285,9 @@ def write_board(report, args) -> None:
     from evaluation.kit import plot_png
     from sandbox.storage import write_atomic
 
+    from .common import claim_outputs
+
+    claim_outputs(args, args.markdown, args.json, args.plot, what="a board")
     for path in (args.markdown, args.json, args.plot):
         if path is not None:
             hold_output(path, file=True)

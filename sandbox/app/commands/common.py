@@ -43,7 +43,7 @@ from sandbox.errors import UserError
 from sandbox.events import Event, Utterance
 from sandbox.files import FileFormatError
 from sandbox.llm import CacheMiss, LLMConfigError, LLMSettings, make_llm
-from sandbox.outdirs import OutputTaken, claim
+from sandbox.outdirs import OutputTaken, claim, claim_own, claim_run, foreign_names, refuse_inputs
 from sandbox.prompts import set_prompt_dir
 
 
@@ -309,11 +309,50 @@ def run_directory(args, stem: str) -> Path:
                                       f"{datetime.now().strftime('%Y%m%d-%H%M%S')}")
     if (out / "events.jsonl").exists() and not args.overwrite:
         raise UserError(f"{out} already holds a run; choose another --out or pass --overwrite")
-    try:  # --overwrite replaces a run, never a suite or a benchmark
+    try:  # --overwrite replaces a run, never a suite, a benchmark or the user's own files
         claim(out, "header.json", "a run directory")
+        claim_run(out)
     except OutputTaken as exc:
         raise UserError(str(exc)) from None
     return out
+
+
+# The arguments in which a command names what it writes (every other path is read).
+OUTPUTS = frozenset({"out", "json", "markdown", "plot", "export", "gif", "render", "cache"})
+
+
+def command_inputs(args) -> list[Path]:
+    """The files and directories a command reads: every existing path among its parsed
+    arguments (those of a Path type) but its outputs (OUTPUTS)."""
+    found = []
+    for name, value in vars(args).items():
+        if name in OUTPUTS or name.startswith("_"):
+            continue
+        for item in value if isinstance(value, list | tuple) else [value]:
+            if isinstance(item, Path) and item.exists():
+                found.append(item)
+    return found
+
+
+def claim_outputs(args, *outputs: Path | None, what: str = "an output") -> None:
+    """UserError when an output a command was given is one of its inputs or inside one
+    (outdirs.refuse_inputs): checked before anything is written or locked."""
+    inputs = command_inputs(args)
+    for output in outputs:
+        if output is not None:
+            try:
+                refuse_inputs(output, inputs, what)
+            except OutputTaken as exc:
+                raise UserError(str(exc)) from None
+
+
+def claim_directory(out: Path, ours, what: str) -> None:
+    """UserError unless directory `out` is new, empty or holds only what `what` writes there
+    (`ours`, a pattern of names): a directory of the user's own files is never written into."""
+    try:
+        claim_own(out, foreign_names(out, ours), what)
+    except OutputTaken as exc:
+        raise UserError(str(exc)) from None
 
 
 def run_stopped(result, console) -> int:
@@ -409,6 +448,17 @@ def parallel_options(args):
         raise UserError(f"--{'address' if args.address else 'workers'} needs --executor ray")
     if args.retries < 0:
         raise UserError(f"--retries {args.retries}: must be 0 or more")
+    if args.executor == "ray" and (getattr(args, "max_calls", None)
+                                   or getattr(args, "max_tokens", None)):
+        raise UserError("--max-calls and --max-tokens cap a run within one process; with "
+                        "--executor ray use --episode-max-calls or --episode-max-tokens")
+    if args.executor == "ray":  # known before a suite writes anything, not when it starts
+        from sandbox.app.suites.parallel import ExecutorError, import_ray
+
+        try:
+            import_ray()
+        except ExecutorError as exc:
+            raise UserError(str(exc)) from None
     try:
         return Parallel(jobs=args.jobs, executor=args.executor, address=args.address,
                         workers=args.workers, retries=args.retries)

@@ -25,9 +25,11 @@ from sandbox import terminal
 from sandbox.app.options import InputDir, Moment, declared
 from sandbox.checkpoint import Checkpoint
 from sandbox.errors import UserError, one_line
+from sandbox.files import FileFormatError, input_lines, json_line, read_text
 from sandbox.llm import caches_in
 from sandbox.lock import hold_output
 from sandbox.log import CACHE, EVENTS, RESULT, RunFormatError, RunResult, read_header
+from sandbox.outdirs import OutputTaken, claim, claim_run
 from sandbox.simtime import MOMENTS, TimeSpecError, clock_text, parse_time
 
 from ..rerunning import (
@@ -118,6 +120,13 @@ def main(args: argparse.Namespace) -> int:
         raise UserError(f"{run}: no {CACHE} to replay its answers from (run with --no-cache, "
                         "or --cache elsewhere), so its state at the fork point cannot be made "
                         "again")
+    # Claimed before the cache is copied: a directory of the user's own files is refused with
+    # nothing written into it.
+    try:
+        claim(args.out, "header.json", "a run directory")
+        claim_run(args.out)
+    except OutputTaken as exc:
+        raise UserError(str(exc)) from None
     out = hold_output(args.out)
     copy_cache(run, out)
     chain = [f for f in fork_chain(header, run) if f.at <= at] + [fork]
@@ -190,16 +199,18 @@ def _end_of(run: Path) -> float:
     """Up to when RUN holds every event: where result.json says it stopped, else (killed) the
     time of its last event (that instant may be cut short, so a fork must come before it)."""
     try:
-        return RunResult.model_validate_json((run / RESULT).read_text(encoding="utf-8")
-                                             ).sim_time_s
-    except (OSError, ValueError):
+        return RunResult.model_validate(json_line(read_text(run / RESULT))).sim_time_s
+    except (OSError, ValueError, FileFormatError):
         last = 0.0  # no result.json that reads (a killed run): its events say how far it got
-    if (run / EVENTS).is_file():
-        for line in (run / EVENTS).open(encoding="utf-8", errors="replace"):
-            try:
-                last = max(last, float(json.loads(line)["t"]))
-            except (ValueError, KeyError, TypeError):
-                continue
+    if (run / EVENTS).exists():
+        try:  # guarded: a FIFO given as events.jsonl is refused, not read for ever
+            for _, line in input_lines(run / EVENTS):
+                try:
+                    last = max(last, float(json_line(line)["t"]))
+                except (ValueError, KeyError, TypeError):
+                    continue
+        except FileFormatError as exc:
+            raise UserError(str(exc)) from None
     return last
 
 

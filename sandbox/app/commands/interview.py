@@ -157,10 +157,14 @@ def _load(path: Path):
         run = load_run(path)
     except RunFormatError as exc:
         raise UserError(str(exc)) from exc
-    from agents.frozen import run_agents
+    from agents.frozen import run_agents, town_config
 
     if not run_agents(run):
         raise UserError(f"{path}: no agent joined this run (nobody to interview)")
+    if not town_config(run.header.config):
+        raise UserError(f"{path} is a {run.header.scenario} run: its agents keep no memory, "
+                        "plan or reflection to interview (interview a town run: sandbox run "
+                        "town_day, or a task template)")
     return run
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from sandbox.app.options import Count, InputDir, Words
 from sandbox.errors import UserError
+from sandbox.files import FileFormatError, input_lines, json_line, read_text
 from sandbox.log import CALLS, EVENTS, HEADER, RESULT, RunFormatError, RunResult, load_run
 from sandbox.summary import print_summary, summarize
 
@@ -142,8 +143,10 @@ def _lines(path: Path) -> int:
     """Whole lines of a JSONL file (a line cut by a kill does not count)."""
     if not path.is_file():
         return 0
-    with path.open("rb") as fh:
-        return sum(1 for line in fh if line.endswith(b"\n") and line.strip())
+    try:
+        return sum(1 for _, line in input_lines(path) if line.endswith(b"\n") and line.strip())
+    except FileFormatError as exc:
+        raise UserError(str(exc)) from None
 
 
 def run_line(run_dir: Path) -> dict:
@@ -153,9 +156,9 @@ def run_line(run_dir: Path) -> dict:
     status = "unfinished (no result.json)"
     if (run_dir / RESULT).is_file():
         try:
-            result = RunResult.model_validate_json((run_dir / RESULT).read_text(encoding="utf-8"))
+            result = RunResult.model_validate(json_line(read_text(run_dir / RESULT)))
             status = result.status
-        except ValueError:
+        except (ValueError, FileFormatError):
             status = "unknown (result.json unreadable)"
     warnings = list(result.warnings) if result else []
     if result and result.degraded:

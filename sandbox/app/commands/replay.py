@@ -158,13 +158,18 @@ def _beside(args, headless: bool):
 
 def _export(replay, args, size, every, start, end) -> int:
     from sandbox.lock import hold_output
-    from viewer.export import export_frames, frame_times, write_gif
+    from viewer.export import FRAME_NAME, export_frames, frame_times, write_gif
 
     times = frame_times(replay, every, start, end)
     if not times:
         raise UserError(f"no frames: the window {args.from_ or 'start'}..{args.to or 'end'} "
                         f"lies outside the run (it spans 0..{replay.end:g} s)")
     span = f"{replay.clock(times[0]):%Y-%m-%d %H:%M:%S} .. {replay.clock(times[-1]):%H:%M:%S}"
+    from .common import claim_directory, claim_outputs
+
+    claim_outputs(args, args.export, args.gif, what="a replay's frames")
+    if args.export is not None:
+        claim_directory(args.export, FRAME_NAME, "a replay's export")
     for output, is_file in ((args.export, False), (args.gif, True)):
         if output is not None:
             hold_output(output, file=is_file)

@@ -25,7 +25,7 @@ from sandbox.log import CALLS, EVENTS, HEADER, RESULT
 from sandbox.outdirs import add_marker, claim
 from sandbox.storage import write_atomic
 
-from .common import output_dir
+from .common import claim_directory, output_dir
 
 SITE_FILE = "report.json"  # marks a report site: no other command writes into one
 RUN_FILES = (HEADER, EVENTS, RESULT, CALLS)  # any of them makes a run directory, damaged or not
@@ -153,7 +153,7 @@ def board_section(kind: BoardKind, dirs: list[Path], name: str, parent: int | No
 
 def main(args: argparse.Namespace) -> int:
     from sandbox import terminal
-    from viewer.web import Scrubber, write_site
+    from viewer.web import SITE_NAMES, Scrubber, write_site
 
     started = time.perf_counter()
     for path in args.dirs:
@@ -165,6 +165,7 @@ def main(args: argparse.Namespace) -> int:
             raise UserError(f"--out {args.out} is inside {path}, which it reports on; write "
                             "the site elsewhere")
     claim(args.out, SITE_FILE, "a report site")
+    claim_directory(args.out, SITE_NAMES, "a report site")
     hold_output(args.out)
     kinds = board_kinds()
     # A directory is called by its name, or with --paths where it is.

@@ -11,6 +11,7 @@ from sandbox.app.options import InputDir
 from sandbox.checkpoint import Checkpoint
 from sandbox.errors import UserError
 from sandbox.log import read_header
+from sandbox.outdirs import OutputTaken, claim, claim_run, refuse_inputs
 
 from ..rerunning import (
     copy_cache,
@@ -53,7 +54,17 @@ def main(args: argparse.Namespace) -> int:
         raise UserError(f"{args.run}: recorded command {' '.join(command[:2])!r} is not a "
                         "`sandbox run`")
     chain = fork_chain(read_header(args.run), args.run)
+    if args.out is not None and args.out.resolve() == args.run.resolve():
+        args.out = None  # into RUN itself: the resume it would be without --out
     if args.out is not None:
+        # The rerun overwrites OUT: only a new or empty directory, or a run, may be one (never
+        # the user's own files, nor a directory inside RUN); checked before the cache is copied.
+        try:
+            refuse_inputs(args.out, [args.run], "a rerun")
+            claim(args.out, "header.json", "a run directory")
+            claim_run(args.out)
+        except OutputTaken as exc:
+            raise UserError(str(exc)) from None
         copy_cache(args.run, args.out)
 
     recorded = read_header(args.run).config

@@ -40,7 +40,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from evaluation.kit import (
     Ledger,
@@ -55,6 +55,7 @@ from evaluation.kit import (
 )
 from evaluation.kit.judging import JudgeTally, Panel, judge_run
 from sandbox.budget import Budget, BudgetExhausted
+from sandbox.files import FileFormatError
 from sandbox.llm import CacheMiss, LLMSettings, ModelsFile, make_backend, make_llm, resolve
 from sandbox.llm.roles import RoleLLM
 from sandbox.lock import hold
@@ -94,7 +95,22 @@ class BenchmarkMismatch(Exception):
 
 
 def read_manifest(path: Path) -> Manifest:
-    return Manifest.model_validate(manifest_data(path))
+    """OUT/<name>.json read back; BenchmarkMismatch naming the file when it is not a manifest
+    (a board's JSON saved under its name, a damaged file): never a traceback, never written
+    over."""
+    try:
+        data = manifest_data(path)
+    except FileFormatError as exc:
+        raise BenchmarkMismatch(str(exc)) from None
+    except ValueError as exc:
+        raise BenchmarkMismatch(f"{path}: not a benchmark manifest (not JSON: {exc})") from None
+    try:
+        return Manifest.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "top level"
+        raise BenchmarkMismatch(f"{path}: not a benchmark manifest (at {where}: "
+                                f"{first['msg']}); use another --out") from None
 
 
 def open_manifest(bench: Benchmark, out: Path, wanted: Manifest, rejudge: bool = False
