@@ -131,7 +131,7 @@ def test_an_episode_budget_stops_each_episode_and_the_suite_goes_on(suite_refere
 def test_a_cap_of_zero_is_refused_before_anything_runs(tmp_path, option, capsys):
     assert main(["run", *EPISODE, "--out", str(tmp_path / "run"), option, "0"]) == 2
     err = capsys.readouterr().err
-    assert "must be 1 or more" in err and len(err.splitlines()) == 1
+    assert "out of range; give a whole number from 1" in err and len(err.splitlines()) == 1
     assert not (tmp_path / "run").exists()
 
 

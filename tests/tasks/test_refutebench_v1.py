@@ -136,7 +136,7 @@ def test_a_1_0_file_runs_unchanged_and_is_rule_checked(scripted_translator, tmp_
     run(path, out)
     printed = capsys.readouterr().out
     assert "dialogues run 2, skipped 0; judgments made 0" in printed  # no judge needed
-    assert "| scripted/translator | en-zh.memory.NC-1.jsonl | translation | 1.00 [1.00, 1.00] " \
+    assert "| scripted/translator | en-zh.memory.NC-1.jsonl | translation | 1.00 " \
         "n=2 |" in printed
     run_dir = out / "runs" / items.ids[0]
     events = load_run(run_dir).events
@@ -219,7 +219,7 @@ def test_a_multi_feedback_document_gives_feedback_where_its_words_occur(scripted
     assert said[2] == QUERY.strip() and len(said) == 10
     assert said[4] == "For all translations, follow these mappings:\ncoffee -> 咖啡豆"
     assert said[-1] == "咖啡豆：这是一台不错的机器。"  # the later sentence with 'coffee': checked
-    assert "| scripted/translator | en-zh.jsonl | translation | 1.00 [1.00, 1.00] n=1 |" in \
+    assert "| scripted/translator | en-zh.jsonl | translation | 1.00 n=1 |" in \
         capsys.readouterr().out
 
 
