@@ -33,6 +33,7 @@ COMMANDS = [
     "sandbox.app.commands.interview",
     "sandbox.app.commands.fork",
     "sandbox.app.commands.report",
+    "sandbox.app.commands.weights",
 ]
 
 

@@ -32,8 +32,10 @@ from sandbox.app.commands.common import (
     parallel_options,
     positive_int,
     print_event,
+    replayed_note,
     run_directory,
     run_stopped,
+    say_replaying,
     suite_progress,
     use_prompts,
 )
@@ -148,6 +150,7 @@ def run_template(args) -> int:
                   f"seed {args.seed})\n  performer: {task.performer} ({args.arch}); "
                   f"{len(task.background)} background residents: {', '.join(task.background)}"
                   f"\n  goal: {task.goal}\n  target: {task.criteria}", highlight=False)
+    say_replaying(llm, console)
     show = None if args.quiet else print_event(console, until=episode.until, run_dir=out)
     try:
         result, score = run_task(
@@ -162,12 +165,14 @@ def run_template(args) -> int:
     except CacheMiss as exc:
         console.print(f"[red]stopped:[/] {exc}\nwhat ran so far is in {out}")
         return 1
-    print_summary(summarize(load_run(out)), console)
+    run = load_run(out)
+    print_summary(summarize(run), console)
     if score is None:  # a budget stopped it, or no call reached a model
         return run_stopped(result, console)
     print_score(score, console)
     console.print(f"score.json: {out / 'score.json'}\nrun directory: {out}  "
-                  f"({result.wall_time_s:.1f} s)  replay: sandbox replay {out}")
+                  f"({result.wall_time_s:.1f} s{replayed_note(run)})  replay: sandbox replay "
+                  f"{out}")
     return 0
 
 
