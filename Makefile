@@ -31,6 +31,10 @@ $(STAMP): pyproject.toml
 	  cat $(VENV)/llama-cpp-build.log; echo "llama-cpp-python did not build"; exit 1; fi; \
 	exit $$torch
 	$(BIN)/pip install --quiet --find-links $(WHEELS) -e '.[dev]'
+	# pip compiles the bytecode of what it installs, but not of an editable project: ours is
+	# compiled here, on every core, so no command compiles it (nor every command, in a shell
+	# with PYTHONDONTWRITEBYTECODE set).
+	$(BIN)/python -m compileall -q -j 0 sandbox agents worlds tasks evaluation viewer
 	touch $(STAMP)
 
 demo: $(STAMP)

@@ -1,9 +1,10 @@
 """The first minute of a new user: a fresh clone's set-up by phase, then the demo's start-up.
 
---setup: clone this checkout's HEAD into a scratch directory and run `make test` there with a
-fresh pip cache (nothing cached: every download and the llama-cpp-python build happen), each
-recipe line of the set-up timed on its own (make runs its lines through this script,
-`--timed-line`), then the tests, then the first `sandbox --help` and a second one. The scratch
+--setup: clone this checkout's HEAD into a scratch directory and run the set-up there (`make`'s
+.venv/.installed; with --tests `make test`, the set-up and then the suite) with a fresh pip
+cache (nothing cached: every download and the llama-cpp-python build happen), each recipe line
+timed on its own (make runs its lines through this script, `--timed-line`), then the first
+`sandbox --help` and a second one. The scratch
 directory is deleted at the end (--keep keeps it).
 
 --demo N: the README's demo (`make demo`'s command, read from the Makefile) N times, each into a
@@ -86,7 +87,7 @@ def phase_of(line: str) -> str:
                 line[:40])
 
 
-def setup(keep: bool) -> None:
+def setup(keep: bool, tests: bool) -> None:
     scratch = Path(tempfile.mkdtemp(prefix="first-minute-"))
     clone, lines = scratch / "clone", scratch / "lines.jsonl"
     env = {**os.environ, LINES_LOG: str(lines), "PIP_CACHE_DIR": str(scratch / "pip-cache"),
@@ -98,13 +99,14 @@ def setup(keep: bool) -> None:
         subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
         started = time.perf_counter()
         made = subprocess.run(
-            ["make", "test", f"SHELL={sys.executable}",
+            ["make", "test" if tests else ".venv/.installed", f"SHELL={sys.executable}",
              f".SHELLFLAGS={Path(__file__).resolve()} --timed-line"],
             cwd=clone, env=env, stdout=subprocess.PIPE, text=True)
         total = time.perf_counter() - started
         tail = [line for line in made.stdout.splitlines() if " passed" in line]
-        print(f"make test: {total:.0f} s wall in all, exit {made.returncode}; "
-              f"{tail[-1].strip() if tail else 'no test summary'}")
+        print(f"make {'test' if tests else '(the set-up only)'}: {total:.0f} s wall in all, "
+              f"exit {made.returncode}" + (f"; {tail[-1].strip() if tail else 'no test summary'}"
+                                           if tests else ""))
         for record in map(json.loads, lines.read_text().splitlines()):
             if record["line"].lstrip().startswith("#"):  # a recipe's comment, echoed
                 continue
@@ -247,6 +249,9 @@ def main() -> None:
                    help="a fresh clone's `make test`, phase by phase, nothing cached (about 10 "
                         "min of every core)")
     p.add_argument("--keep", action="store_true", help="keep --setup's scratch directory")
+    p.add_argument("--tests", action="store_true",
+                   help="--setup runs `make test` (the set-up, then the whole suite on every "
+                        "core) instead of the set-up alone")
     p.add_argument("--demo", type=int, metavar="N",
                    help="the demo N times, and its start-up's phases N times (medians)")
     args = p.parse_args()
@@ -255,7 +260,7 @@ def main() -> None:
     if args.demo is not None and args.demo < 1:
         p.error("--demo N: N is 1 or more")
     if args.setup:
-        setup(args.keep)
+        setup(args.keep, args.tests)
     if args.demo:
         demo(args.demo)
 

@@ -143,13 +143,15 @@ def run_template(args) -> int:
     if warning:
         console.print(f"[yellow]warning:[/] {warning}", highlight=False)
     out = hold_output(run_directory(args, f"{path.stem}-{Path(args.arch).stem}"))
-    # Built once, before anything runs (a bad model fails here) and used for the run: building
-    # it again would load the local model file twice.
-    llm = build_town_llm(args, args.cache or out / CACHE, task.performer)
+    # Said first: loading the embedded model (and, once per machine, timing its weights)
+    # takes seconds, and a user should see at once what is starting.
     console.print(f"[bold]{task.title}[/] ({task.type.value}, template {task.template}, "
                   f"seed {args.seed})\n  performer: {task.performer} ({args.arch}); "
                   f"{len(task.background)} background residents: {', '.join(task.background)}"
                   f"\n  goal: {task.goal}\n  target: {task.criteria}", highlight=False)
+    # Built once, before anything runs (a bad model fails here) and used for the run: building
+    # it again would load the local model file twice.
+    llm = build_town_llm(args, args.cache or out / CACHE, task.performer)
     say_replaying(llm, console)
     show = None if args.quiet else print_event(console, until=episode.until, run_dir=out)
     try:
