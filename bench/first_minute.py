@@ -108,7 +108,7 @@ def setup(keep: bool, tests: bool) -> None:
               f"exit {made.returncode}" + (f"; {tail[-1].strip() if tail else 'no test summary'}"
                                            if tests else ""))
         for record in map(json.loads, lines.read_text().splitlines()):
-            if record["line"].lstrip().startswith("#"):  # a recipe's comment, echoed
+            if record["line"].lstrip().startswith(("#", "sed -n")):  # a comment; $(shell)
                 continue
             print(f"  {phase_of(record['line']):24} {record['wall_s']:7.1f} s wall "
                   f"{record['cpu_s']:7.1f} s CPU  load {record['load_before']}-"
@@ -169,7 +169,7 @@ def demo_once(out: str) -> dict[str, float]:
 # The demo's start-up, phase by phase in one fresh process: each prints its end (time.time()).
 STARTUP = r'''
 import sys, time, argparse
-def mark(name): print(name, time.time(), flush=True)
+def mark(name): print(name, time.time(), time.process_time(), flush=True)
 mark("start")
 from sandbox.app import cli
 mark("imports")
@@ -190,17 +190,19 @@ mark("MiniLM")
 '''
 
 
-def startup_once() -> dict[str, float]:
+def startup_once() -> tuple[dict[str, float], dict[str, float]]:
+    """The start-up's phases in a fresh process: (wall seconds, CPU seconds) by phase (the
+    interpreter's CPU is counted from the process's start)."""
     spawned = time.time()
     out = subprocess.run([sys.executable, "-c", STARTUP], cwd=ROOT, check=True,
                          stdout=subprocess.PIPE, text=True).stdout
-    marks = [(name, float(at)) for name, at in (line.rsplit(" ", 1) for line in
-                                                 out.splitlines())]
-    times, last = {}, spawned
-    for name, at in marks:
-        times["interpreter" if name == "start" else name] = at - last
-        last = at
-    return times
+    wall, cpu, last, last_cpu = {}, {}, spawned, 0.0
+    for line in out.splitlines():
+        name, at, used = line.rsplit(" ", 2)
+        name = "interpreter" if name == "start" else name
+        wall[name], cpu[name] = float(at) - last, float(used) - last_cpu
+        last, last_cpu = float(at), float(used)
+    return wall, cpu
 
 
 def median_table(runs: list[dict[str, float]], unit: str = "s") -> None:
@@ -210,7 +212,7 @@ def median_table(runs: list[dict[str, float]], unit: str = "s") -> None:
               f"({min(values):.2f}-{max(values):.2f})")
 
 
-def demo(n: int) -> None:
+def demo(n: int, startup_only: bool = False) -> None:
     print(machine())
     from sandbox.llm.local import embedded_model_path, llm_threads
     from sandbox.llm.weights import kept_measurements
@@ -220,23 +222,29 @@ def demo(n: int) -> None:
         print(f"note: the weights' formats are not timed yet for {threads} threads: the first "
               "run below includes that timing (about 20 s)")
     runs = []
-    for _ in range(n):
+    for _ in range(0 if startup_only else n):
         with tempfile.TemporaryDirectory() as tmp:
             before = load()
             runs.append(demo_once(f"{tmp}/demo"))
             print(f"  demo: first line {runs[-1]['first line']:.1f} s, end "
                   f"{runs[-1]['end']:.1f} s, CPU {runs[-1]['CPU']:.1f} s, "
                   f"{runs[-1]['calls']:.0f} calls; load {before}-{load()}")
-    print(f"the demo, {n} runs, SANDBOX_LLM_THREADS={os.environ.get('SANDBOX_LLM_THREADS', '')}"
-          f" (every core when empty):")
-    median_table(runs)
-    starts = []
+    if runs:
+        print(f"the demo, {n} runs, SANDBOX_LLM_THREADS="
+              f"{os.environ.get('SANDBOX_LLM_THREADS', '')} (every core when empty):")
+        median_table(runs)
+    starts, cpus = [], []
     for _ in range(n):
         before = load()
-        starts.append(startup_once())
-        print(f"  start-up: {sum(starts[-1].values()):.1f} s in all; load {before}-{load()}")
-    print(f"the start-up's phases, one after another in one process, {n} runs:")
+        wall, cpu = startup_once()
+        starts.append(wall)
+        cpus.append(cpu)
+        print(f"  start-up: {sum(wall.values()):.1f} s wall, {sum(cpu.values()):.1f} s CPU; "
+              f"load {before}-{load()}")
+    print(f"the start-up's phases, one after another in one process, {n} runs, wall:")
     median_table(starts)
+    print("the same, CPU (user + sys, every thread of the process):")
+    median_table(cpus)
     print(machine())
 
 
@@ -254,6 +262,8 @@ def main() -> None:
                         "core) instead of the set-up alone")
     p.add_argument("--demo", type=int, metavar="N",
                    help="the demo N times, and its start-up's phases N times (medians)")
+    p.add_argument("--startup-only", action="store_true",
+                   help="with --demo N: the start-up's phases only, not the demo itself")
     args = p.parse_args()
     if not args.setup and not args.demo:
         p.error("give --setup, --demo N or both")
@@ -262,7 +272,7 @@ def main() -> None:
     if args.setup:
         setup(args.keep, args.tests)
     if args.demo:
-        demo(args.demo)
+        demo(args.demo, args.startup_only)
 
 
 if __name__ == "__main__":
