@@ -290,8 +290,9 @@ def _time_and_keep(shipped: Path, threads: int, record: Path, timer, replace: bo
             f"kept; `sandbox weights --retime` times them again on a quiet machine"
             if busy(load, threads) else "")
     # Said, not logged: a user waits for this once, and the CLI shows errors only.
-    print(f"timing the embedded model's weight formats on this CPU ({threads} threads; once, "
-          f"about 20 s; kept in {record}){note}", file=sys.stderr, flush=True)
+    print(f"timing the embedded model's weight formats on this CPU ({threads} threads; "
+          f"{'again' if replace else 'once'}, about 20 s; kept in {record}){note}",
+          file=sys.stderr, flush=True)
     measured = timer({kind: weights_file(shipped, kind) for kind in candidates()}, threads)
     text = json.dumps({"cpu": cpu_report(), "llama_cpp": llama_cpp.__version__,
                        "threads": threads,
