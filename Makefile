@@ -7,14 +7,34 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test lint bench clean-venv
 
+# llama-cpp-python as pyproject.toml pins it: the index has its source only, so it is compiled.
+LLAMA_CPP := $(shell sed -n 's/.*"\(llama-cpp-python\)\[server\]\(==[0-9.]*\)".*/\1\2/p' pyproject.toml)
+# What of it is compiled: llama.cpp's library and its CPU backend, with the flags the default
+# build uses (GGML_NATIVE as it is: the model computes the same bits). Left out, because the
+# Python package never loads them: the multimodal library (LLAVA_BUILD) and llama.cpp's "common"
+# library for its own programs (setup/llama_cpp_text_only.cmake says how). 83 build steps
+# instead of 193 (bench/first_minute.py).
+LLAMA_CMAKE_ARGS := -DLLAVA_BUILD=OFF -DCMAKE_PROJECT_llama.cpp_INCLUDE=$(CURDIR)/setup/llama_cpp_text_only.cmake
+WHEELS := $(VENV)/wheels
+
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	# torch first and exactly: a looser request pulls a multi-GB CUDA build.
-	$(BIN)/pip install --quiet torch==2.13.0
-	# llama-cpp-python compiles from source the first time: on every core at once (cmake reads
-	# CMAKE_BUILD_PARALLEL_LEVEL), where the default build uses one.
-	CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) $(BIN)/pip install --quiet -e '.[dev]'
+	# llama-cpp-python's wheel is compiled (on every core: cmake reads CMAKE_BUILD_PARALLEL_LEVEL)
+	# in the background while torch downloads and installs; torch exactly: a looser request
+	# pulls a multi-GB CUDA build. The build's output is shown only when it fails.
+	( CMAKE_ARGS='$(LLAMA_CMAKE_ARGS)' CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) \
+	  $(BIN)/pip wheel --quiet --no-deps --wheel-dir $(WHEELS) '$(LLAMA_CPP)' \
+	  > $(VENV)/llama-cpp-build.log 2>&1; echo $$? > $(VENV)/llama-cpp-build.status ) & \
+	$(BIN)/pip install --quiet torch==2.13.0; torch=$$?; wait; \
+	if [ "$$(cat $(VENV)/llama-cpp-build.status)" != 0 ]; then \
+	  cat $(VENV)/llama-cpp-build.log; echo "llama-cpp-python did not build"; exit 1; fi; \
+	exit $$torch
+	$(BIN)/pip install --quiet --find-links $(WHEELS) -e '.[dev]'
+	# pip compiles the bytecode of what it installs, but not of an editable project: ours is
+	# compiled here, on every core, so no command compiles it (nor every command, in a shell
+	# with PYTHONDONTWRITEBYTECODE set).
+	$(BIN)/python -m compileall -q -j 0 sandbox agents worlds tasks evaluation viewer
 	touch $(STAMP)
 
 demo: $(STAMP)

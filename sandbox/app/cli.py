@@ -36,6 +36,7 @@ COMMANDS = [
     "sandbox.app.commands.fork",
     "sandbox.app.commands.report",
     "sandbox.app.commands.compare",
+    "sandbox.app.commands.weights",
 ]
 
 

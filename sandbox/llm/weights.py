@@ -11,6 +11,13 @@ evaluated, CALL_ANSWER_TOKENS generated one at a time) is cheapest. The measurem
 choice are written once into the model cache, keyed by the model file, llama.cpp's version and
 build report, and the thread count, so every later run on this machine computes with the same
 weights (answers depend on them), and the run header records both (`LocalBackend.settings`).
+
+A timing is only as good as the machine is quiet: another job on the cores slows every format,
+but not evenly (measured: BF16 with 2 threads 275 prompt tokens/s and 22.1 ms a token beside
+other jobs, 387 and 13.5 alone). So the timing reads the load first, times twice as many rounds
+when the machine is busy (each format keeps its best), and keeps the load beside its figures; it
+is never redone on its own (the choice would move under a user's runs), but `sandbox weights
+--retime` redoes it on purpose, on a quiet machine.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ import os
 import sys
 import time
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
 from ..storage import atomic_path, write_atomic
@@ -51,6 +59,18 @@ TIMING_TEXT = (
     "the back of an envelope, then walk to the market for apples, then rest. ")
 TIMING_PROMPT = 300  # tokens evaluated in one call to eval (several passes of the batch)
 TIMING_STEPS = 24  # one-token passes, as a generated token is
+TIMING_ROUNDS = 3  # each format's turns on a quiet machine; twice as many on a busy one
+
+
+def machine_load() -> float:
+    """The 1-minute load average: how many processes were running or waiting for a core."""
+    return round(os.getloadavg()[0], 2)
+
+
+def busy(load: float, threads: int) -> bool:
+    """Whether other work competes with `threads` llama.cpp threads for this machine's cores:
+    more than half a core's worth beyond the cores the timing leaves free."""
+    return load > max(0, (os.cpu_count() or 1) - threads) + 0.5
 
 
 def cpu_report() -> str:
@@ -168,15 +188,20 @@ class Speed:
                 CALL_ANSWER_TOKENS * self.ms_per_token / 1000)
 
 
-def time_formats(paths: dict[str, Path], threads: int, rounds: int = 3) -> dict[str, Speed]:
+def time_formats(paths: dict[str, Path], threads: int, rounds: int | None = None
+                 ) -> dict[str, Speed]:
     """Time llama.cpp on each of `paths`: a prompt of TIMING_PROMPT tokens evaluated, then
     TIMING_STEPS one-token passes after it (sampling costs the same from every format, so it is
-    left out). The formats take turns, `rounds` times, and each keeps its best prompt and its
-    best round's median pass: another job slowing the machine for a while then slows every
-    format's worst round, not one format's only measurement."""
+    left out). The formats take turns, `rounds` times (TIMING_ROUNDS, doubled when the machine
+    is busy), and each keeps its best prompt and its best round's median pass: another job
+    slowing the machine for a while then slows every format's worst round, not one format's
+    only measurement."""
     import statistics
 
     from llama_cpp import Llama
+
+    if rounds is None:
+        rounds = TIMING_ROUNDS * (2 if busy(machine_load(), threads) else 1)
 
     models = {kind: Llama(model_path=str(path), n_ctx=TIMING_PROMPT + TIMING_STEPS + 8,
                           n_threads=threads, n_threads_batch=threads, verbose=False)
@@ -226,39 +251,72 @@ class WeightsChoice:
                                   for k, s in self.measured.items()}}
 
 
-def choose_weights(shipped: Path, setting: str, threads: int,
-                   timer=time_formats) -> WeightsChoice:
-    """The weights for `setting` ("auto" measured once per machine; anything else as set)."""
-    if setting != "auto":
-        return WeightsChoice(setting, weights_file(shipped, setting), by="set")
+def measurements_file(shipped: Path, threads: int) -> Path:
+    """Where this machine's timing of `shipped`'s formats with `threads` threads is kept: keyed
+    by the file's content, llama.cpp's version and build report, the threads and the recipe."""
     import llama_cpp
 
-    report = cpu_report()
-    key = hashlib.sha256("\n".join([_file_digest(shipped), llama_cpp.__version__, report,
+    key = hashlib.sha256("\n".join([_file_digest(shipped), llama_cpp.__version__, cpu_report(),
                                     str(threads), CONVERSION_RECIPE]).encode()).hexdigest()[:12]
-    record = model_cache_dir() / f"{shipped.stem}.weights-choice.{key}.json"
-    measured = _read_measurements(record)
+    return model_cache_dir() / f"{shipped.stem}.weights-choice.{key}.json"
+
+
+def choose_weights(shipped: Path, setting: str, threads: int, timer=None,
+                   retime: bool = False) -> WeightsChoice:
+    """The weights for `setting` ("auto" measured once per machine; anything else as set).
+    `timer`: what times the formats [default: time_formats]; `retime`: time them again and
+    keep the new figures ("auto" only)."""
+    if setting != "auto":
+        return WeightsChoice(setting, weights_file(shipped, setting), by="set")
+    record = measurements_file(shipped, threads)
+    measured = None if retime else _read_measurements(record)
     if measured is None:
-        # Said, not logged: a user waits for this once, and the CLI shows errors only.
-        print(f"timing the embedded model's weight formats on this CPU ({threads} threads; "
-              f"once, about 20 s; kept in {record})", file=sys.stderr, flush=True)
-        measured = timer({kind: weights_file(shipped, kind) for kind in candidates()}, threads)
-        text = json.dumps({"cpu": report, "llama_cpp": llama_cpp.__version__,
-                           "threads": threads,
-                           "call": {"prompt_tokens": CALL_PROMPT_TOKENS,
-                                    "answer_tokens": CALL_ANSWER_TOKENS},
-                           "measured": {k: vars(s) for k, s in measured.items()}}, indent=1)
-        # Another process may have measured meanwhile (tests side by side): the first record
-        # written is the one every run on this machine follows.
-        if not record.is_file():
-            try:
-                write_atomic(record, text + "\n")
-            except OSError as exc:
-                raise _cache_error(record, "weights measurements", exc) from exc
-        measured = _read_measurements(record) or measured
+        measured = _time_and_keep(shipped, threads, record, timer or time_formats,
+                                  replace=retime)
     kind = min(measured, key=lambda k: measured[k].call_s)
     return WeightsChoice(kind, weights_file(shipped, kind), by="measured", measured=measured,
                          threads=threads)
+
+
+def _time_and_keep(shipped: Path, threads: int, record: Path, timer, replace: bool
+                   ) -> dict[str, Speed]:
+    """Time every candidate format and write the figures, with the load before and after, to
+    `record` (replacing what it held when `replace`)."""
+    import llama_cpp
+
+    load = machine_load()
+    cores = os.cpu_count() or 1
+    note = (f"; the machine is busy (load {load} on {cores} cores): twice the rounds, the best "
+            f"kept; `sandbox weights --retime` times them again on a quiet machine"
+            if busy(load, threads) else "")
+    # Said, not logged: a user waits for this once, and the CLI shows errors only.
+    print(f"timing the embedded model's weight formats on this CPU ({threads} threads; "
+          f"{'again' if replace else 'once'}, about 20 s; kept in {record}){note}",
+          file=sys.stderr, flush=True)
+    measured = timer({kind: weights_file(shipped, kind) for kind in candidates()}, threads)
+    text = json.dumps({"cpu": cpu_report(), "llama_cpp": llama_cpp.__version__,
+                       "threads": threads,
+                       "call": {"prompt_tokens": CALL_PROMPT_TOKENS,
+                                "answer_tokens": CALL_ANSWER_TOKENS},
+                       "timed_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                       "cores": cores, "load_before": load, "load_after": machine_load(),
+                       "measured": {k: vars(s) for k, s in measured.items()}}, indent=1)
+    # Another process may have measured meanwhile (tests side by side): the first record
+    # written is the one every run on this machine follows (a re-timing replaces it).
+    if replace or not record.is_file():
+        try:
+            write_atomic(record, text + "\n")
+        except OSError as exc:
+            raise _cache_error(record, "weights measurements", exc) from exc
+    return _read_measurements(record) or measured
+
+
+def kept_measurements(shipped: Path, threads: int) -> dict | None:
+    """The record of this machine's timing (figures, load, when), None when not timed yet."""
+    record = measurements_file(shipped, threads)
+    if _read_measurements(record) is None:
+        return None
+    return json.loads(record.read_text())
 
 
 def _read_measurements(record: Path) -> dict[str, Speed] | None:

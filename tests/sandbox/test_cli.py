@@ -179,3 +179,21 @@ def test_a_role_left_to_its_default_model_is_said_to_be(tmp_path, capsys, monkey
     printed = " ".join(capsys.readouterr().out.split())
     assert "player scripted/pingpong, interrogator scripted/pingpong (default), judges " \
         "scripted/pingpong, into" in printed
+
+
+def test_a_run_that_replays_its_cache_says_so_and_how_to_run_afresh(tmp_path, capsys):
+    out = tmp_path / "demo"
+    argv = ["run", "single_room", "--model", "scripted/default", "--seed", "0", "--out",
+            str(out), "--turns", "3", "--quiet", "--overwrite"]
+    assert main(argv) == 0
+    first = capsys.readouterr().out
+    assert "replaying:" not in first and "replayed from" not in first
+    assert main(argv) == 0  # the same run directory again, as a second `make demo` is
+    again = " ".join(capsys.readouterr().out.split())  # (rich wraps long lines)
+    cache = out / "llm_cache.jsonl"
+    held = sum(1 for _ in cache.open())
+    assert f"replaying: {cache} holds {held} answers" in again and "--no-cache" in again
+    assert f"{held} of {held} calls replayed from the cache" in again
+    assert main([*argv, "--no-cache"]) == 0
+    shown = capsys.readouterr().out
+    assert "replaying:" not in shown and "replayed from" not in shown

@@ -155,3 +155,67 @@ def test_a_set_format_is_not_timed(tmp_path, monkeypatch):
     choice = choose_weights(shipped, "shipped", 2, timer=lambda *a: pytest.fail("timed"))
     assert (choice.kind, choice.path, choice.by, choice.record()) == ("shipped", shipped, "set",
                                                                       {})
+
+
+def test_the_timing_keeps_the_load_and_a_retiming_replaces_it(tmp_path, monkeypatch, capsys):
+    from sandbox.llm import weights
+
+    monkeypatch.setenv("SANDBOX_MODEL_CACHE", str(tmp_path / "models"))
+    _report(monkeypatch, b"CPU : AVX2 = 1 | AVX512_BF16 = 0 | ")
+    monkeypatch.setattr(weights.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(weights, "machine_load", lambda: 3.2)  # another job on both cores
+    shipped = embedded_model_path("smollm2-135m")
+    timed = []
+    assert choose_weights(shipped, "auto", 2, timer=_fake_timer(AVX2_ONLY, timed)).kind == "q8_0"
+    said = capsys.readouterr().err
+    assert "busy (load 3.2 on 2 cores)" in said and "sandbox weights --retime" in said
+    kept = weights.kept_measurements(shipped, 2)
+    assert (kept["load_before"], kept["load_after"], kept["cores"]) == (3.2, 3.2, 2)
+    assert kept["timed_at"].endswith("Z")
+    # kept for good: not timed again, whatever the load now
+    monkeypatch.setattr(weights, "machine_load", lambda: 0.1)
+    choose_weights(shipped, "auto", 2, timer=_fake_timer(AVX2_ONLY, timed))
+    assert len(timed) == len(AVX2_ONLY)
+    # until a user asks: a quiet machine's figures replace the busy one's, and the choice moves
+    quiet = {**AVX2_ONLY, "f16": Speed(900, 9.0)}
+    again = choose_weights(shipped, "auto", 2, timer=_fake_timer(quiet, timed), retime=True)
+    assert again.kind == "f16" and len(timed) == 2 * len(AVX2_ONLY)
+    kept = weights.kept_measurements(shipped, 2)
+    assert kept["load_before"] == 0.1 and kept["measured"]["f16"]["prompt_tokens_per_s"] == 900
+    assert "busy" not in capsys.readouterr().err
+    assert choose_weights(shipped, "auto", 2, timer=_fake_timer(quiet, timed)).kind == "f16"
+
+
+@pytest.mark.parametrize("load, threads, busy", [(0.3, 2, False), (0.7, 2, True),
+                                                 (1.4, 1, False), (1.7, 1, True)])
+def test_busy_means_other_work_wants_the_cores_the_timing_uses(monkeypatch, load, threads,
+                                                               busy):
+    from sandbox.llm import weights
+
+    monkeypatch.setattr(weights.os, "cpu_count", lambda: 2)
+    assert weights.busy(load, threads) is busy
+
+
+def test_sandbox_weights_shows_the_kept_timing_and_retimes_on_purpose(tmp_path, monkeypatch,
+                                                                      capsys):
+    from sandbox.app.cli import main
+    from sandbox.llm import weights
+
+    monkeypatch.setenv("SANDBOX_MODEL_CACHE", str(tmp_path / "models"))
+    _report(monkeypatch, b"CPU : AVX2 = 1 | AVX512_BF16 = 0 | ")
+    monkeypatch.setattr(weights, "machine_load", lambda: 0.2)
+    timed = []
+    monkeypatch.setattr(weights, "time_formats", _fake_timer(AVX2_ONLY, timed))
+    assert main(["weights", "--threads", "2"]) == 0  # nothing kept yet: timed now
+    shown = capsys.readouterr().out
+    assert "2 threads" in shown and "load 0.2 before" in shown
+    assert [line.split()[0] for line in shown.splitlines()[-3:]] == ["q8_0", "f16", "shipped"]
+    assert shown.splitlines()[-3].endswith("<- chosen") and len(timed) == 3
+    assert main(["weights", "--threads", "2"]) == 0 and len(timed) == 3  # shown, not timed
+    monkeypatch.setattr(weights, "time_formats",
+                        _fake_timer({**AVX2_ONLY, "f16": Speed(900, 9.0)}, timed))
+    assert main(["weights", "--threads", "2", "--retime"]) == 0 and len(timed) == 6
+    shown = capsys.readouterr().out
+    assert "chosen before: q8_0; now: f16" in shown and "answers differ" in shown
+    assert main(["weights", "--model", "llama-70b"]) == 2
+    assert "embedded models only" in capsys.readouterr().err

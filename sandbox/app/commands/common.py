@@ -355,6 +355,33 @@ def claim_directory(out: Path, ours, what: str) -> None:
         raise UserError(str(exc)) from None
 
 
+def say_replaying(llm, console) -> int:
+    """Before an episode: when its answer cache already holds answers (the same --out again
+    with --overwrite, as a second `make demo` is), say that the calls asked before are answered
+    from it and how to have the model answer afresh. A run that replays is seconds where the
+    first took a minute, and nothing else tells a user timing it. Returns the answers held."""
+    from sandbox.llm.cache import caches_in
+
+    held = 0
+    for cache in caches_in(llm):
+        if cache.mode == "record" and len(cache):
+            held += len(cache)
+            console.print(f"[yellow]replaying:[/] {cache.path} holds {len(cache)} answers of an "
+                          f"earlier run: calls asked then are answered from it, not by the "
+                          f"model (replayed, so much faster). To run the model afresh: "
+                          f"--no-cache, or delete {cache.path}", highlight=False,
+                          soft_wrap=True)
+    return held
+
+
+def replayed_note(run) -> str:
+    """", N of M calls replayed from the cache" for a run (sandbox.log.load_run) whose calls
+    were answered from its cache in part or whole, else ""."""
+    calls = run.calls
+    cached = sum(1 for call in calls if call.cached)
+    return f", {cached} of {len(calls)} calls replayed from the cache" if cached else ""
+
+
 def run_stopped(result, console) -> int:
     """0, or 1 with one line saying what to do when a budget stopped the run or none of its
     calls reached a model (status unavailable: not finished)."""

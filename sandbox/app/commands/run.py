@@ -39,8 +39,10 @@ from .common import (
     build_llm,
     output_dir,
     print_event,
+    replayed_note,
     run_directory,
     run_stopped,
+    say_replaying,
 )
 
 
@@ -217,6 +219,7 @@ def _run(args) -> int:
         llm = build_llm(args, cache_default=out / CACHE)
     console.print(f"[dim]running {args.scenario} with {llm.model_id}, seed {args.seed}, "
                   f"into {out}[/]")
+    say_replaying(llm, console)
 
     def episode_run():
         return run_episode(scenario, llm, seed=args.seed, out_dir=out,
@@ -234,8 +237,9 @@ def _run(args) -> int:
     except CacheMiss as exc:
         console.print(f"[red]stopped:[/] {exc}\nwhat ran so far is in {out}")
         return 1
-    print_summary(summarize(load_run(out)), console)
-    console.print(f"run directory: {out}  ({result.wall_time_s:.1f} s)")
+    run = load_run(out)
+    print_summary(summarize(run), console)
+    console.print(f"run directory: {out}  ({result.wall_time_s:.1f} s{replayed_note(run)})")
     return run_stopped(result, console)
 
 

@@ -30,8 +30,10 @@ from sandbox.app.commands.common import (
     output_dir,
     parallel_options,
     print_event,
+    replayed_note,
     run_directory,
     run_stopped,
+    say_replaying,
     suite_progress,
     use_prompts,
 )
@@ -155,9 +157,8 @@ def run_template(args) -> int:
         console.print(f"[yellow]warning:[/] {warning}", highlight=False)
     person = person_of(args, [task.performer, *task.background])  # --human: who a person plays
     out = hold_output(run_directory(args, f"{path.stem}-{Path(args.arch).stem}"))
-    # Built once, before anything runs (a bad model fails here) and used for the run: building
-    # it again would load the local model file twice.
-    llm = build_town_llm(args, args.cache or out / CACHE, task.performer, person)
+    # Said first: loading the embedded model (and, once per machine, timing its weights)
+    # takes seconds, and a user should see at once what is starting.
     from rich.markup import escape
 
     def shown(text: str) -> str:  # a template's words are data: no escape or markup runs
@@ -168,6 +169,10 @@ def run_template(args) -> int:
                   f"{shown(task.performer)} ({shown(args.arch)}); {len(task.background)} "
                   f"background residents: {shown(', '.join(task.background))}\n  goal: "
                   f"{shown(task.goal)}\n  target: {shown(task.criteria)}", highlight=False)
+    # Built once, before anything runs (a bad model fails here) and used for the run: building
+    # it again would load the local model file twice.
+    llm = build_town_llm(args, args.cache or out / CACHE, task.performer, person)
+    say_replaying(llm, console)
     show = None if args.quiet else print_event(console, until=episode.until, run_dir=out)
 
     def episode_run():
@@ -188,12 +193,14 @@ def run_template(args) -> int:
     except CacheMiss as exc:
         console.print(f"[red]stopped:[/] {exc}\nwhat ran so far is in {out}")
         return 1
-    print_summary(summarize(load_run(out)), console)
+    run = load_run(out)
+    print_summary(summarize(run), console)
     if score is None:  # a budget stopped it, or no call reached a model
         return run_stopped(result, console)
     print_score(score, console)
     console.print(f"score.json: {out / 'score.json'}\nrun directory: {out}  "
-                  f"({result.wall_time_s:.1f} s)  replay: sandbox replay {out}")
+                  f"({result.wall_time_s:.1f} s{replayed_note(run)})  replay: sandbox replay "
+                  f"{out}")
     return 0
 
 
