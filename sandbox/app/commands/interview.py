@@ -359,6 +359,8 @@ def _interview_set(args) -> int:
     judges = list(args.judges)
     if len(set(judges)) != len(judges):
         raise UserError("the same --judge is given twice; each judge model counts once")
+    # The questions first: a file of the user's is checked before any run is read.
+    questions = _questions(args.questions_file)
     runs = [_load(path) for path in args.runs]
     ids = [_run_id(run.dir) for run in runs]
     twice = sorted({i for i in ids if ids.count(i) > 1})
@@ -368,7 +370,6 @@ def _interview_set(args) -> int:
     for run in runs:
         _outside(run.dir, out, "--out")
         _outside(run.dir, args.cache, "--cache")
-    questions = _questions(args.questions_file)
     moments = [_moment(args.at, run) for run in runs]
     hold_output(out)
     if args.model is None:
