@@ -76,3 +76,12 @@ def test_a_run_closes_with_the_estimate_beside_what_its_episodes_spent(tmp_path,
     printed = capsys.readouterr().out
     assert "Estimate vs actual: nothing ran (2 episode(s) were finished before)" in printed
     assert "| town |" not in printed
+
+
+def test_an_episode_its_budget_stopped_counts_with_what_it_spent_and_is_said(tmp_path, capsys):
+    out = tmp_path / "suite"
+    assert main(["stss", *SMALL, "--episode-max-calls", "10", "--out", str(out)]) == 1
+    printed = capsys.readouterr().out
+    row = re.search(r"\| town \| scripted/town \| (\d+) \| (\d+) \|", printed)
+    assert int(row.group(2)) == lines(out / "public_spring_tasting" / "ga" / "s0") <= 10
+    assert "1 of them failed or stopped early: they count with what they spent before" in printed

@@ -145,10 +145,11 @@ class Estimate:
 Spent = dict[str, dict[tuple[str, str], Rate]]  # group -> (role, model) -> what it spent
 
 
-def against(estimate: Estimate, spent: Spent, noun: str = "episode") -> str:
+def against(estimate: Estimate, spent: Spent, noun: str = "episode", stopped: int = 0) -> str:
     """The estimate made before a run for the units it ran, beside what they spent, per role
     and model, with estimate / actual; a group the estimate had no rate for is said with its
-    own spend, outside the comparison (nothing to compare it with)."""
+    own spend, outside the comparison (nothing to compare it with). `stopped`: how many of
+    the units that ran failed or were stopped, said (their estimate is a whole unit's)."""
     if not estimate.units:
         return (f"Estimate vs actual: nothing ran ({estimate.skipped} {noun}(s) were finished "
                 "before); nothing to compare.\n")
@@ -172,7 +173,8 @@ def against(estimate: Estimate, spent: Spent, noun: str = "episode") -> str:
                     f"{line.source if line is not None else 'no estimate'} |")
     head = (f"Estimate vs actual for the {estimate.units} {noun}(s) this run ran (the estimate "
             f"made before it, as --dry-run makes it; ratio: estimate / actual):")
-    tail = []
+    tail = [f"{stopped} of them failed or stopped early: they count with what they spent "
+            "before, so the ratio runs high."] if stopped else []
     for group in estimate.missing:
         lines = spent.get(group, {})
         calls = sum(r.calls for r in lines.values())

@@ -631,7 +631,8 @@ def main(args) -> int:
     # Every episode it started, finished or not: what they spent is what the run cost.
     ran = [e for e, o in zip(episodes, run.outcomes, strict=True) if o.ran and e not in done]
     terminal.print_markdown(against(cost.estimate(args, basis, ran, len(done), hours),
-                                    cost.actual(args, ran, hours)))
+                                    cost.actual(args, ran, hours),
+                                    stopped=sum(e in ran for e, _ in run.failures)))
     for episode, error in run.failures:
         kind = next((k for k in ("stopped", "unavailable") if error.startswith(f"{k}: ")),
                     "failed")  # a budget's stop, a run no model answered, a failure
