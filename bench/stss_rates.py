@@ -29,7 +29,8 @@ from evaluation.stss.scoring import task_of  # noqa: E402
 from sandbox.app.suites.estimate import measure, rates_data, read_rates  # noqa: E402
 from sandbox.log import load_run  # noqa: E402
 from tasks.stss import EpisodeWindow  # noqa: E402
-from tasks.stss.plugin.commands import RATES_FILE, resident_hours  # noqa: E402
+from tasks.stss.plugin.commands import resident_hours  # noqa: E402
+from tasks.stss.plugin.cost import RATES_FILE  # noqa: E402
 
 ONE_A_TYPE = "public_spring_tasting,appointment_portrait,inviting_pool_game,online_book_club," \
              "help_library_books"

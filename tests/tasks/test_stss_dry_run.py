@@ -45,3 +45,43 @@ def test_a_resumed_suite_is_estimated_from_its_own_history_within_a_quarter(tmp_
     actual = sum(len((out / "public_spring_tasting" / "ga" / f"s{seed}" / "calls.jsonl")
                      .read_text().splitlines()) for seed in range(4, 8))
     assert 0.75 <= estimated / actual <= 1.25, (estimated, actual)
+    # the run's closing summary: the dry run's own estimate, beside these episodes' calls
+    row = re.search(r"\| town \| [^|]+ \| (\d+) \| (\d+) \| [\d.]+ \|[^\n]*this suite's",
+                    capsys.readouterr().out)
+    assert (int(row.group(1)), int(row.group(2))) == (estimated, actual)
+
+
+def lines(run_dir) -> int:
+    return len((run_dir / "calls.jsonl").read_text().splitlines())
+
+
+def test_a_run_closes_with_the_estimate_beside_what_its_episodes_spent(tmp_path, capsys):
+    """ga has a kept rate, ga_recency none: ga's estimate is printed beside its calls.jsonl's
+    count; ga_recency is said to have no estimate, with what it spent. Run again, everything
+    is finished: nothing ran."""
+    out = tmp_path / "suite"
+    args = ["stss", *SMALL, "--arch", "ga_recency", "--out", str(out)]
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    assert "Estimate vs actual for the 2 episode(s) this run ran" in printed
+    row = re.search(r"\| town \| scripted/town \| (\d+) \| (\d+) \| ([\d.]+) \|[^\n]*"
+                    r"rates\.json", printed)
+    estimated, actual = int(row.group(1)), int(row.group(2))
+    assert actual == lines(out / "public_spring_tasting" / "ga" / "s0")
+    assert estimated > 0 and row.group(3) == f"{estimated / actual:.2f}"
+    recency = lines(out / "public_spring_tasting" / "ga_recency" / "s0")
+    assert (f"No estimate for ga_recency (no rate for it before the run): it spent {recency} "
+            "call(s)") in printed
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    assert "Estimate vs actual: nothing ran (2 episode(s) were finished before)" in printed
+    assert "| town |" not in printed
+
+
+def test_an_episode_its_budget_stopped_counts_with_what_it_spent_and_is_said(tmp_path, capsys):
+    out = tmp_path / "suite"
+    assert main(["stss", *SMALL, "--episode-max-calls", "10", "--out", str(out)]) == 1
+    printed = capsys.readouterr().out
+    row = re.search(r"\| town \| scripted/town \| (\d+) \| (\d+) \|", printed)
+    assert int(row.group(2)) == lines(out / "public_spring_tasting" / "ga" / "s0") <= 10
+    assert "1 of them failed or stopped early: they count with what they spent before" in printed

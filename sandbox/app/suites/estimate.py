@@ -38,6 +38,12 @@ class Rate:
         return Rate(hours, round(self.calls * k), round(self.prompt_tokens * k),
                     round(self.completion_tokens * k), self.latency_s * k)
 
+    def plus(self, other: Rate) -> Rate:
+        return Rate(self.hours + other.hours, self.calls + other.calls,
+                    self.prompt_tokens + other.prompt_tokens,
+                    self.completion_tokens + other.completion_tokens,
+                    self.latency_s + other.latency_s)
+
     def data(self) -> dict[str, float]:
         return {"hours": self.hours, "calls": self.calls, "prompt_tokens": self.prompt_tokens,
                 "completion_tokens": self.completion_tokens, "latency_s": self.latency_s}
@@ -134,6 +140,54 @@ class Estimate:
                 "lines": [{"role": x.role, "model": x.model, **x.spend.data(),
                            "dollars": x.dollars, "source": x.source} for x in self.lines],
                 "missing": self.missing}
+
+
+Spent = dict[str, dict[tuple[str, str], Rate]]  # group -> (role, model) -> what it spent
+
+
+def against(estimate: Estimate, spent: Spent, noun: str = "episode", stopped: int = 0) -> str:
+    """The estimate made before a run for the units it ran, beside what they spent, per role
+    and model, with estimate / actual; a group the estimate had no rate for is said with its
+    own spend, outside the comparison (nothing to compare it with). `stopped`: how many of
+    the units that ran failed or were stopped, said (their estimate is a whole unit's)."""
+    if not estimate.units:
+        return (f"Estimate vs actual: nothing ran ({estimate.skipped} {noun}(s) were finished "
+                "before); nothing to compare.\n")
+    actual: dict[tuple[str, str], Rate] = {}
+    for group, lines in spent.items():
+        if group not in estimate.missing:
+            for key, rate in lines.items():
+                actual[key] = actual.get(key, Rate()).plus(rate)
+    rows = ["| Role | Model | Calls est. | Calls | Ratio | Tokens in est. | Tokens in | Ratio "
+            "| Tokens out est. | Tokens out | Ratio | Rate from |",
+            "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|"]
+    estimated = {(line.role, line.model): line for line in estimate.lines}
+    for key in [*estimated, *(k for k in actual if k not in estimated)]:
+        line = estimated.get(key)
+        guess = line.spend if line is not None else Rate()
+        real = actual.get(key, Rate())
+        cells = [f"{g} | {a} | {_ratio(g, a)}" for g, a in (
+            (guess.calls, real.calls), (guess.prompt_tokens, real.prompt_tokens),
+            (guess.completion_tokens, real.completion_tokens))]
+        rows.append(f"| {key[0]} | {key[1]} | {' | '.join(cells)} | "
+                    f"{line.source if line is not None else 'no estimate'} |")
+    head = (f"Estimate vs actual for the {estimate.units} {noun}(s) this run ran (the estimate "
+            f"made before it, as --dry-run makes it; ratio: estimate / actual):")
+    tail = [f"{stopped} of them failed or stopped early: they count with what they spent "
+            "before, so the ratio runs high."] if stopped else []
+    for group in estimate.missing:
+        lines = spent.get(group, {})
+        calls = sum(r.calls for r in lines.values())
+        tokens = sum(r.prompt_tokens + r.completion_tokens for r in lines.values())
+        tail.append(f"No estimate for {group} (no rate for it before the run): it spent "
+                    f"{calls} call(s), {tokens} token(s), not in the table.")
+    if len(rows) == 2:  # no rate for any of them and nothing to count
+        rows = []
+    return "\n".join([head, "", *rows, *([""] if tail else []), *tail]) + "\n"
+
+
+def _ratio(estimated: int, actual: int) -> str:
+    return f"{estimated / actual:.2f}" if actual else "-"
 
 
 def _duration(seconds: float) -> str:

@@ -244,7 +244,8 @@ def register(sub) -> None:
     p.add_argument("--dry-run", action="store_true",
                    help="say what the suite would run (finished episodes skipped), its calls and "
                         "tokens per role and model, wall time and money where the models file "
-                        "prices the model; run and write nothing")
+                        "prices the model; run and write nothing (a run's closing summary "
+                        "prints the same estimate beside what its episodes spent)")
     p.add_argument("--out", type=output_dir, required=True,
                    help="suite directory; rerun the same command to resume it (other episode "
                         "options need a new one)")
@@ -428,9 +429,6 @@ def episode_command(argv: list[str] | None) -> tuple[str, ...]:
     return (*words, "--checkpoint-every", "off")
 
 
-# Wall time of one simulated resident-hour on the embedded model, on 2 cores (README: the full
-# episode, 12 residents x 38 h, took 25.2 min: 3.3 s; the demo's, 3 x 4 h, 26.8 s: 2.2 s).
-EMBEDDED_S_PER_RESIDENT_HOUR = 3.0
 LONG_S = 600.0  # from here a suite is said to take long
 
 
@@ -440,6 +438,8 @@ def say_estimate(console, args, episodes, resident_hours: dict) -> float | None:
     said as a warning past ten minutes with how to make it shorter; the estimate in seconds,
     or None. `resident_hours`: (template, seed) -> an episode's simulated resident-hours."""
     from sandbox.app.suites.resume import finished
+
+    from .cost import EMBEDDED_S_PER_RESIDENT_HOUR
 
     models = [args.model, getattr(args, "background_model", None)]
     embedded = next((m for m in models if m and m.startswith("local/")), None)
@@ -462,19 +462,14 @@ def say_estimate(console, args, episodes, resident_hours: dict) -> float | None:
     return estimate
 
 
-RATES_FILE = Path(__file__).with_name("rates.json")  # bench/stss_rates.py writes it
-
-
 def dry_run(console, args, archs, world, window) -> int:
     """`sandbox stss --dry-run`: the episodes the suite would run (finished ones skipped),
     their calls and tokens per role and model, wall time and money, from this suite's finished
-    episodes or the rates kept with the package (sandbox/app/suites/estimate.py). Writes
-    nothing."""
-    from sandbox.app.commands.common import models_file
-    from sandbox.app.suites.estimate import TOWN, Estimate, Line, Rate, measure, read_rates
+    episodes or the rates kept with the package (cost.estimate). Writes nothing."""
     from sandbox.app.suites.resume import finished
 
-    from .suite import arch_dir, plan_suite
+    from . import cost
+    from .suite import plan_suite
 
     if any(str(t).endswith(".json") for t in args.templates or []):
         raise UserError("--dry-run: importing a public task file writes OUT/templates; run "
@@ -488,48 +483,7 @@ def dry_run(console, args, archs, world, window) -> int:
         raise UserError(str(exc)) from exc
     done = [e for e in episodes if finished(e.run_dir)]
     left = [e for e in episodes if e not in done]
-    history = measure((e.run_dir, hours.get((e.template, e.seed), 0.0),
-                       arch_dir(e.architecture)) for e in done)
-    kept = read_rates(RATES_FILE)
-    background = getattr(args, "background_model", None)
-    models = {"evaluated": args.model, "background": background or args.model,
-              TOWN: args.model if not background else f"{args.model} + {background}"}
-    estimate = Estimate(len(left), len(done))
-    totals: dict[tuple[str, str], tuple[Rate, str]] = {}
-    for episode in left:
-        group = arch_dir(episode.architecture)
-        if group in history:
-            rates, source = history[group], "this suite's finished episodes"
-        elif group in kept:
-            rates, source = kept[group], f"{RATES_FILE.name} (bench/stss_rates.py)"
-        else:
-            if group not in estimate.missing:
-                estimate.missing.append(group)
-            continue
-        for role, rate in rates.items():
-            spend = rate.per_hour(hours.get((episode.template, episode.seed), 0.0))
-            key = (role, models.get(role, args.model))
-            total, _ = totals.get(key, (Rate(), source))
-            totals[key] = (Rate(total.hours + spend.hours, total.calls + spend.calls,
-                                total.prompt_tokens + spend.prompt_tokens,
-                                total.completion_tokens + spend.completion_tokens,
-                                total.latency_s + spend.latency_s), source)
-    prices = models_file(args)
-    for (role, model), (spend, source) in totals.items():
-        endpoint = prices.get(model)
-        price = (endpoint.price_in, endpoint.price_out) if endpoint is not None and \
-            endpoint.price_in is not None and endpoint.price_out is not None else None
-        estimate.lines.append(Line(role, model, spend, source, price))
-    left_hours = sum(hours.get((e.template, e.seed), 0.0) for e in left)
-    if any(m.startswith("local/") for m in (args.model, background) if m):
-        estimate.wall_s = left_hours * EMBEDDED_S_PER_RESIDENT_HOUR
-        estimate.wall_how = (f"{left_hours:.0f} simulated resident-hours on the embedded model, "
-                             f"about {EMBEDDED_S_PER_RESIDENT_HOUR:g} s each on 2 cores")
-    else:
-        jobs = max(1, parallel_options(args).jobs)
-        estimate.wall_s = sum(line.spend.latency_s for line in estimate.lines) / jobs
-        estimate.wall_how = (f"the calls' measured latency, {jobs} episode(s) at once; the "
-                             "simulation's own time not counted")
+    estimate = cost.estimate(args, cost.basis(done, hours), left, len(done), hours)
     terminal.print_markdown(estimate.markdown())
     return 0
 
@@ -599,10 +553,13 @@ def main(args) -> int:
                         "suite: sandbox run TEMPLATE --human NAME --out DIR (its score.json's "
                         "model is 'human')")
 
+    from sandbox.app.suites.estimate import against
     from sandbox.app.suites.parallel import ExecutorError
+    from sandbox.app.suites.resume import finished
     from tasks.stss.importer import import_report
     from worlds import world_ref
 
+    from . import cost
     from .suite import (
         SuiteOptions,
         arch_dir,
@@ -647,6 +604,8 @@ def main(args) -> int:
         except ValueError as exc:
             raise UserError(str(exc)) from exc
         say_estimate(console, args, episodes, hours)
+        done = [e for e in episodes if finished(e.run_dir)]
+        basis = cost.basis(done, hours)  # taken now: what the estimate of a dry run is made of
         setup = _setup(args, _recipe(args, window, scoring_options(args)), parallel)
         record_options(args.out, options)  # only now: a model that fails to build records nothing
     suite_budget, _ = budgets(args)
@@ -669,6 +628,11 @@ def main(args) -> int:
                   f"{f', {retried} run again after their worker died' if retried else ''}); "
                   f"table: {args.out / 'table.md'}, "
                   f"{', '.join(str(args.out / table_file(t.rules)) for t in tables)}")
+    # Every episode it started, finished or not: what they spent is what the run cost.
+    ran = [e for e, o in zip(episodes, run.outcomes, strict=True) if o.ran and e not in done]
+    terminal.print_markdown(against(cost.estimate(args, basis, ran, len(done), hours),
+                                    cost.actual(args, ran, hours),
+                                    stopped=sum(e in ran for e, _ in run.failures)))
     for episode, error in run.failures:
         kind = next((k for k in ("stopped", "unavailable") if error.startswith(f"{k}: ")),
                     "failed")  # a budget's stop, a run no model answered, a failure

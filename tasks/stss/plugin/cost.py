@@ -1,0 +1,107 @@
+"""What a suite's episodes will spend, estimated once for both uses: `sandbox stss --dry-run`
+prints it instead of running; a run takes the same basis before it starts and, in its closing
+summary, prints the estimate for the episodes it ran beside what they spent
+(sandbox/app/suites/estimate.py: the rates and the tables)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from sandbox.app.commands.common import models_file, parallel_options
+from sandbox.app.suites.estimate import TOWN, Estimate, Line, Rate, Rates, measure, read_rates
+
+if TYPE_CHECKING:  # the suite's module is imported when a suite runs, not with a command's
+    from .suite import Episode
+
+RATES_FILE = Path(__file__).with_name("rates.json")  # bench/stss_rates.py writes it
+# Wall time of one simulated resident-hour on the embedded model, on 2 cores (README: the full
+# episode, 12 residents x 38 h, took 25.2 min: 3.3 s; the demo's, 3 x 4 h, 26.8 s: 2.2 s).
+EMBEDDED_S_PER_RESIDENT_HOUR = 3.0
+HISTORY = "this suite's finished episodes"
+
+
+@dataclass
+class Basis:
+    """The rates an estimate is made from, taken before anything runs: the suite's finished
+    episodes (its history), and the rates kept with the package."""
+
+    history: Rates
+    kept: Rates
+
+
+def basis(done: list[Episode], hours: dict) -> Basis:
+    """The basis of a suite whose finished episodes are `done`; `hours`: (template, seed) ->
+    an episode's simulated resident-hours."""
+    from .suite import arch_dir
+
+    return Basis(measure((e.run_dir, hours.get((e.template, e.seed), 0.0),
+                          arch_dir(e.architecture)) for e in done), read_rates(RATES_FILE))
+
+
+def role_models(args) -> dict[str, str]:
+    """The model each role's calls are answered by (a run on one model records "town")."""
+    background = getattr(args, "background_model", None)
+    return {"evaluated": args.model, "background": background or args.model,
+            TOWN: args.model if not background else f"{args.model} + {background}"}
+
+
+def estimate(args, of: Basis, episodes: list[Episode], skipped: int, hours: dict) -> Estimate:
+    """What `episodes` will spend per role and model, their wall time and money (where the
+    models file prices the model): at the rate of the suite's history of each architecture,
+    else the kept rates; an architecture with neither is named in `missing`."""
+    from .suite import arch_dir
+
+    models = role_models(args)
+    out = Estimate(len(episodes), skipped)
+    totals: dict[tuple[str, str], tuple[Rate, str]] = {}
+    for episode in episodes:
+        group = arch_dir(episode.architecture)
+        if group in of.history:
+            rates, source = of.history[group], HISTORY
+        elif group in of.kept:
+            rates, source = of.kept[group], f"{RATES_FILE.name} (bench/stss_rates.py)"
+        else:
+            if group not in out.missing:
+                out.missing.append(group)
+            continue
+        for role, rate in rates.items():
+            spend = rate.per_hour(hours.get((episode.template, episode.seed), 0.0))
+            key = (role, models.get(role, args.model))
+            total, _ = totals.get(key, (Rate(), source))
+            totals[key] = (total.plus(spend), source)
+    prices = models_file(args)
+    for (role, model), (spend, source) in totals.items():
+        endpoint = prices.get(model)
+        price = (endpoint.price_in, endpoint.price_out) if endpoint is not None and \
+            endpoint.price_in is not None and endpoint.price_out is not None else None
+        out.lines.append(Line(role, model, spend, source, price))
+    left_hours = sum(hours.get((e.template, e.seed), 0.0) for e in episodes)
+    background = getattr(args, "background_model", None)
+    if any(m.startswith("local/") for m in (args.model, background) if m):
+        out.wall_s = left_hours * EMBEDDED_S_PER_RESIDENT_HOUR
+        out.wall_how = (f"{left_hours:.0f} simulated resident-hours on the embedded model, "
+                        f"about {EMBEDDED_S_PER_RESIDENT_HOUR:g} s each on 2 cores")
+    else:
+        jobs = max(1, parallel_options(args).jobs)
+        out.wall_s = sum(line.spend.latency_s for line in out.lines) / jobs
+        out.wall_how = (f"the calls' measured latency, {jobs} episode(s) at once; the "
+                        "simulation's own time not counted")
+    return out
+
+
+def actual(args, ran: list[Episode], hours: dict) -> dict[str, dict[tuple[str, str], Rate]]:
+    """What the episodes that ran spent, from their calls.jsonl as the estimate measures it:
+    per architecture directory, then per (role, model)."""
+    from .suite import arch_dir
+
+    models = role_models(args)
+    out: dict[str, dict[tuple[str, str], Rate]] = {}
+    for group, roles in measure((e.run_dir, hours.get((e.template, e.seed), 0.0),
+                                 arch_dir(e.architecture)) for e in ran).items():
+        for role, rate in roles.items():
+            key = (role, models.get(role, args.model))
+            spent = out.setdefault(group, {})
+            spent[key] = spent.get(key, Rate()).plus(rate)
+    return out
