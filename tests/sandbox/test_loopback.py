@@ -61,7 +61,9 @@ def test_an_engine_keeps_32_calls_in_flight_measured_by_the_server():
     def asker(engine, i):
         yield engine.ask(request(i))
 
-    with Loopback(script(), latency_s=0.2) as server:
+    # A second's latency: on a loaded machine the 32 requests take more than 0.2 s to be sent,
+    # and the first answered would leave before the last arrived (31 seen at once, not 32).
+    with Loopback(script(), latency_s=1.0) as server:
         llm = over_http(server, max_concurrency=32)
         engine = Engine(llm=llm, seed=0, start_time=datetime(2024, 3, 4, 8))
         for i in range(64):
