@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import argparse
 import resource
-import shlex
 import subprocess
-import sys
 import tempfile
 import time
 from datetime import datetime
@@ -50,16 +48,10 @@ def episode_wall_time(agents: int, rounds: int, latency: float, max_concurrency:
 
 
 def demo_command(out: str) -> list[str]:
-    """The Makefile's `demo` recipe as an argv, writing into `out` instead of runs/demo."""
-    recipe, lines = [], (ROOT / "Makefile").read_text().splitlines()
-    start = lines.index(next(line for line in lines if line.startswith("demo:")))
-    for line in lines[start + 1:]:
-        if not line.startswith("\t"):
-            break
-        recipe.append(line.strip().rstrip("\\"))
-    argv = shlex.split(" ".join(recipe))
-    argv[argv.index("--out") + 1] = out
-    return [sys.executable, "-m", "sandbox.app.cli", *argv[1:], "--quiet"]
+    """The Makefile's `demo` recipe as an argv into `out` (first_minute.py reads it), quiet."""
+    from first_minute import demo_command as recipe  # bench/ is this script's path
+
+    return [*recipe(out), "--quiet"]
 
 
 def demo() -> None:
