@@ -118,7 +118,7 @@ def test_a_benchmark_on_ray_gives_the_same_dialogues_and_board(tmp_path, local_r
         return {str(p.relative_to(out)): p.read_bytes() for p in out.rglob("events.jsonl")}
 
     assert len(events(outs["here"])) == 5 and events(outs["here"]) == events(outs["ray"])
-    for out in outs.values():
-        assert main(["pingpong-board", str(out), "--json", str(out / "board.json")]) == 0
-    here, there = (json.loads((o / "board.json").read_text())["rows"] for o in outs.values())
+    for name, out in outs.items():  # a board is written beside the directory, never into it
+        assert main(["pingpong-board", str(out), "--json", str(tmp_path / f"{name}.json")]) == 0
+    here, there = (json.loads((tmp_path / f"{name}.json").read_text())["rows"] for name in outs)
     assert [(r["score"], r["ci"]) for r in here] == [(r["score"], r["ci"]) for r in there]
