@@ -62,22 +62,21 @@ def claim(out: Path, mine: str, what: str) -> None:
         raise OutputTaken(f"{out} holds {other}, not {what}; use another --out")
 
 
-# What a run writes into its directory (sandbox/log.py, checkpoint.py, judgments.py), and the
-# hidden files of our locks and of killed atomic writes (sandbox/lock.py, storage.py).
-RUN_FILES = frozenset({"header.json", "events.jsonl", "calls.jsonl", "prompts.jsonl",
-                       "llm_cache.jsonl", "result.json", "judgments", "checkpoints"})
-_RUN_PATTERN = re.compile(r"score(\.[\w-]+)?\.json")
+# What a run writes into its directory (sandbox/log.py, checkpoint.py, judgments.py: its logs,
+# scores, judgments and checkpoints), and the hidden files of our locks and of killed atomic
+# writes (sandbox/lock.py, storage.py), which any of our outputs may hold.
+RUN_NAMES = re.compile(r"header\.json|events\.jsonl|calls\.jsonl|prompts\.jsonl|llm_cache\.jsonl"
+                       r"|result\.json|judgments|checkpoints|score(\.[\w-]+)?\.json")
 _OUR_HIDDEN = re.compile(r"\.sandbox\.lock|\..+\.[0-9a-z_]{8}\.tmp")
 
 
-def foreign(out: Path, ours: frozenset[str] = RUN_FILES) -> list[str]:
-    """The names in directory `out` that are not files we write there (a run's by default),
-    sorted; [] for a missing or empty directory."""
+def foreign(out: Path, ours: re.Pattern = RUN_NAMES) -> list[str]:
+    """The names in directory `out` that `ours` (what one kind of output writes there: a
+    run's by default) does not match, sorted; [] for a missing or empty directory."""
     if not out.is_dir():
         return []
     return sorted(p.name for p in out.iterdir()
-                  if p.name not in ours and not _RUN_PATTERN.fullmatch(p.name)
-                  and not _OUR_HIDDEN.fullmatch(p.name))
+                  if not ours.fullmatch(p.name) and not _OUR_HIDDEN.fullmatch(p.name))
 
 
 def claim_run(out: Path) -> None:
@@ -85,29 +84,21 @@ def claim_run(out: Path) -> None:
     writes (a run, a killed one, a cache copied for a rerun). A directory of anything else is
     the user's: a run written into it would mix with their files, and --overwrite would
     delete any of them that bear a run's file names."""
-    claim_own(out, foreign(out), "a run")
+    claim_own(out, RUN_NAMES, "a run")
 
 
-def claim_own(out: Path, other: list[str], what: str) -> None:
-    """OutputTaken when `out` is a file, or a directory holding `other` (the names in it that
-    `what` does not write): only a new or empty directory, or one of our own outputs of that
-    kind, is written into."""
+def claim_own(out: Path, ours: re.Pattern, what: str) -> None:
+    """OutputTaken when `out` is a file, or a directory holding names `ours` does not match
+    (what `what` writes there): only a new or empty directory, or one of our own outputs of
+    that kind, is written into."""
     if out.exists() and not out.is_dir():
         raise OutputTaken(f"{out} is a file, not a directory")
+    other = foreign(out, ours)
     if other:
         shown = ", ".join(other[:3]) + (f" and {len(other) - 3} more" if len(other) > 3 else "")
         raise OutputTaken(f"{out} holds files that are not {what}'s ({shown}); {what} is "
                           "written only into a new or empty directory or over its own kind; "
                           "use another directory")
-
-
-def foreign_names(out: Path, ours: re.Pattern) -> list[str]:
-    """The names in directory `out` that `ours` (what one kind of output writes there) does
-    not match, sorted; [] for a missing or empty directory."""
-    if not out.is_dir():
-        return []
-    return sorted(p.name for p in out.iterdir()
-                  if not ours.fullmatch(p.name) and not _OUR_HIDDEN.fullmatch(p.name))
 
 
 def refuse_inputs(output: Path, inputs: Iterable[Path], what: str = "an output") -> None:

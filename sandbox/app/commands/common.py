@@ -43,7 +43,7 @@ from sandbox.errors import UserError
 from sandbox.events import Event, Utterance
 from sandbox.files import FileFormatError
 from sandbox.llm import CacheMiss, LLMConfigError, LLMSettings, make_llm
-from sandbox.outdirs import OutputTaken, claim, claim_own, claim_run, foreign_names, refuse_inputs
+from sandbox.outdirs import OutputTaken, claim, claim_own, claim_run, refuse_inputs
 from sandbox.prompts import set_prompt_dir
 
 
@@ -309,12 +309,18 @@ def run_directory(args, stem: str) -> Path:
                                       f"{datetime.now().strftime('%Y%m%d-%H%M%S')}")
     if (out / "events.jsonl").exists() and not args.overwrite:
         raise UserError(f"{out} already holds a run; choose another --out or pass --overwrite")
-    try:  # --overwrite replaces a run, never a suite, a benchmark or the user's own files
+    claim_run_directory(out)
+    return out
+
+
+def claim_run_directory(out: Path) -> None:
+    """UserError unless a run may be written into `out`: --overwrite replaces a run, never a
+    suite, a benchmark or the user's own files (checked before anything is written)."""
+    try:
         claim(out, "header.json", "a run directory")
         claim_run(out)
     except OutputTaken as exc:
         raise UserError(str(exc)) from None
-    return out
 
 
 # The arguments in which a command names what it writes (every other path is read).
@@ -350,7 +356,7 @@ def claim_directory(out: Path, ours, what: str) -> None:
     """UserError unless directory `out` is new, empty or holds only what `what` writes there
     (`ours`, a pattern of names): a directory of the user's own files is never written into."""
     try:
-        claim_own(out, foreign_names(out, ours), what)
+        claim_own(out, ours, what)
     except OutputTaken as exc:
         raise UserError(str(exc)) from None
 

@@ -29,7 +29,6 @@ from sandbox.files import FileFormatError, input_lines, json_line, read_text
 from sandbox.llm import caches_in
 from sandbox.lock import hold_output
 from sandbox.log import CACHE, EVENTS, RESULT, RunFormatError, RunResult, read_header
-from sandbox.outdirs import OutputTaken, claim, claim_run
 from sandbox.simtime import MOMENTS, TimeSpecError, clock_text, parse_time
 
 from ..rerunning import (
@@ -44,7 +43,7 @@ from ..rerunning import (
     recorded_forks,
     run_recorded,
 )
-from .common import add_whisper_option, architecture_ref, output_dir
+from .common import add_whisper_option, architecture_ref, claim_run_directory, output_dir
 
 
 class ForkError(UserError):
@@ -122,11 +121,7 @@ def main(args: argparse.Namespace) -> int:
                         "again")
     # Claimed before the cache is copied: a directory of the user's own files is refused with
     # nothing written into it.
-    try:
-        claim(args.out, "header.json", "a run directory")
-        claim_run(args.out)
-    except OutputTaken as exc:
-        raise UserError(str(exc)) from None
+    claim_run_directory(args.out)
     out = hold_output(args.out)
     copy_cache(run, out)
     chain = [f for f in fork_chain(header, run) if f.at <= at] + [fork]

@@ -11,7 +11,7 @@ from sandbox.app.options import InputDir
 from sandbox.checkpoint import Checkpoint
 from sandbox.errors import UserError
 from sandbox.log import read_header
-from sandbox.outdirs import OutputTaken, claim, claim_run, refuse_inputs
+from sandbox.outdirs import OutputTaken, refuse_inputs
 
 from ..rerunning import (
     copy_cache,
@@ -23,7 +23,7 @@ from ..rerunning import (
     run_recorded,
     same_scenario,
 )
-from .common import output_dir
+from .common import claim_run_directory, output_dir
 
 
 def register(sub) -> None:
@@ -61,10 +61,9 @@ def main(args: argparse.Namespace) -> int:
         # the user's own files, nor a directory inside RUN); checked before the cache is copied.
         try:
             refuse_inputs(args.out, [args.run], "a rerun")
-            claim(args.out, "header.json", "a run directory")
-            claim_run(args.out)
         except OutputTaken as exc:
             raise UserError(str(exc)) from None
+        claim_run_directory(args.out)
         copy_cache(args.run, args.out)
 
     recorded = read_header(args.run).config
