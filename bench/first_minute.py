@@ -12,7 +12,7 @@ fresh run directory (so the model answers every call: nothing replayed), in this
 venv: when its first line appears, the first utterance, the end; wall and CPU time. Then its
 start-up phases N times, each in a fresh process, one after another as the command meets them:
 the interpreter and the command's imports, the plug-ins and the parser, the world and the task,
-the embedded model (llama.cpp load; the weights' timing when not kept yet), MiniLM (torch).
+the embedded model (llama.cpp load; the weights' timing when not kept yet), MiniLM.
 Medians of the N runs. The weights' timing is kept per machine: run `sandbox weights` first
 (or the first demo) so it is not inside the figures, and say so when it is.
 

