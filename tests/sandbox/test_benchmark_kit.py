@@ -6,7 +6,6 @@ board like PingPong."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -254,36 +253,62 @@ def test_an_unknown_judge_filter_is_one_line_naming_the_judges_present(tmp_path,
         "directory; judges present: scripted/toy-judge\n"
 
 
-def _sandbox(site: Path, *argv: str) -> subprocess.CompletedProcess:
-    """The installed `sandbox` command with `site` on the path (where the toy is installed)."""
-    env = {**os.environ, "PYTHONPATH": str(site)}
-    return subprocess.run([sys.executable, "-m", "sandbox.app.cli", *argv], env=env,
-                          capture_output=True, text=True, timeout=120)
+@pytest.fixture
+def sandbox_with(monkeypatch, capsys):
+    """`sandbox ARGV` as the installed command runs it, with `site` on the path (where a toy
+    is installed), in this process: the plug-ins found afresh (no toy module kept from another
+    test), then what the command printed and its exit status, argparse's and an unloadable
+    set of plug-ins' SystemExit included."""
+    from sandbox.app.cli import main
+    from sandbox.app.plugins import installed
+
+    def forget_toys():
+        for name in [n for n in sys.modules if n == "toybench" or n.startswith("toybench.")]:
+            monkeypatch.delitem(sys.modules, name)
+        installed.cache_clear()
+
+    def run(site: Path, *argv: str) -> subprocess.CompletedProcess:
+        monkeypatch.syspath_prepend(str(site))
+        forget_toys()
+        capsys.readouterr()
+        try:
+            code = main(list(argv))
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+            if not isinstance(exc.code, int | None):
+                print(exc.code, file=sys.stderr)  # as the interpreter says it
+        printed = capsys.readouterr()
+        return subprocess.CompletedProcess(argv, code or 0, printed.out, printed.err)
+
+    yield run
+    forget_toys()  # the next test sees what is really installed
 
 
-def test_an_installed_plugin_is_listed_with_its_commands_and_its_package(tmp_path):
+def test_an_installed_plugin_is_listed_with_its_commands_and_its_package(tmp_path,
+                                                                         sandbox_with):
     install_toybench(tmp_path)
-    done = _sandbox(tmp_path, "list", "benchmarks")
+    done = sandbox_with(tmp_path, "list", "benchmarks")
     assert done.returncode == 0, done.stderr
     assert "| toy | toy politeness benchmark (a third-party plug-in) | toybench | sandbox toy, " \
         "sandbox toy-board |" in done.stdout
     assert "| pingpong |" in done.stdout  # the repository's own, beside it
-    help_text = _sandbox(tmp_path, "--help").stdout
+    help_text = sandbox_with(tmp_path, "--help").stdout
     assert "toy-board" in help_text
 
 
-def test_a_plugin_that_does_not_load_is_said_and_the_others_still_run(tmp_path):
+def test_a_plugin_that_does_not_load_is_said_and_the_others_still_run(tmp_path, sandbox_with):
     install_toybench(tmp_path, value="toybench.missing:PLUGIN")
-    listed = _sandbox(tmp_path, "list", "benchmarks")
+    listed = sandbox_with(tmp_path, "list", "benchmarks")
     assert listed.returncode == 1
     assert "| toy | **did not load**: ModuleNotFoundError: No module named " \
         "'toybench.missing' | toybench |  |" in listed.stdout
-    other = _sandbox(tmp_path, "pingpong-board", "--help")
+    other = sandbox_with(tmp_path, "pingpong-board", "--help")
     assert other.returncode == 0 and "usage: sandbox pingpong-board" in other.stdout
     assert "warning: benchmark plug-in toy (toybench) did not load" in other.stderr
 
 
-def test_a_plugin_that_takes_an_installed_command_name_stops_with_both_named(tmp_path):
+def test_a_plugin_that_takes_an_installed_command_name_stops_with_both_named(tmp_path,
+                                                                              sandbox_with):
     install_toybench(tmp_path, value="toybench.clash:PLUGIN")
     (tmp_path / "toybench" / "clash.py").write_text(
         "from dataclasses import replace\n"
@@ -291,7 +316,7 @@ def test_a_plugin_that_takes_an_installed_command_name_stops_with_both_named(tmp
         "from toybench import TOY\n"
         "PLUGIN = Plugin('toy', 'a toy named like PingPong', "
         "benchmarks=[replace(TOY, name='pingpong')])\n")
-    done = _sandbox(tmp_path, "list", "benchmarks")
+    done = sandbox_with(tmp_path, "list", "benchmarks")
     assert done.returncode == 1
     assert "benchmark plug-in toy (toybench)" in done.stderr
     assert "conflicting subparser: pingpong" in done.stderr

@@ -24,11 +24,19 @@ def lines(path):
     return path.read_text(encoding="utf-8").splitlines()
 
 
-@pytest.fixture
-def reference(tmp_path, monkeypatch):
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """The uncapped episode, run once for the module (the tests only read it)."""
+    where = tmp_path_factory.mktemp("reference")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(where)
+        assert main(["run", *EPISODE, "--out", str(where / "reference")]) == 0
+    return where / "reference"
+
+
+@pytest.fixture(autouse=True)
+def in_tmp_path(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    assert main(["run", *EPISODE, "--out", str(tmp_path / "reference")]) == 0
-    return tmp_path / "reference"
 
 
 def test_max_calls_stops_an_episode_cleanly_and_a_higher_cap_finishes_it(tmp_path, reference,
@@ -76,15 +84,26 @@ def suite_outputs(out):
             if p.name in ("events.jsonl", "score.json", "table.json")}
 
 
+@pytest.fixture(scope="module")
+def suite_uncapped(tmp_path_factory):
+    """The uncapped suite, run once for the module: its --out and what it wrote."""
+    where = tmp_path_factory.mktemp("suite")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(where)
+        assert main([*SUITE, "--out", str(where / "suite")]) == 0
+    return where / "suite", suite_outputs(where / "suite")
+
+
 @pytest.fixture
-def suite_reference(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
+def suite_reference(tmp_path, suite_uncapped):
+    """An empty --out for the suite, and what the uncapped suite would write there: the
+    module's run's files, its directory's name in them (score.json names its run) made this
+    one's."""
+    ran, written = suite_uncapped
     out = tmp_path / "suite"
-    assert main([*SUITE, "--out", str(out)]) == 0
-    reference = suite_outputs(out)
-    for path in sorted(out.rglob("*"), reverse=True):  # the same --out again, empty
-        path.unlink() if path.is_file() else path.rmdir()
-    return out, reference
+    out.mkdir()
+    return out, {name: data.replace(str(ran).encode(), str(out).encode())
+                 for name, data in written.items()}
 
 
 def test_a_suite_budget_stops_the_suite_and_a_rerun_completes_it(suite_reference, capsys):

@@ -6,12 +6,12 @@ byte for byte; a FIFO given as a log is refused before it is opened, not read fo
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
 import shutil
-import subprocess
-import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -20,7 +20,6 @@ from sandbox.app.cli import main
 from sandbox.files import FileFormatError, open_input, read_text
 from sandbox.log import RunFormatError, load_run
 
-ROOT = Path(__file__).resolve().parents[2]
 SHORT = ["--model", "scripted/town", "--embedder", "hashing", "--background", "2",
          "--same-day", "--start", "11:00", "--quiet"]
 
@@ -105,20 +104,38 @@ def test_a_run_that_did_nothing_and_says_so_reads_whole(run):
         load_run(run, strict=True)
 
 
-def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "sandbox.app.cli", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "PYTHONPATH": str(ROOT), "SDL_VIDEODRIVER": "dummy"})
+@contextlib.contextmanager
+def unblocked_after(fifo: Path, seconds: float):
+    """If a reader still waits on `fifo` after `seconds`, a writer opens and closes it: that
+    reader reads an empty file and goes on, so a command that opened it fails the test instead
+    of hanging it (the command runs in this process)."""
+    def open_for_writing():
+        try:
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError:  # no reader waiting (ENXIO), or the pipe is gone
+            pass
+
+    watchdog = threading.Timer(seconds, open_for_writing)
+    watchdog.start()
+    try:
+        yield
+    finally:
+        watchdog.cancel()
 
 
 @pytest.mark.parametrize("command", [["score"], ["log"], ["replay", "--export", "frames"]],
                          ids=lambda c: c[0])
-def test_a_fifo_as_events_jsonl_is_refused_before_it_is_opened(run, tmp_path, command):
+def test_a_fifo_as_events_jsonl_is_refused_before_it_is_opened(run, tmp_path, command, capsys,
+                                                               monkeypatch):
     (run / "events.jsonl").unlink()
     os.mkfifo(run / "events.jsonl")  # nobody writes it: opening it for reading would block
-    done = _cli(command[0], str(run), *command[1:], cwd=tmp_path)
-    assert done.returncode == 2, done.stderr
-    [line] = done.stderr.splitlines()
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    with unblocked_after(run / "events.jsonl", 30):
+        code = main([command[0], str(run), *command[1:]])
+    printed = capsys.readouterr()
+    assert code == 2, printed.err
+    [line] = printed.err.splitlines()
     assert "events.jsonl: a named pipe (FIFO), not a regular file" in line
     assert not (run / ".sandbox.lock").exists() and not (tmp_path / "frames").exists()
 

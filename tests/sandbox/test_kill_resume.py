@@ -26,16 +26,10 @@ ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "tasks" / "stss" / "templates" / "public_spring_tasting.yaml"
 
 
-def suite_command(out: Path) -> list[str]:
-    return [sys.executable, "-m", "sandbox.app.cli", "stss", "--templates", str(TEMPLATE),
-            "--arch", "ga", "--seeds", "0..2", "--out", str(out), "--model", "scripted/town",
-            "--embedder", "hashing", "--background", "2", "--same-day", "--start", "15:00"]
-
-
-def run(command: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=300)
+def suite_args(out: Path) -> list[str]:
+    return ["stss", "--templates", str(TEMPLATE), "--arch", "ga", "--seeds", "0..2", "--out",
+            str(out), "--model", "scripted/town", "--embedder", "hashing", "--background", "2",
+            "--same-day", "--start", "15:00"]
 
 
 def kill_when(command: list[str], cwd: Path, ready, timeout_s: float = 120) -> bool:
@@ -75,11 +69,16 @@ def outputs(out: Path) -> dict[str, bytes]:
     return found
 
 
-def test_a_suite_killed_three_times_resumes_to_identical_logs_scores_and_table(tmp_path):
+def test_a_suite_killed_three_times_resumes_to_identical_logs_scores_and_table(
+        tmp_path, monkeypatch, capsys):
+    from sandbox.app.cli import main
+
     out = tmp_path / "suite"
-    command = suite_command(out)
-    first = run(command, tmp_path)
-    assert first.returncode == 0, first.stderr
+    command = [sys.executable, "-m", "sandbox.app.cli", *suite_args(out)]
+    # The uninterrupted suite and the resuming one run in this process (the same entry point,
+    # without an interpreter's start-up); the three that are killed are processes of their own.
+    monkeypatch.chdir(tmp_path)
+    assert main(suite_args(out)) == 0
     reference = outputs(out)
     assert len(reference) == 3 * 2 + 2  # 3 episodes' events and scores, the table
     shutil.move(out, tmp_path / "reference")
@@ -95,10 +94,10 @@ def test_a_suite_killed_three_times_resumes_to_identical_logs_scores_and_table(t
         assert kill_when(command, tmp_path, ready), f"the suite finished before: {what}"
         assert not (out / "table.json").exists()
 
-    resumed = run(command, tmp_path)
-    assert resumed.returncode == 0, resumed.stderr
+    capsys.readouterr()
+    assert main(suite_args(out)) == 0
     assert outputs(out) == reference
-    assert "3 episodes (" in resumed.stdout
+    assert "3 episodes (" in capsys.readouterr().out
 
 
 def test_a_torn_last_cache_line_is_cut_and_the_next_answer_kept(tmp_path, caplog):

@@ -5,17 +5,42 @@ test_local_prefix.py)."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from sandbox.llm import LLMConfigError, LLMRequest, Message
 from sandbox.llm.local import embedded_model_path
-from sandbox.llm.weights import Speed, choose_weights, converted_weights
+from sandbox.llm.weights import CONVERTED, Speed, choose_weights, converted_weights
+
+
+@pytest.fixture(scope="module")
+def conversions(tmp_path_factory) -> dict:
+    """Each format converted once for the module (a conversion writes and fsyncs up to 233 MB):
+    the tests about timing and choosing find them in their model cache, as a machine that has
+    converted before does; the conversion itself is tested on its own files below."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SANDBOX_MODEL_CACHE", str(tmp_path_factory.mktemp("converted")))
+        shipped = embedded_model_path("smollm2-135m")
+        return {kind: converted_weights(shipped, kind) for kind in CONVERTED}
+
+
+@pytest.fixture
+def converted_cache(tmp_path, monkeypatch, conversions):
+    """This test's own model cache, holding the module's conversions (hard links: no copy)."""
+    cache = tmp_path / "models"
+    cache.mkdir()
+    for path in conversions.values():
+        os.link(path, cache / path.name)
+    monkeypatch.setenv("SANDBOX_MODEL_CACHE", str(cache))
+    return cache
 
 
 @pytest.mark.parametrize("kind, size", [("f16", (2.3, 2.6)), ("bf16", (2.3, 2.6)),
                                         ("q8_0", (1.3, 1.6))])
 def test_converted_weights_are_written_once_whole_and_the_same_every_time(tmp_path, monkeypatch,
-                                                                          kind, size):
+                                                                          conversions, kind,
+                                                                          size):
     import hashlib
 
     monkeypatch.setenv("SANDBOX_MODEL_CACHE", str(tmp_path / "models"))
@@ -32,22 +57,25 @@ def test_converted_weights_are_written_once_whole_and_the_same_every_time(tmp_pa
     written = derived.stat().st_mtime_ns
     assert converted_weights(shipped, kind) == derived  # reused, not written again:
     assert derived.stat().st_mtime_ns == written
-    derived.unlink()
-    assert hashlib.sha256(converted_weights(shipped, kind).read_bytes()).hexdigest() == first
+    # another conversion of the same file (the module's, into another cache): the same bytes
+    # under the same name
+    other = conversions[kind]
+    assert other.name == derived.name and other.parent != derived.parent
+    assert hashlib.sha256(other.read_bytes()).hexdigest() == first
 
 
-def test_another_install_of_the_same_file_reuses_its_f16_weights(tmp_path, monkeypatch):
+def test_another_install_of_the_same_file_reuses_its_f16_weights(tmp_path, converted_cache):
     import shutil
 
-    monkeypatch.setenv("SANDBOX_MODEL_CACHE", str(tmp_path / "models"))
     shipped = embedded_model_path("smollm2-135m")
     derived = converted_weights(shipped)
+    held = sorted(converted_cache.iterdir())
     # another checkout's venv: the same file at another path, with another modification time
     other = tmp_path / "other-venv" / shipped.name
     other.parent.mkdir()
     shutil.copyfile(shipped, other)
     assert converted_weights(other) == derived
-    assert len(list(derived.parent.iterdir())) == 1  # no second 233 MiB copy
+    assert sorted(converted_cache.iterdir()) == held  # no second 233 MiB copy
 
 
 def test_a_model_cache_that_cannot_be_written_says_what_to_do(tmp_path, monkeypatch):
@@ -60,11 +88,14 @@ def test_a_model_cache_that_cannot_be_written_says_what_to_do(tmp_path, monkeypa
 
 
 @pytest.mark.model
-def test_the_measured_model_answers_and_a_gguf_path_runs_as_given(tmp_path, monkeypatch):
+def test_the_measured_model_answers_and_a_gguf_path_runs_as_given(converted_cache, monkeypatch):
+    from sandbox.llm import weights
     from sandbox.llm.local import LocalBackend
 
-    monkeypatch.setenv("SANDBOX_MODEL_CACHE", str(tmp_path / "models"))
     monkeypatch.delenv("SANDBOX_LLM_WEIGHTS", raising=False)
+    # One round of turns (two on a busy machine) shows the timing is real; more rounds only
+    # steady the figures, and every round costs each format a 300-token prompt.
+    monkeypatch.setattr(weights, "TIMING_ROUNDS", 1)
     backend = LocalBackend(n_threads=1, prefix_mb=0, lanes=1)  # "auto": timed for real here
     header = backend.settings()  # what the run header records
     assert header["weights"] == backend.weights == min(header["weights_call_s"],
@@ -113,8 +144,7 @@ AVX2_ONLY = {"f16": Speed(513, 14.7), "q8_0": Speed(427, 9.6), "shipped": Speed(
     (b"CPU : AVX2 = 1 | AVX512_BF16 = 0 | ", AVX2_ONLY, "q8_0"),
 ])
 def test_auto_times_the_formats_once_and_keeps_the_cheapest_typical_call(
-        tmp_path, monkeypatch, report, speeds, chosen):
-    monkeypatch.setenv("SANDBOX_MODEL_CACHE", str(tmp_path / "models"))
+        converted_cache, monkeypatch, report, speeds, chosen):
     _report(monkeypatch, report)
     shipped = embedded_model_path("smollm2-135m")
     timed = []
@@ -134,14 +164,13 @@ def test_auto_times_the_formats_once_and_keeps_the_cheapest_typical_call(
     assert len(timed) == 2 * len(speeds)
 
 
-def test_a_damaged_measurement_is_timed_again_with_a_warning_not_taken(tmp_path, monkeypatch,
+def test_a_damaged_measurement_is_timed_again_with_a_warning_not_taken(converted_cache, monkeypatch,
                                                                         capsys):
-    monkeypatch.setenv("SANDBOX_MODEL_CACHE", str(tmp_path / "models"))
     _report(monkeypatch, b"CPU : AVX2 = 1 | AVX512_BF16 = 0 | ")
     shipped = embedded_model_path("smollm2-135m")
     timed = []
     choose_weights(shipped, "auto", 2, timer=_fake_timer(AVX2_ONLY, timed))
-    [record] = (tmp_path / "models").glob("*.weights-choice.*.json")
+    [record] = converted_cache.glob("*.weights-choice.*.json")
     record.write_text('{"measured": {"f16": {"prompt_tokens_per_s": ')  # torn
     choice = choose_weights(shipped, "auto", 2, timer=_fake_timer(AVX2_ONLY, timed))
     assert choice.kind == "q8_0" and len(timed) == 2 * len(AVX2_ONLY)
@@ -157,10 +186,9 @@ def test_a_set_format_is_not_timed(tmp_path, monkeypatch):
                                                                       {})
 
 
-def test_the_timing_keeps_the_load_and_a_retiming_replaces_it(tmp_path, monkeypatch, capsys):
+def test_the_timing_keeps_the_load_and_a_retiming_replaces_it(converted_cache, monkeypatch, capsys):
     from sandbox.llm import weights
 
-    monkeypatch.setenv("SANDBOX_MODEL_CACHE", str(tmp_path / "models"))
     _report(monkeypatch, b"CPU : AVX2 = 1 | AVX512_BF16 = 0 | ")
     monkeypatch.setattr(weights.os, "cpu_count", lambda: 2)
     monkeypatch.setattr(weights, "machine_load", lambda: 3.2)  # another job on both cores
@@ -196,12 +224,11 @@ def test_busy_means_other_work_wants_the_cores_the_timing_uses(monkeypatch, load
     assert weights.busy(load, threads) is busy
 
 
-def test_sandbox_weights_shows_the_kept_timing_and_retimes_on_purpose(tmp_path, monkeypatch,
+def test_sandbox_weights_shows_the_kept_timing_and_retimes_on_purpose(converted_cache, monkeypatch,
                                                                       capsys):
     from sandbox.app.cli import main
     from sandbox.llm import weights
 
-    monkeypatch.setenv("SANDBOX_MODEL_CACHE", str(tmp_path / "models"))
     _report(monkeypatch, b"CPU : AVX2 = 1 | AVX512_BF16 = 0 | ")
     monkeypatch.setattr(weights, "machine_load", lambda: 0.2)
     timed = []

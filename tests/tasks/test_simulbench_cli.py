@@ -3,7 +3,10 @@ pairwise; resume; bad files; a babbling judge."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import shutil
 from datetime import timedelta
 
 import pytest
@@ -16,22 +19,34 @@ from tasks.simulbench import SYSTEM_PROMPT, load_scripts
 S = "scripted/simulbench"
 
 
-@pytest.fixture
-def pipeline(tmp_path, capsys):
-    """Collected dialogues (every 10th of our 120), extracted scripts, two answer dirs."""
-    collect = tmp_path / "collect"
-    assert main(["simulbench-collect", "--user", S, "--simulator", S, "--judge", S,
-                 "--every", "10", "--out", str(collect)]) == 0
-    scripts = tmp_path / "scripts.jsonl"
-    assert main(["simulbench-extract", str(collect), "--out", str(scripts)]) == 0
+@pytest.fixture(scope="module")
+def built_pipeline(tmp_path_factory):
+    """Collected dialogues (every 10th of our 120), extracted scripts, two answer dirs: built
+    once for the module (about 5 s of commands), each test working on its own copy."""
+    built = tmp_path_factory.mktemp("simulbench")
+    collect = built / "collect"
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert main(["simulbench-collect", "--user", S, "--simulator", S, "--judge", S,
+                     "--every", "10", "--out", str(collect)]) == 0
+        scripts = built / "scripts.jsonl"
+        assert main(["simulbench-extract", str(collect), "--out", str(scripts)]) == 0
     dialogues = len(list((collect / "runs").iterdir()))
     assert f"user agent's strategies: improvement {dialogues}, new_request {dialogues}, " \
-        f"other {dialogues}" in capsys.readouterr().out
-    for model in ("simulbench", "simulbench-weak"):
-        assert main(["simulbench", "--scripts", str(scripts), "--simulator",
-                     f"scripted/{model}", "--judge", S, "--out", str(tmp_path / model)]) == 0
-    capsys.readouterr()
-    return tmp_path
+        f"other {dialogues}" in printed.getvalue()
+    with contextlib.redirect_stdout(io.StringIO()):
+        for model in ("simulbench", "simulbench-weak"):
+            assert main(["simulbench", "--scripts", str(scripts), "--simulator",
+                         f"scripted/{model}", "--judge", S, "--out", str(built / model)]) == 0
+    return built
+
+
+@pytest.fixture
+def pipeline(built_pipeline, tmp_path):
+    """This test's copy of the built pipeline (tests add runs and judgments to it)."""
+    copy = tmp_path / "pipeline"
+    shutil.copytree(built_pipeline, copy)
+    return copy
 
 
 def test_the_whole_pipeline_from_collection_to_board(pipeline, capsys):
