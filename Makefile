@@ -16,6 +16,7 @@ LLAMA_CPP := $(shell sed -n 's/.*"\(llama-cpp-python\)\[server\]\(==[0-9.]*\)".*
 # instead of 193 (bench/first_minute.py).
 LLAMA_CMAKE_ARGS := -DLLAVA_BUILD=OFF -DCMAKE_PROJECT_llama.cpp_INCLUDE=$(CURDIR)/setup/llama_cpp_text_only.cmake
 WHEELS := $(VENV)/wheels
+NOT_COMPILED := site-packages/(torch|torchgen|functorch|transformers|sentence_transformers|sympy|sklearn)/
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -26,15 +27,19 @@ $(STAMP): pyproject.toml
 	( CMAKE_ARGS='$(LLAMA_CMAKE_ARGS)' CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) \
 	  $(BIN)/pip wheel --quiet --no-deps --wheel-dir $(WHEELS) '$(LLAMA_CPP)' \
 	  > $(VENV)/llama-cpp-build.log 2>&1; echo $$? > $(VENV)/llama-cpp-build.status ) & \
-	$(BIN)/pip install --quiet torch==2.13.0; torch=$$?; wait; \
+	$(BIN)/pip install --quiet --no-compile torch==2.13.0; torch=$$?; wait; \
 	if [ "$$(cat $(VENV)/llama-cpp-build.status)" != 0 ]; then \
 	  cat $(VENV)/llama-cpp-build.log; echo "llama-cpp-python did not build"; exit 1; fi; \
 	exit $$torch
-	$(BIN)/pip install --quiet --find-links $(WHEELS) -e '.[dev]'
-	# pip compiles the bytecode of what it installs, but not of an editable project: ours is
-	# compiled here, on every core, so no command compiles it (nor every command, in a shell
-	# with PYTHONDONTWRITEBYTECODE set).
-	$(BIN)/python -m compileall -q -j 0 sandbox agents worlds tasks evaluation viewer
+	$(BIN)/pip install --quiet --no-compile --find-links $(WHEELS) -e '.[dev]'
+	# The bytecode of what runs, compiled once here on every core, so no command compiles it
+	# (nor every command, in a shell with PYTHONDONTWRITEBYTECODE set): our packages (pip does
+	# not compile an editable project) and the installed ones. pip would compile those one file
+	# at a time, on one core, as it installs them (bench/first_minute.py). Left out: what no
+	# command imports unless asked for (torch, transformers and sentence-transformers serve the
+	# minilm-torch embedder; sympy and scikit-learn come with them), about 40% of the files.
+	$(BIN)/python -m compileall -q -j 0 -x '$(NOT_COMPILED)' sandbox agents worlds tasks \
+	  evaluation viewer $$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
 	touch $(STAMP)
 
 demo: $(STAMP)

@@ -79,7 +79,7 @@ def timed_line(command: str) -> int:
 PHASES = [("venv", r"-m venv"), ("pip upgrade", r"--upgrade pip"),
           ("llama.cpp build || torch", r"pip wheel.*torch=="), ("torch", r"torch=="),
           ("llama-cpp-python build", r"llama-cpp-python"), ("the rest (spaCy, ...)", r"-e "),
-          ("the tests", r"pytest"), ("touch", r"^touch")]
+          ("bytecode (compileall)", r"compileall"), ("the tests", r"pytest"), ("touch", r"^touch")]
 
 
 def phase_of(line: str) -> str:
