@@ -16,6 +16,12 @@ under the same sonames, so in one process the second would quietly run the first
 
     .venv/bin/python bench/llama_bindings.py --sync-python /tmp/sync-venv/bin/python
     .venv/bin/python bench/llama_bindings.py --sync-python ... --glibc-shim
+    .venv/bin/python bench/llama_bindings.py --against /tmp/candidate/python --threads 1
+
+--against: llama-cpp-python in another interpreter instead (a build of it made another way: a
+candidate set-up, e.g. a script running this venv's python with the candidate's wheel unpacked
+first on PYTHONPATH), and the backend's own answers too (sandbox/llm/local.py: for each prompt
+greedy, at 0.7 with a seed, and schema-bound): the check that a cheaper build answers the same.
 
 --sync-python is an interpreter with llama-cpp-py-sync installed (a scratch venv: it is not a
 dependency of ours); this interpreter must have llama-cpp-python. When a binding cannot be
