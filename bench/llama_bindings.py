@@ -6,8 +6,8 @@ with CFFI bindings generated from llama.h. This bench asks both the same questio
 llama.cpp's C API alone, in the same order, and compares the answers bitwise:
 
 - for each GGUF file (the shipped Q4_1 and, when converted already, the F16 and Q8_0 files in
-  ~/.cache/social-sandbox) and each thread count (--threads, 2 and 1 by default);
-- for each of four chat prompts (25 to about 640 tokens): the prompt's tokens, the sha256 of the
+  the model cache, sandbox/llm/weights.py) and each thread count (--threads, 2 and 1 by default);
+- for each of four chat prompts (18 to 1,275 tokens): the prompt's tokens, the sha256 of the
   last prompt token's logits, 30 greedy tokens (the logits' argmax) and 30 tokens sampled at
   temperature 0.7 with a seed (llama.cpp's own temp and dist samplers).
 
@@ -38,6 +38,7 @@ run; nothing a model computes passes through them. A user's machine would need t
 from __future__ import annotations
 
 import argparse
+import atexit
 import ctypes
 import hashlib
 import json
@@ -50,7 +51,6 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CACHE = Path.home() / ".cache" / "social-sandbox"
 GREEDY_TOKENS = 30
 SAMPLED_TOKENS = 30
 SAMPLE_TEMP, SAMPLE_SEED = 0.7, 1234
@@ -83,11 +83,12 @@ def chat_text(messages: list[tuple[str, str]]) -> str:
 def model_files() -> dict[str, Path]:
     sys.path.insert(0, str(ROOT))
     from sandbox.llm.local import embedded_model_path
+    from sandbox.llm.weights import model_cache_dir
 
     shipped = embedded_model_path("smollm2-135m")
     files = {"shipped": shipped}
     for kind in ("F16", "Q8_0"):
-        found = sorted(CACHE.glob(f"{shipped.stem}.{kind}.*.gguf"))
+        found = sorted(model_cache_dir().glob(f"{shipped.stem}.{kind}.*.gguf"))
         if found:
             files[kind.lower()] = found[-1]
     return files
@@ -317,6 +318,7 @@ def _load_with_glibc_shim() -> None:
         raise ImportError("llama_cpp_py_sync is not installed")
     package = Path(spec.origin).parent
     scratch = Path(tempfile.mkdtemp(prefix="llama-sync-shim-"))
+    atexit.register(shutil.rmtree, scratch, True)  # (loaded libraries stay mapped)
     for lib in package.glob("lib*.so*"):
         shutil.copy2(lib, scratch / lib.name)
         _weaken_version_need(scratch / lib.name, b"GLIBC_2.38")
