@@ -38,15 +38,26 @@ def install_toybench(site: Path, value: str = "toybench:PLUGIN") -> Path:
     return site / "toybench"
 
 
+def forget_toys() -> None:
+    """No toy module kept from another test's site, and the plug-ins found afresh, as in a new
+    process. Popped for good, not through monkeypatch: its undo would put a module imported
+    during the test back into sys.modules, and the next test would run that test's toy (its
+    prompts in a deleted directory) instead of its own."""
+    from sandbox.app.plugins import installed
+
+    for name in [n for n in sys.modules if n == "toybench" or n.startswith("toybench.")]:
+        del sys.modules[name]
+    installed.cache_clear()
+
+
 @pytest.fixture
 def toy(tmp_path, monkeypatch):
     from sandbox.app.cli import main
-    from sandbox.app.plugins import installed
 
     site = tmp_path / "site"
     prompts = install_toybench(site) / "prompts"
     monkeypatch.syspath_prepend(str(site))
-    installed.cache_clear()  # found again, with the toy this time
+    forget_toys()  # found again, with this test's toy
     calls = {"speaker": 0, "judge": 0}
 
     def speaker(polite: bool):
@@ -72,7 +83,7 @@ def toy(tmp_path, monkeypatch):
         return main(list(argv))
 
     yield cli, calls, prompts
-    installed.cache_clear()  # the next test sees what is really installed
+    forget_toys()  # the next test sees what is really installed
 
 
 def test_the_toy_benchmark_runs_resumes_and_is_judged_by_its_own_rules(tmp_path, toy, capsys):
@@ -260,12 +271,6 @@ def sandbox_with(monkeypatch, capsys):
     test), then what the command printed and its exit status, argparse's and an unloadable
     set of plug-ins' SystemExit included."""
     from sandbox.app.cli import main
-    from sandbox.app.plugins import installed
-
-    def forget_toys():
-        for name in [n for n in sys.modules if n == "toybench" or n.startswith("toybench.")]:
-            monkeypatch.delitem(sys.modules, name)
-        installed.cache_clear()
 
     def run(site: Path, *argv: str) -> subprocess.CompletedProcess:
         monkeypatch.syspath_prepend(str(site))
