@@ -18,11 +18,19 @@ LLAMA_CPP := $(shell sed -n 's/.*"\(llama-cpp-python\)\[server\]\(==[0-9.]*\)".*
 # of CPU instead of 420-440 for the text-only build alone, answers bit-identical (bench/HISTORY.md).
 LLAMA_CMAKE_ARGS := -DLLAVA_BUILD=OFF -DCMAKE_PROJECT_llama.cpp_INCLUDE=$(CURDIR)/setup/llama_cpp_text_only.cmake
 WHEELS := $(VENV)/wheels
-NOT_COMPILED := site-packages/(torch|torchgen|functorch|transformers|sentence_transformers|sympy|sklearn)/
+NOT_COMPILED := site-packages/(torch|torchgen|functorch|transformers|sentence_transformers|sympy|sklearn|pip|setuptools)/|/tests?/
+
+# uv installs the packages after torch: it resolves, downloads and unpacks about 100 of them in
+# about a tenth of pip's time (bench/first_minute.py). It reads its own settings, not pip's, so an
+# index or a folder of wheels given to pip in the environment is given to uv too.
+UV := uv==0.13.9
+UV_FROM_PIP := $(if $(PIP_INDEX_URL),--default-index $(PIP_INDEX_URL)) \
+	$(foreach url,$(PIP_EXTRA_INDEX_URL),--index $(url)) \
+	$(foreach dir,$(PIP_FIND_LINKS),--find-links $(dir))
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet --upgrade pip '$(UV)'
 	# llama-cpp-python's wheel is compiled (on every core: cmake reads CMAKE_BUILD_PARALLEL_LEVEL)
 	# in the background while torch downloads and installs; torch exactly: a looser request
 	# pulls a multi-GB CUDA build. The build's output is shown only when it fails.
@@ -33,13 +41,16 @@ $(STAMP): pyproject.toml
 	if [ "$$(cat $(VENV)/llama-cpp-build.status)" != 0 ]; then \
 	  cat $(VENV)/llama-cpp-build.log; echo "llama-cpp-python did not build"; exit 1; fi; \
 	exit $$torch
-	$(BIN)/pip install --quiet --no-compile --find-links $(WHEELS) -e '.[dev]'
+	# torch was installed by pip above (pip's settings may point it to a CPU build) and is left be
+	$(BIN)/uv pip install --quiet --python $(BIN)/python --find-links $(WHEELS) $(UV_FROM_PIP) \
+	  -e '.[dev]'
 	# The bytecode of what runs, compiled once here on every core, so no command compiles it
-	# (nor every command, in a shell with PYTHONDONTWRITEBYTECODE set): our packages (pip does
-	# not compile an editable project) and the installed ones. pip would compile those one file
-	# at a time, on one core, as it installs them (bench/first_minute.py). Left out: what no
-	# command imports unless asked for (torch, transformers and sentence-transformers serve the
-	# minilm-torch embedder; sympy and scikit-learn come with them), about 40% of the files.
+	# (nor every command, in a shell with PYTHONDONTWRITEBYTECODE set): our packages (an
+	# editable project is not compiled at install) and the installed ones. pip would compile
+	# those one file at a time, on one core, as it installs them (bench/first_minute.py). Left
+	# out: what no command imports unless asked for (torch, transformers and
+	# sentence-transformers serve the minilm-torch embedder; sympy and scikit-learn come with
+	# them), the installers, and the packages' own tests: more than half of the files.
 	$(BIN)/python -m compileall -q -j 0 -x '$(NOT_COMPILED)' sandbox agents worlds tasks \
 	  evaluation viewer $$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
 	touch $(STAMP)

@@ -2,7 +2,7 @@
 
 --setup: clone this checkout's HEAD into a scratch directory and run the set-up there (`make`'s
 .venv/.installed; with --tests `make test`, the set-up and then the suite) with a fresh pip
-cache (nothing cached: every download and the llama-cpp-python build happen), each recipe line
+and uv cache (nothing cached: every download and the llama-cpp-python build happen), each recipe line
 timed on its own (make runs its lines through this script, `--timed-line`), then the first
 `sandbox --help` and a second one. The scratch
 directory is deleted at the end (--keep keeps it).
@@ -76,7 +76,7 @@ def timed_line(command: str) -> int:
     return record["status"]
 
 
-PHASES = [("venv", r"-m venv"), ("pip upgrade", r"--upgrade pip"),
+PHASES = [("venv", r"-m venv"), ("pip upgrade, uv", r"--upgrade pip"),
           ("llama.cpp build || torch", r"pip wheel.*torch=="), ("torch", r"torch=="),
           ("llama-cpp-python build", r"llama-cpp-python"), ("the rest (spaCy, ...)", r"-e "),
           ("bytecode (compileall)", r"compileall"), ("the tests", r"pytest"), ("touch", r"^touch")]
@@ -91,6 +91,7 @@ def setup(keep: bool, tests: bool) -> None:
     scratch = Path(tempfile.mkdtemp(prefix="first-minute-"))
     clone, lines = scratch / "clone", scratch / "lines.jsonl"
     env = {**os.environ, LINES_LOG: str(lines), "PIP_CACHE_DIR": str(scratch / "pip-cache"),
+           "UV_CACHE_DIR": str(scratch / "uv-cache"),
            "PYTHONDONTWRITEBYTECODE": ""}  # a user's shell writes bytecode
     env.pop("PYTHONPATH", None)
     env.pop("VIRTUAL_ENV", None)
