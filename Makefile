@@ -21,12 +21,9 @@ WHEELS := $(VENV)/wheels
 NOT_COMPILED := site-packages/(torch|torchgen|functorch|transformers|sentence_transformers|sympy|sklearn|pip|setuptools)/|/tests?/
 
 # uv installs the packages after torch: it resolves, downloads and unpacks about 100 of them in
-# about a tenth of pip's time (bench/first_minute.py). It reads its own settings, not pip's, so an
-# index or a folder of wheels given to pip in the environment is given to uv too.
+# a fraction of pip's time (bench/first_minute.py), the same versions. It reads its own settings,
+# not pip's: setup/uv_from_pip.py gives it the indexes, wheel folders and constraints pip has.
 UV := uv==0.13.9
-UV_FROM_PIP := $(if $(PIP_INDEX_URL),--default-index $(PIP_INDEX_URL)) \
-	$(foreach url,$(PIP_EXTRA_INDEX_URL),--index $(url)) \
-	$(foreach dir,$(PIP_FIND_LINKS),--find-links $(dir))
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -41,9 +38,9 @@ $(STAMP): pyproject.toml
 	if [ "$$(cat $(VENV)/llama-cpp-build.status)" != 0 ]; then \
 	  cat $(VENV)/llama-cpp-build.log; echo "llama-cpp-python did not build"; exit 1; fi; \
 	exit $$torch
-	# torch was installed by pip above (pip's settings may point it to a CPU build) and is left be
-	$(BIN)/uv pip install --quiet --python $(BIN)/python --find-links $(WHEELS) $(UV_FROM_PIP) \
-	  -e '.[dev]'
+	# the rest (torch, installed above, is left as it is)
+	$(BIN)/uv pip install --quiet --python $(BIN)/python --find-links $(WHEELS) \
+	  $$($(BIN)/python setup/uv_from_pip.py) -e '.[dev]'
 	# The bytecode of what runs, compiled once here on every core, so no command compiles it
 	# (nor every command, in a shell with PYTHONDONTWRITEBYTECODE set): our packages (an
 	# editable project is not compiled at install) and the installed ones. pip would compile
