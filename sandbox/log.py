@@ -14,6 +14,7 @@ the kill.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import shutil
@@ -42,7 +43,10 @@ SCORES = "score*.json"  # a score and those of other rules beside it (score.<rul
 JUDGMENTS = "judgments"
 
 
+@functools.cache  # asked by every run's header: one `git` process per process, not per run
 def code_version() -> str:
+    """The package version and the checkout's commit, as found when the process first asks:
+    a commit made while it runs is not the code it imported."""
     from . import __version__
 
     try:

@@ -5,10 +5,29 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+import weakref
 from collections.abc import Callable
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+# pydantic builds a model's JSON schema afresh on every call (about a millisecond for a judge's
+# verdict), and every schema-bound call asks for it twice (its cache key, its backend): kept
+# per class as JSON text, each caller given a fresh copy to change as it likes. Weak keys: the
+# classes made per call (reflection's) go when they are no longer used.
+_SCHEMAS: weakref.WeakKeyDictionary[type[BaseModel], str] = weakref.WeakKeyDictionary()
+_SCHEMAS_LOCK = threading.Lock()
+
+
+def schema_of(model: type[BaseModel]) -> dict[str, Any]:
+    """`model.model_json_schema()`, built once per class."""
+    with _SCHEMAS_LOCK:
+        text = _SCHEMAS.get(model)
+    if text is None:
+        text = json.dumps(model.model_json_schema())
+        with _SCHEMAS_LOCK:
+            _SCHEMAS[model] = text
+    return json.loads(text)
 
 
 class Message(BaseModel):
@@ -57,7 +76,7 @@ class LLMRequest(BaseModel):
         return self
 
     def json_schema(self) -> dict[str, Any] | None:
-        return self.schema_model.model_json_schema() if self.schema_model else None
+        return schema_of(self.schema_model) if self.schema_model else None
 
     def cache_key(self, model_id: str) -> str:
         """Hash of everything that changes the output (not tag or agent, which do not)."""

@@ -10,7 +10,6 @@ import shutil
 
 import numpy as np
 import pytest
-from scipy import stats
 
 from evaluation.compare import (
     Pair,
@@ -77,6 +76,10 @@ def test_items_needed_checks_out_by_simulation():
     """Draw experiments of the figure's size from the fitted distribution (normal, the
     observed mean and sd): the paired t-test detects the difference in 80% of them, within 3
     points (4000 experiments: a binomial sd of 0.6 points)."""
+    # Here, not at the top: scipy.stats takes about a second to import, which every pytest
+    # worker would pay collecting this file though only one runs this test.
+    from scipy import stats
+
     rng = np.random.default_rng(7)
     spread = rng.normal(0, 1, 25)
     # an observed set of differences: mean 0.15, sd 0.4 exactly

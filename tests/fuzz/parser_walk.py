@@ -22,6 +22,7 @@ import hashlib
 import io
 import os
 import signal
+import stat
 import sys
 import tempfile
 import time
@@ -105,16 +106,27 @@ class Scratch:
             raise SystemExit(f"could not make the fixture run: {err.getvalue()[-500:]}")
 
     def snapshot(self) -> dict[str, str]:
-        """Every path under the root and a digest of each file's bytes (a FIFO by name)."""
+        """Every path under the root and a digest of each file's bytes (a FIFO by name;
+        anything else, a directory or a dangling link, "dir"). Taken after each of some 1,900
+        cases: os.walk, at half the cost of Path.rglob, and like it not into linked directories)."""
         seen = {}
-        for path in sorted(self.root.rglob("*")):
-            key = str(path.relative_to(self.root))
-            if path.is_fifo():
-                seen[key] = "fifo"
-            elif path.is_file():
-                seen[key] = hashlib.sha256(path.read_bytes()).hexdigest()
-            else:
-                seen[key] = "dir"
+        for folder, dirs, files in os.walk(self.root):
+            relative = Path(folder).relative_to(self.root)
+            for name in dirs:
+                seen[str(relative / name)] = "dir"
+            for name in files:
+                try:
+                    mode = os.stat(os.path.join(folder, name)).st_mode
+                except OSError:  # a link to nothing
+                    mode = 0
+                if stat.S_ISFIFO(mode):
+                    kind = "fifo"
+                elif stat.S_ISREG(mode):
+                    with open(os.path.join(folder, name), "rb") as fh:
+                        kind = hashlib.sha256(fh.read()).hexdigest()
+                else:
+                    kind = "dir"
+                seen[str(relative / name)] = kind
         return seen
 
 

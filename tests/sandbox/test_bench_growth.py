@@ -1,27 +1,40 @@
-"""bench/growth.py, small: a town of 5 living two simulated days and one population size, on
+"""bench/growth.py, small: a town of 3 living two simulated days and one population size, on
 the scripted model and through the loopback endpoint side by side in one run, and the PNG of
-the two curves drawn from the figures it kept."""
+the two curves drawn from the figures it kept. The command runs in this process (its main, as
+`python bench/growth.py` calls it); its legs and the endpoints are processes of their own, as
+the benchmark makes them."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_both_endpoints_run_the_same_episodes_side_by_side_and_draw_the_curves(tmp_path):
+def growth_main(monkeypatch, *argv: str) -> int:
+    spec = importlib.util.spec_from_file_location("growth", ROOT / "bench" / "growth.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setattr(sys, "argv", [str(ROOT / "bench" / "growth.py"), *argv])
+    return module.main()
+
+
+def test_both_endpoints_run_the_same_episodes_side_by_side_and_draw_the_curves(
+        tmp_path, monkeypatch, capsys):
     figures, png = tmp_path / "growth.json", tmp_path / "growth.png"
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "growth.py"), "all", "--days", "2",
-         "--residents", "5", "--sizes", "5", "--hours", "1", "--endpoint", "both",
-         "--latency", "0", "--json", str(figures), "--png", str(png)],
-        capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert "day N / day 1, side by side" in done.stdout
-    assert "wall per resident-hour against the first size, side by side" in done.stdout
+    # Three residents: calls asked together at one simulated instant, conversations, memories
+    # growing day by day; five made every leg longer and compared nothing more.
+    code = growth_main(monkeypatch, "all", "--days", "2", "--residents", "3", "--sizes", "3",
+                       "--hours", "1", "--endpoint", "both", "--latency", "0",
+                       "--json", str(figures), "--png", str(png))
+    printed = capsys.readouterr()
+    assert code == 0, printed.err[-2000:]
+    assert "failed" not in printed.out, printed.err[-2000:]
+    assert "day N / day 1, side by side" in printed.out
+    assert "wall per resident-hour against the first size, side by side" in printed.out
 
     kept = json.loads(figures.read_text())
     scripted, loopback = (kept["days"]["legs"][n] for n in ("scripted", "loopback 0 s"))
@@ -31,5 +44,5 @@ def test_both_endpoints_run_the_same_episodes_side_by_side_and_draw_the_curves(t
     assert loopback["endpoint"]["requests"] == loopback["calls"] == scripted["calls"] > 0
     assert "endpoint" not in scripted
     sizes = {n: [r["residents"] for r in rows] for n, rows in kept["population"]["legs"].items()}
-    assert sizes == {"scripted": [5], "loopback 0 s": [5]}
+    assert sizes == {"scripted": [3], "loopback 0 s": [3]}
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

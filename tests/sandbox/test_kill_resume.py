@@ -8,7 +8,6 @@ import json
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -32,25 +31,42 @@ def suite_args(out: Path) -> list[str]:
             "--same-day", "--start", "15:00"]
 
 
-def kill_when(command: list[str], cwd: Path, ready, timeout_s: float = 120) -> bool:
-    """Start `command`, SIGKILL it as soon as `ready()` holds; whether it was killed (False:
-    it finished first)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+def kill_when(argv: list[str], cwd: Path, ready, timeout_s: float = 120) -> bool:
+    """Run `sandbox ARGV` in a process of its own, SIGKILL it as soon as `ready()` holds;
+    whether it was killed (False: it finished first). The process is forked from this one: a
+    separate process whose kill -9 leaves its files and locks as any would, without the second
+    and a half an interpreter takes to start and import the command."""
+    pid = os.fork()
+    if pid == 0:  # the child: the command, then gone, never back into pytest
+        code = 1
+        try:
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)
+            sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - gone with us
+            os.chdir(cwd)
+            from sandbox.app.cli import main
+
+            code = main(argv)
+        finally:
+            os._exit(code if isinstance(code, int) else 1)
     deadline = time.monotonic() + timeout_s
     try:
-        while proc.poll() is None and time.monotonic() < deadline:
+        while time.monotonic() < deadline:
+            if os.waitpid(pid, os.WNOHANG) != (0, 0):
+                pid = 0
+                return False  # it finished
             if ready():
-                proc.send_signal(signal.SIGKILL)
-                proc.wait()
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                pid = 0
                 return True
             time.sleep(0.002)
         return False
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        if pid and os.waitpid(pid, os.WNOHANG) == (0, 0):
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
 
 
 def lines(path: Path) -> int:
@@ -74,7 +90,6 @@ def test_a_suite_killed_three_times_resumes_to_identical_logs_scores_and_table(
     from sandbox.app.cli import main
 
     out = tmp_path / "suite"
-    command = [sys.executable, "-m", "sandbox.app.cli", *suite_args(out)]
     # The uninterrupted suite and the resuming one run in this process (the same entry point,
     # without an interpreter's start-up); the three that are killed are processes of their own.
     monkeypatch.chdir(tmp_path)
@@ -91,7 +106,8 @@ def test_a_suite_killed_three_times_resumes_to_identical_logs_scores_and_table(
         ("third episode, its run directory just made", lambda: episode[2].exists()),
     ]
     for what, ready in moments:
-        assert kill_when(command, tmp_path, ready), f"the suite finished before: {what}"
+        assert kill_when(suite_args(out), tmp_path, ready), \
+            f"the suite finished before: {what}"
         assert not (out / "table.json").exists()
 
     capsys.readouterr()
