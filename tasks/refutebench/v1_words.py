@@ -12,9 +12,7 @@ So a feedback word inside a hyphenated or possessive word counts ("day" in "day-
 "year" in "year's": spaCy splits both), a one-character sense is not found inside a longer
 word ("论" is not a word of "理论"), and a Hebrew sense with a prefix attached ("הבית" for
 "בית") is another word. Each tool is loaded once, on first use (spaCy about 1.5 s, jieba's
-dictionary about 1 s); nothing is downloaded. spaCy's thinc imports torch whenever it is
-installed (the MiniLM reference installs it): 3 s more, for tensors a tokenizer never uses, so
-torch is hidden from that import.
+dictionary about 1 s); nothing is downloaded.
 """
 
 from __future__ import annotations
@@ -23,31 +21,17 @@ import contextlib
 import io
 import logging
 import sys
-import threading
 import warnings
 from functools import lru_cache
 
 LANGUAGES = {"zh": "Chinese", "he": "Hebrew"}  # the target languages of the 1.0 MT files
 
 
-_LOADING = threading.Lock()  # the torch-less import below edits sys.modules: one at a time
-
-
 @lru_cache(maxsize=1)
 def _english():
-    with _LOADING:
-        if "spacy" in sys.modules or "torch" in sys.modules:
-            import spacy
-        else:
-            # thinc.compat tries `import torch` and goes on without it on ImportError; a None
-            # in sys.modules is that ImportError. Taken out again at once: torch itself stays
-            # importable by anyone after us.
-            sys.modules["torch"] = None
-            try:
-                import spacy
-            finally:
-                del sys.modules["torch"]
-        return spacy.blank("en").tokenizer
+    import spacy
+
+    return spacy.blank("en").tokenizer
 
 
 @lru_cache(maxsize=1)
