@@ -33,6 +33,8 @@ FORBIDDEN = {
     "viewer": ("agents", "tasks", "evaluation", *ROOT_ONLY),
     # benchmarks may drive the orchestration, but not through a command module
     "bench": ("sandbox.app.cli", "sandbox.app.commands"),
+    # the set-up's scripts run before the project is installed: the standard library only
+    "setup": ("sandbox", "worlds", "agents", "tasks", "evaluation", "viewer", *ROOT_ONLY),
 }
 
 
