@@ -94,8 +94,12 @@ def test_the_measured_model_answers_and_a_gguf_path_runs_as_given(converted_cach
 
     monkeypatch.delenv("SANDBOX_LLM_WEIGHTS", raising=False)
     # One round of turns (two on a busy machine) shows the timing is real; more rounds only
-    # steady the figures, and every round costs each format a 300-token prompt.
+    # steady the figures. So does a shorter prompt and fewer one-token passes: the same code
+    # times the same kinds of pass for real, and no figure's size is checked here (at 300 and
+    # 24 a round cost each format about 3-4 s on one thread of an AVX2-only CPU).
     monkeypatch.setattr(weights, "TIMING_ROUNDS", 1)
+    monkeypatch.setattr(weights, "TIMING_PROMPT", 48)
+    monkeypatch.setattr(weights, "TIMING_STEPS", 6)
     backend = LocalBackend(n_threads=1, prefix_mb=0, lanes=1)  # "auto": timed for real here
     header = backend.settings()  # what the run header records
     assert header["weights"] == backend.weights == min(header["weights_call_s"],
