@@ -37,15 +37,15 @@ def test_the_answers_own_spacing_habit_decides_an_optional_space():
 class TestOnTheEmbeddedModel:
     @pytest.fixture(scope="class")
     @classmethod
-    def backends(cls):
+    def backends(cls, embedded_weights):
         from sandbox.llm.local import LocalBackend
 
         return {"write": LocalBackend(n_threads=1, prefix_mb=64, dictation="write",
-                                      weights="f16", grammar="last"),
+                                      weights=embedded_weights, grammar="last"),
                 "write, no reuse": LocalBackend(n_threads=1, prefix_mb=0, dictation="write",
-                                                weights="f16"),
+                                                weights=embedded_weights),
                 "sample": LocalBackend(n_threads=1, prefix_mb=0, dictation="sample",
-                                       weights="f16")}
+                                       weights=embedded_weights)}
 
     def dictated_after(self, backend, written: str) -> str:
         """What the Steps grammar dictates once `written` is written."""
@@ -92,8 +92,9 @@ class TestOnTheEmbeddedModel:
             assert backends["write"].complete(request).text == answer.text
             assert backends["write, no reuse"].complete(request).text == answer.text
 
-    def test_the_backend_names_its_settings_for_the_run_header(self, backends):
-        assert backends["write"].settings() == {"weights": "f16", "grammar": "last",
+    def test_the_backend_names_its_settings_for_the_run_header(self, backends,
+                                                               embedded_weights):
+        assert backends["write"].settings() == {"weights": embedded_weights, "grammar": "last",
                                                 "dictation": "write", "prefix_mb": 64}
         assert backends["sample"].settings()["dictation"] == "sample"
 

@@ -43,10 +43,11 @@ def request(question: str, seed: int, answer_before: str | None = None) -> LLMRe
 class TestOnTheEmbeddedModel:
     @pytest.fixture(scope="class")
     @classmethod
-    def backend(cls):
+    def backend(cls, embedded_weights):
         from sandbox.llm.local import LocalBackend
 
-        return LocalBackend(n_threads=1, prefix_mb=64, dictation="sample", lanes=1)
+        return LocalBackend(n_threads=1, prefix_mb=64, dictation="sample", lanes=1,
+                            weights=embedded_weights)
 
     def prompt_logits(self, llama, tokens: list[int]) -> np.ndarray:
         """The logits the answer starts from, after the context evaluated `tokens` from
@@ -86,10 +87,10 @@ class TestOnTheEmbeddedModel:
         llama.answer_start = 100  # as if a call's prompt ended there: the rest is evaluated
         assert (self.prompt_logits(llama, tokens) == whole).all()
 
-    def test_two_lanes_asked_at_once_answer_as_one_lane_without_reuse(self):
+    def test_two_lanes_asked_at_once_answer_as_one_lane_without_reuse(self, embedded_weights):
         from sandbox.llm.local import LocalBackend
 
-        lanes = LocalBackend(n_threads=2, prefix_mb=64, lanes=2)
+        lanes = LocalBackend(n_threads=2, prefix_mb=64, lanes=2, weights=embedded_weights)
         plain = LocalBackend(n_threads=1, prefix_mb=0, lanes=1, weights=lanes.weights)
         assert lanes.max_concurrency == 2
         first = plain.complete(request("Good morning!", seed=1)).text

@@ -102,11 +102,11 @@ class Plan(BaseModel):
 
 
 @pytest.mark.model
-def test_a_restored_prefix_answers_a_schema_bound_call_validly():
+def test_a_restored_prefix_answers_a_schema_bound_call_validly(embedded_weights):
     from sandbox.llm.local import LocalBackend
     from sandbox.llm.structured import parse_structured
 
-    backend = LocalBackend(n_threads=1, prefix_mb=256)
+    backend = LocalBackend(n_threads=1, prefix_mb=256, weights=embedded_weights)
 
     def ask(who: str, question: str, schema=None):
         system = (f"You are {who}, who lives in a small river town and keeps a tidy diary. "

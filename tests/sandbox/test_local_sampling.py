@@ -34,12 +34,13 @@ def request(temperature: float, seed: int = 1, schema=Steps) -> LLMRequest:
 
 
 @pytest.fixture(scope="module")
-def backends():
+def backends(embedded_weights):
     from sandbox.llm.local import LocalBackend
 
-    return {"stock": LocalBackend(n_threads=1, prefix_mb=0, grammar="first"),
+    return {"stock": LocalBackend(n_threads=1, prefix_mb=0, grammar="first",
+                                  weights=embedded_weights),
             "grammar_last": LocalBackend(n_threads=1, prefix_mb=0, grammar="last",
-                                         dictation="sample")}
+                                         dictation="sample", weights=embedded_weights)}
 
 
 def test_greedy_answers_are_the_grammar_first_chains(backends):
