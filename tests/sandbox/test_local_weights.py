@@ -18,9 +18,22 @@ from sandbox.llm.weights import CONVERTED, Speed, choose_weights, converted_weig
 def conversions(tmp_path_factory) -> dict:
     """Each format converted once for the module (a conversion writes and fsyncs up to 233 MB):
     the tests about timing and choosing find them in their model cache, as a machine that has
-    converted before does; the conversion itself is tested on its own files below."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("SANDBOX_MODEL_CACHE", str(tmp_path_factory.mktemp("converted")))
+    converted before does; the conversion itself is tested on its own files below.
+
+    Once for the whole run, too: pytest-xdist hands this module's tests to both workers, and
+    each would build its own module fixture. So under xdist the files go into the run's own
+    directory, which the workers share (and pytest removes with the run's other temporary
+    files), the second worker waiting for the first under a lock and finding them there."""
+    import fcntl
+
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        cache = tmp_path_factory.getbasetemp().parent / "converted"
+    else:
+        cache = tmp_path_factory.mktemp("converted")
+    cache.mkdir(exist_ok=True)
+    with pytest.MonkeyPatch.context() as patch, open(cache / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        patch.setenv("SANDBOX_MODEL_CACHE", str(cache))
         shipped = embedded_model_path("smollm2-135m")
         return {kind: converted_weights(shipped, kind) for kind in CONVERTED}
 
