@@ -27,7 +27,8 @@ def embedded_weights() -> str:
     among, and the one that generates fastest of the converted formats on both CPU kinds
     measured (bench/HISTORY.md: 7.1 ms a token against F16's 9.0 with AVX512-BF16; 25.9
     against 29.9 on one thread of the AVX2-only EPYC); these tests generate more than they
-    evaluate. Only test_local_weights.py tests "auto" itself, in a model cache of its own."""
+    evaluate. The shipped Q4_1 generates about as fast but evaluates prompts at half the speed.
+    Only test_local_weights.py tests "auto" itself, in a model cache of its own."""
     return "q8_0"
 
 
