@@ -96,8 +96,10 @@ class TestOnTheEmbeddedModel:
             assert backends["write"].complete(request).text == answer.text
             assert backends["write, no reuse"].complete(request).text == answer.text
 
-    def test_the_backend_names_its_settings_for_the_run_header(self, backends):
-        assert backends["write"].settings() == {"weights": "f16", "grammar": "last",
+    def test_the_backend_names_its_settings_for_the_run_header(self, backends,
+                                                               split_sensitive_weights):
+        assert backends["write"].settings() == {"weights": split_sensitive_weights,
+                                                "grammar": "last",
                                                 "dictation": "write", "prefix_mb": 64}
         assert backends["sample"].settings()["dictation"] == "sample"
 
