@@ -37,15 +37,17 @@ def test_the_answers_own_spacing_habit_decides_an_optional_space():
 class TestOnTheEmbeddedModel:
     @pytest.fixture(scope="class")
     @classmethod
-    def backends(cls):
+    def backends(cls, split_sensitive_weights):
         from sandbox.llm.local import LocalBackend
 
+        # Answers compared with the prefix store on and off: a format that would show a split.
+        weights = split_sensitive_weights
         return {"write": LocalBackend(n_threads=1, prefix_mb=64, dictation="write",
-                                      weights="f16", grammar="last"),
+                                      weights=weights, grammar="last"),
                 "write, no reuse": LocalBackend(n_threads=1, prefix_mb=0, dictation="write",
-                                                weights="f16"),
+                                                weights=weights),
                 "sample": LocalBackend(n_threads=1, prefix_mb=0, dictation="sample",
-                                       weights="f16")}
+                                       weights=weights)}
 
     def dictated_after(self, backend, written: str) -> str:
         """What the Steps grammar dictates once `written` is written."""
@@ -75,11 +77,13 @@ class TestOnTheEmbeddedModel:
         spaced = '{ "steps" : [ { "description" : "Open up" , "minutes" : 5 , '
         assert self.dictated_after(model, spaced) == '"place" : "'
 
-    def request(self, temperature: float, seed: int, schema=Steps) -> LLMRequest:
+    def request(self, temperature: float, seed: int, schema=Steps, max_tokens: int = 120
+                ) -> LLMRequest:
         return LLMRequest(
             messages=[Message(role="system", content="You are Maya, who runs a small cafe."),
                       Message(role="user", content="Plan your next half hour in steps, as JSON.")],
-            schema=schema, temperature=temperature, max_tokens=120, seed=seed, tag="test")
+            schema=schema, temperature=temperature, max_tokens=max_tokens, seed=seed,
+            tag="test")
 
     def test_a_written_in_answer_is_valid_reproducible_and_the_same_with_reuse_off(self,
                                                                                  backends):
@@ -92,13 +96,17 @@ class TestOnTheEmbeddedModel:
             assert backends["write"].complete(request).text == answer.text
             assert backends["write, no reuse"].complete(request).text == answer.text
 
-    def test_the_backend_names_its_settings_for_the_run_header(self, backends):
-        assert backends["write"].settings() == {"weights": "f16", "grammar": "last",
+    def test_the_backend_names_its_settings_for_the_run_header(self, backends,
+                                                               split_sensitive_weights):
+        assert backends["write"].settings() == {"weights": split_sensitive_weights,
+                                                "grammar": "last",
                                                 "dictation": "write", "prefix_mb": 64}
         assert backends["sample"].settings()["dictation"] == "sample"
 
     def test_free_text_has_nothing_dictated(self, backends):
-        request = self.request(0.0, 0, schema=None)
+        # Free text may run to its token limit; 48 tokens show nothing dictated and the same
+        # picks as well as 120 (which only compared more of them).
+        request = self.request(0.0, 0, schema=None, max_tokens=48)
         write, sample = backends["write, no reuse"], backends["sample"]
         for model in (write, sample):  # both from an empty context: the same arithmetic
             model.contexts[0].reset()

@@ -43,10 +43,11 @@ def request(question: str, seed: int, answer_before: str | None = None) -> LLMRe
 class TestOnTheEmbeddedModel:
     @pytest.fixture(scope="class")
     @classmethod
-    def backend(cls):
+    def backend(cls, split_sensitive_weights):
         from sandbox.llm.local import LocalBackend
 
-        return LocalBackend(n_threads=1, prefix_mb=64, dictation="sample", lanes=1)
+        return LocalBackend(n_threads=1, prefix_mb=64, dictation="sample", lanes=1,
+                            weights=split_sensitive_weights)
 
     def prompt_logits(self, llama, tokens: list[int]) -> np.ndarray:
         """The logits the answer starts from, after the context evaluated `tokens` from
@@ -76,20 +77,35 @@ class TestOnTheEmbeddedModel:
         llama.load_state(saved)
         assert (self.prompt_logits(llama, tokens) == fresh).all()
 
-    def test_a_prompt_of_one_more_than_a_batch_ends_on_two_tokens(self, backend):
-        llama = backend.contexts[0]
+    @pytest.fixture(scope="class")
+    @classmethod
+    def small_batch(cls, backend):
+        """A context of the backend's own class and weights whose batch is 64 tokens instead of
+        llama-cpp-python's 512: the same split of a prompt one token longer than a batch, in an
+        eighth of the evaluation (with the split undone, the logits below differ from F16 at
+        either size: tests/conftest.py)."""
+        from sandbox.llm.local import _llama_class
+
+        return _llama_class()(model_path=str(backend.path), n_ctx=256, n_batch=64,
+                              n_threads=1, n_threads_batch=1, verbose=False)
+
+    def test_a_prompt_of_one_more_than_a_batch_ends_on_two_tokens(self, small_batch):
+        llama = small_batch
         tokens = (llama.tokenize(PERSONA.encode()) * 8)[: llama.n_batch + 1]
         llama.reset()
         whole = self.prompt_logits(llama, tokens)
         llama.reset()
-        llama.eval(tokens[:100])
-        llama.answer_start = 100  # as if a call's prompt ended there: the rest is evaluated
+        head = llama.n_batch // 5
+        llama.eval(tokens[:head])
+        llama.answer_start = head  # as if a call's prompt ended there: the rest is evaluated
         assert (self.prompt_logits(llama, tokens) == whole).all()
 
-    def test_two_lanes_asked_at_once_answer_as_one_lane_without_reuse(self):
+    def test_two_lanes_asked_at_once_answer_as_one_lane_without_reuse(self,
+                                                                      split_sensitive_weights):
         from sandbox.llm.local import LocalBackend
 
-        lanes = LocalBackend(n_threads=2, prefix_mb=64, lanes=2)
+        lanes = LocalBackend(n_threads=2, prefix_mb=64, lanes=2,
+                             weights=split_sensitive_weights)
         plain = LocalBackend(n_threads=1, prefix_mb=0, lanes=1, weights=lanes.weights)
         assert lanes.max_concurrency == 2
         first = plain.complete(request("Good morning!", seed=1)).text
@@ -99,6 +115,7 @@ class TestOnTheEmbeddedModel:
                  request("What will you bake today?", seed=4, answer_before=first)]
         with ThreadPoolExecutor(max_workers=2) as pool:
             together = [c.text for c in pool.map(lanes.complete, asked)]
-        assert together == [plain.complete(r).text for r in asked]
+        # plain's answer to the first is `first`, already computed
+        assert together == [first] + [plain.complete(r).text for r in asked[1:]]
         assert all(llama.n_tokens for llama in lanes.contexts)  # both lanes answered
         assert lanes.contexts[0].cache is lanes.contexts[1].cache  # one store for both

@@ -36,7 +36,13 @@ def city_request(**kw) -> LLMRequest:
                       temperature=0.2, max_tokens=60, **kw)
 
 
-def test_local_backend_answers_a_schema_bound_request_with_a_valid_object():
+def test_local_backend_answers_a_schema_bound_request_with_a_valid_object(monkeypatch,
+                                                                          embedded_weights):
+    # The stack as a command builds it, from the settings a user would set: one thread (`make
+    # test`'s other worker shares the 2 cores; llama.cpp's threads spin while they wait) and a
+    # set format, not a timing of the formats (tests/conftest.py).
+    monkeypatch.setenv("SANDBOX_LLM_THREADS", "1")
+    monkeypatch.setenv("SANDBOX_LLM_WEIGHTS", embedded_weights)
     llm = make_llm(LLMSettings(model="local/smollm2-135m"))
     completion = llm.complete(city_request())
     assert isinstance(completion.parsed, City)
@@ -59,7 +65,7 @@ def llama_server(tmp_path_factory):
     proc = subprocess.Popen(
         [sys.executable, "-m", "llama_cpp.server", "--model",
          str(embedded_model_path("smollm2-135m")), "--host", "127.0.0.1", "--port", str(port),
-         "--n_ctx", "2048"],
+         "--n_ctx", "2048", "--n_threads", "1", "--n_threads_batch", "1"],
         stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/v1"
     deadline = time.monotonic() + 90
@@ -73,7 +79,7 @@ def llama_server(tmp_path_factory):
             except OSError:
                 if time.monotonic() > deadline:
                     pytest.fail("llama.cpp server did not answer within 90 s")
-                time.sleep(0.5)
+                time.sleep(0.1)
         yield url
     finally:
         proc.terminate()
