@@ -2,7 +2,8 @@
 
 --setup: clone this checkout's HEAD into a scratch directory and run the set-up there (`make`'s
 .venv/.installed; with --tests `make test`, the set-up and then the suite) with a fresh pip
-and uv cache (nothing cached: every download and the llama-cpp-python build happen), each recipe line
+and uv cache and an empty model cache (nothing cached: every download, the llama-cpp-python
+build and the weights conversions happen), each recipe line
 timed on its own (make runs its lines through this script, `--timed-line`), then the first
 `sandbox --help` and a second one. The scratch
 directory is deleted at the end (--keep keeps it).
@@ -92,6 +93,7 @@ def setup(keep: bool, tests: bool) -> None:
     clone, lines = scratch / "clone", scratch / "lines.jsonl"
     env = {**os.environ, LINES_LOG: str(lines), "PIP_CACHE_DIR": str(scratch / "pip-cache"),
            "UV_CACHE_DIR": str(scratch / "uv-cache"),
+           "SANDBOX_MODEL_CACHE": str(scratch / "model-cache"),  # the tests convert, as new
            "PYTHONDONTWRITEBYTECODE": ""}  # a user's shell writes bytecode
     env.pop("PYTHONPATH", None)
     env.pop("VIRTUAL_ENV", None)
