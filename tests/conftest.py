@@ -16,6 +16,15 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.pop("LINES", None)
 
 
+# The weights format every test computes with where it does not set one (embedded_weights says
+# why it is not "auto"). Set for the whole session, not only in the embedded-model tests: any
+# command a test runs may build the embedded model, a benchmark's default judge for one, and on a
+# fresh machine that first "auto" timed the formats under the tests' load (80 s in one
+# RefuteBench test) and kept the figures in the user's model cache for good.
+# Whatever the shell says: "auto" there would time them again.
+EMBEDDED_WEIGHTS = os.environ["SANDBOX_LLM_WEIGHTS"] = "q8_0"
+
+
 @pytest.fixture(scope="session")
 def embedded_weights() -> str:
     """The weights format the embedded-model tests compute with, set rather than "auto".
@@ -29,7 +38,7 @@ def embedded_weights() -> str:
     against 29.9 on one thread of the AVX2-only EPYC); these tests generate more than they
     evaluate. The shipped Q4_1 generates about as fast but evaluates prompts at half the speed.
     Only test_local_weights.py tests "auto" itself, in a model cache of its own."""
-    return "q8_0"
+    return EMBEDDED_WEIGHTS
 
 
 @pytest.fixture(scope="session")
