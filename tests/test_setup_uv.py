@@ -4,15 +4,14 @@ best version as pip does."""
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
+from tests.scripts import load_script
+
 ROOT = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("uv_from_pip", ROOT / "setup" / "uv_from_pip.py")
-uv_from_pip = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(uv_from_pip)
+uv_from_pip = load_script("setup/uv_from_pip.py")
 
 # `pip config list` as a machine with a pip.conf and PIP_* variables prints it
 LISTING = """\

@@ -6,18 +6,17 @@ the benchmark makes them."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
+
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def growth_main(monkeypatch, *argv: str) -> int:
-    spec = importlib.util.spec_from_file_location("growth", ROOT / "bench" / "growth.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script("bench/growth.py")
     monkeypatch.setattr(sys, "argv", [str(ROOT / "bench" / "growth.py"), *argv])
     return module.main()
 

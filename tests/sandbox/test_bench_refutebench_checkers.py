@@ -3,16 +3,9 @@ reads 100%, and the count of differing pairs is printed beside it."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
+from tests.scripts import load_script
 
-ROOT = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("bench_refutebench_checkers",
-                                               ROOT / "bench" / "refutebench_checkers.py")
-checkers = importlib.util.module_from_spec(_spec)
-sys.modules[_spec.name] = checkers  # its dataclasses look their module up while being built
-_spec.loader.exec_module(checkers)
+checkers = load_script("bench/refutebench_checkers.py")
 
 
 def test_a_few_disagreements_in_many_pairs_are_not_rounded_up_to_100_percent():

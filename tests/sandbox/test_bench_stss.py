@@ -4,16 +4,13 @@ time targets for the embedded model are judged by."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("bench_stss", ROOT / "bench" / "stss.py")
-stss = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(stss)
+from tests.scripts import load_script
+
+stss = load_script("bench/stss.py")
 
 SPEED = {"prompt_tokens_per_s": 100.0, "ms_per_token": 10.0}
 PASSES = {1: 0.010, 2: 0.015, 4: 0.020}

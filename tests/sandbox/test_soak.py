@@ -6,17 +6,11 @@ them all."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.scripts import load_script
 
 
 def load_soak():
-    spec = importlib.util.spec_from_file_location("soak", ROOT / "bench" / "soak.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("bench/soak.py")
 
 
 def accounted(soak, figures) -> None:

@@ -4,26 +4,21 @@ map); and it runs a path finder loaded from a checkout on that checkout's collis
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import textwrap
 from pathlib import Path
 
 import pytest
 
+from tests.scripts import load_script
 from worlds import World
 from worlds.ville import import_ville
 
 from .ville_fixture import CAFE, DORM, HOME, PARK, walled_town, write_checkout
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 def load_bench():
-    spec = importlib.util.spec_from_file_location("bench_world", ROOT / "bench" / "world.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("bench/world.py")
 
 
 @pytest.fixture
