@@ -25,14 +25,14 @@ PRECEDENCE = (":env:", "install", "global")  # the first section that sets a key
 
 def pip_settings(listing: str) -> dict[str, str]:
     """`pip config list`'s lines (`section.key='value'`) merged by pip's precedence."""
-    found: dict[tuple[str, str], str] = {}
+    sections: dict[str, dict[str, str]] = {section: {} for section in PRECEDENCE}
     for line in listing.splitlines():
         name, sep, value = line.partition("=")
         section, _, key = name.rpartition(".")
-        if sep and section in PRECEDENCE:
-            found[section, key] = ast.literal_eval(value)
-    return {key: found[section, key] for section in reversed(PRECEDENCE)
-            for (s, key) in found if s == section}
+        if sep and section in sections:
+            sections[section][key] = ast.literal_eval(value)
+    return {key: value for section in reversed(PRECEDENCE)
+            for key, value in sections[section].items()}
 
 
 def uv_options(settings: dict[str, str]) -> list[str]:
