@@ -110,10 +110,8 @@ def unblocked_after(fifo: Path, seconds: float):
     reader reads an empty file and goes on, so a command that opened it fails the test instead
     of hanging it (the command runs in this process)."""
     def open_for_writing():
-        try:
+        with contextlib.suppress(OSError):  # no reader waiting (ENXIO): nothing to unblock
             os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
-        except OSError:  # no reader waiting (ENXIO), or the pipe is gone
-            pass
 
     watchdog = threading.Timer(seconds, open_for_writing)
     watchdog.start()
