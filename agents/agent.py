@@ -314,7 +314,9 @@ class GenerativeAgent:
                 and society.town.arena_of(other.name) == society.town.arena_of(self.name))
 
     def _start_conversation(self, engine: Engine, other: GenerativeAgent, society) -> Process:
-        talk = Talk(id=society.next_conversation_id(), initiator=self, done=engine.env.event())
+        # Its end is an event of the partner's: the partner's process waits on it, on its clock.
+        talk = Talk(id=society.next_conversation_id(self.name), initiator=self,
+                    done=engine.event_for(other.name))
         other.talking = talk
         other.available = False
         if other._wake is not None and not other._wake.triggered:

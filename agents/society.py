@@ -97,7 +97,10 @@ class Society:
     def __init__(self, town: WorldState, agents: list[GenerativeAgent]):
         self.town = town
         self.agents: dict[str, GenerativeAgent] = {a.name: a for a in agents}
-        self._conversations = 0
+        # conversations each resident started: ids per initiator, so that two residents
+        # running ahead of each other (sandbox/README.md) number theirs the same in any order
+        self._conversations: dict[str, int] = {}
+        self._number = {name: i + 1 for i, name in enumerate(self.agents)}
         self._whispers: list[_Whisper] = []  # not yet planted
 
     def agent(self, name: str) -> GenerativeAgent:
@@ -105,12 +108,16 @@ class Society:
             raise KeyError(f"no agent {name!r}; agents are {', '.join(self.agents)}")
         return self.agents[name]
 
-    def next_conversation_id(self) -> str:
-        self._conversations += 1
-        return f"c{self._conversations}"
+    def next_conversation_id(self, initiator: str) -> str:
+        """`cI.N`: the Nth conversation the Ith resident (from 1, in the society's order)
+        started."""
+        n = self._conversations[initiator] = self._conversations.get(initiator, 0) + 1
+        return f"c{self._number[initiator]}.{n}"
 
     def start(self, engine: Engine) -> None:
-        """Place every agent at home (unless already placed) and start its process."""
+        """Place every agent at home (unless already placed) and start its process, each a
+        resident of the engine's own (its clock, its stream)."""
+        engine.register(list(self.agents))
         for agent in self.agents.values():
             if self.town.arena_of(agent.name) is None:
                 self.town.place(agent.name, agent.persona.living_area)
@@ -119,7 +126,8 @@ class Society:
                                     persona=f"{agent.persona.age}, {agent.persona.occupation}"
                                     .strip(", "), architecture=agent.architecture.name))
         for agent in self.agents.values():
-            agent.process = engine.process(agent.live(engine, self))
+            with engine.resident(agent.name):
+                agent.process = engine.process(agent.live(engine, self))
 
     def architectures(self) -> dict[str, str]:
         return {name: a.architecture.name for name, a in self.agents.items()}
@@ -163,7 +171,7 @@ class Society:
             if whisper.waiting is None:
                 raise NotResumable("a whisper is about to be planted")
             waits[f"whisper:{i}"] = whisper.waiting
-        return {"town": self.town.get_state(), "conversations": self._conversations,
+        return {"town": self.town.get_state(), "conversations": dict(self._conversations),
                 "agents": agents,
                 "whispers": [[w.agent, w.text, w.at] for w in self._whispers]}, waits
 
@@ -176,8 +184,9 @@ class Society:
         if list(state["agents"]) != list(self.agents):
             raise NotResumable(f"the checkpoint's agents ({', '.join(state['agents'])}) are not "
                                f"this episode's ({', '.join(self.agents)})")
+        engine.register(list(self.agents))
         self.town.set_state(state["town"])
-        self._conversations = state["conversations"]
+        self._conversations = dict(state["conversations"])
         resume = {}
         for name, saved in state["agents"].items():
             agent = self.agents[name]
@@ -194,9 +203,10 @@ class Society:
                                        f"{saved['architecture']['name']} changed since")
             resume[name] = agent.restore(saved, waits.get(f"agent:{name}"))
         for name, agent in self.agents.items():  # conversations join their two sides
-            if resume[name].kind == "talk":
+            if resume[name].kind == "talk":  # its end is an event of the partner's
                 talk_id = state["agents"][name]["at"]["talk"]
-                agent._talk = Talk(id=talk_id, initiator=agent, done=engine.env.event())
+                agent._talk = Talk(id=talk_id, initiator=agent,
+                                   done=engine.event_for(resume[name].partner))
         for name, agent in self.agents.items():
             talking = state["agents"][name]["talking"]
             if talking is not None:
@@ -206,7 +216,8 @@ class Society:
                     raise NotResumable(f"{name} listens to {initiator}, who is not talking")
                 agent.talking = talk
         for name, agent in self.agents.items():
-            agent.process = engine.process(agent.live(engine, self, resume=resume[name]))
+            with engine.resident(name):
+                agent.process = engine.process(agent.live(engine, self, resume=resume[name]))
         for i, (name, text, at) in enumerate(state["whispers"]):
             self._plant(engine, _Whisper(name, text, at, waits[f"whisper:{i}"]))
 

@@ -104,25 +104,26 @@ def episode(residents: int, hours: float, out: Path, url: str | None = None, on_
 
 
 class Waits:
-    """The run loop's wall time spent waiting on calls (Engine._dispatch: every call asked at one
-    simulated instant, in flight together), and its rounds, per simulated day."""
+    """The run loop's wall time spent waiting on calls (Engine._await: a lockstep round, or
+    until the first call in flight is back when residents run ahead), and how many times it
+    waited ("rounds"), per simulated day."""
 
     def __init__(self):
         from sandbox.engine import Engine
 
         self.seconds: dict[int, float] = defaultdict(float)
         self.rounds: dict[int, int] = defaultdict(int)
-        dispatch = Engine._dispatch
+        await_ = Engine._await
 
-        def timed(engine) -> None:
-            day, started = int(engine.env.now // DAY), time.perf_counter()
+        def timed(engine, futures, everyone) -> None:
+            day, started = int(engine.now // DAY), time.perf_counter()
             try:
-                dispatch(engine)
+                await_(engine, futures, everyone)
             finally:
                 self.seconds[day] += time.perf_counter() - started
                 self.rounds[day] += 1
 
-        Engine._dispatch = timed
+        Engine._await = timed
 
 
 def days_leg(args) -> dict:

@@ -28,14 +28,16 @@ import hashlib
 import json
 import os
 import shutil
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .files import MAX_LOG_BYTES, FileFormatError, open_input
+from .llm.accounting import steady
 
 CHECKPOINTS = "checkpoints"
-FORMAT = 1
+FORMAT = 2  # 2: residents' own clocks and streams (running ahead)
 
 
 class NotResumable(Exception):
@@ -69,9 +71,9 @@ def _without_sources(value):
     return value
 
 
-def _file_digest(path: Path, lines: int) -> tuple[str, list[str]]:
-    """The sha256 of a file's first `lines` lines, and those lines; NotResumable when it has
-    fewer."""
+def _file_digest(path: Path, lines: int, read=str.encode) -> tuple[str, list[str]]:
+    """The sha256 of a file's first `lines` lines (each as `read` gives it), and those lines;
+    NotResumable when it has fewer."""
     kept: list[str] = []
     if lines:
         if not path.is_file():
@@ -83,7 +85,10 @@ def _file_digest(path: Path, lines: int) -> tuple[str, list[str]]:
                 kept.append(line)
     if len(kept) < lines or (kept and not kept[-1].endswith("\n")):
         raise NotResumable(f"{path} has {len(kept)} whole lines; the checkpoint follows {lines}")
-    return hashlib.sha256("".join(kept).encode()).hexdigest(), kept
+    digest = hashlib.sha256()
+    for line in kept:
+        digest.update(read(line))
+    return digest.hexdigest(), kept
 
 
 def take(engine, scenario, at: float, log, calls, seed: int, config: str) -> dict[str, Any]:
@@ -98,7 +103,7 @@ def take(engine, scenario, at: float, log, calls, seed: int, config: str) -> dic
     state, waits = hook(engine)
     owner_of = {id(event): owner for owner, event in waits.items()}
     scheduled = []
-    for due, event in engine.scheduled():
+    for due, event, lp in engine.scheduled():
         owner = owner_of.pop(id(event), None)
         if owner is None and not event.callbacks:
             # Nobody waits on it any more (an agent's rest cut short by a conversation: its
@@ -108,13 +113,14 @@ def take(engine, scenario, at: float, log, calls, seed: int, config: str) -> dic
         if owner is None:
             raise NotResumable(f"a {type(event).__name__} due at {due} that no process of the "
                                "episode claims")
-        scheduled.append([due, owner])
+        scheduled.append([due, owner, lp])
     if owner_of:
         raise NotResumable(f"{', '.join(owner_of.values())} waits on an event not scheduled")
     return {"format": FORMAT, "t": at, "now": engine.now, "seed": seed, "config": config,
             "events": log.count, "events_sha256": log.digest(),
             "calls": len(calls.records), "calls_sha256": calls.digest(),
-            "rng": engine.rng.bit_generator.state, "scheduled": scheduled, "scenario": state}
+            "residents": engine.residents(), "rng": engine.streams(), "scheduled": scheduled,
+            "scenario": state}
 
 
 def file_name(t: float) -> str:
@@ -129,7 +135,9 @@ def write(run_dir: Path, state: dict[str, Any]) -> Path:
     tmp = path.with_suffix(".tmp")
     # Encoded whole, then compressed at once: json.dump into a gzip stream writes it in
     # thousands of small pieces, several times slower.
-    tmp.write_bytes(gzip.compress(json.dumps(state, separators=(",", ":")).encode(), 3))
+    # mtime 0: the same state is the same file (two schedules' checkpoints compare equal)
+    tmp.write_bytes(gzip.compress(json.dumps(state, separators=(",", ":")).encode(), 3,
+                                  mtime=0))
     os.replace(tmp, path)
     return path
 
@@ -167,7 +175,8 @@ def read(path: Path) -> Checkpoint:
     try:
         found = {}
         for kind in ("events", "calls"):
-            digest, lines = _file_digest(run_dir / f"{kind}.jsonl", int(state[kind]))
+            digest, lines = _file_digest(run_dir / f"{kind}.jsonl", int(state[kind]),
+                                         steady if kind == "calls" else str.encode)
             if digest != state[f"{kind}_sha256"]:
                 raise NotResumable(f"{run_dir / kind}.jsonl no longer begins as it did when "
                                    f"{path.name} was written")
@@ -190,8 +199,12 @@ def restore(engine, scenario, checkpoint: Checkpoint, seed: int) -> None:
         raise NotResumable(f"{checkpoint.path} belongs to another episode (its seed or config "
                            "differs from this one's)")
     try:
-        engine.rng.bit_generator.state = state["rng"]
-        waits = {owner: engine.timeout_at(at) for at, owner in state["scheduled"]}  # in order
+        engine.register(state["residents"])  # in the episode's order: their keys' index
+        engine.set_streams(state["rng"])
+        waits = {}
+        for at, owner, lp in state["scheduled"]:  # in order, each on its LP's clock
+            with engine.resident(lp) if lp else nullcontext():
+                waits[owner] = engine.timeout_at(at)
         hook(engine, state["scenario"], waits)
     except (KeyError, TypeError, ValueError) as exc:  # written by another version of the code
         raise NotResumable(f"{checkpoint.path} does not fit this episode ({type(exc).__name__}"

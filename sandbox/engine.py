@@ -1,23 +1,29 @@
-"""The engine kernel: a SimPy clock mapped to a simulated datetime, one seeded generator, and a
-run loop that puts every LLM call asked at the same simulated instant in flight together.
+"""The engine kernel: SimPy clocks mapped to a simulated datetime, a seeded stream per resident,
+and a run loop that keeps as many LLM calls in flight as the residents' real dependencies allow.
 
-Agents are SimPy processes. To ask the model, a process yields `engine.ask(request)` and receives
-the `Completion`. The run loop first lets every process due at the current instant run until it
-waits; then it sends all pending requests at once (a thread pool bounded by the backend's
-`max_concurrency`) and resumes the waiting processes in the order they asked. Because SimPy runs
-same-time events in FIFO order and results are applied in request order, a run is deterministic
-for a given seed and answers, however the threads finish.
+Each resident is a *logical process* (LP) with a SimPy environment of its own; whatever belongs
+to no resident runs in the kernel LP. Agents are SimPy processes of their resident's LP. To ask
+the model, a process yields `engine.ask(request)` and receives the `Completion`. An LP's next
+step has a key (time, level, index); a resident may take its step when no LP with a smaller key
+could be in its arena by then (`Reach`), so residents that cannot meet run ahead of each other
+with their calls in flight together. Events and calls are written in key order, so a run is
+the same for a given seed and answers, whatever order the answers come back in and whichever
+schedule ran it. sandbox/README.md, "Running ahead", has the design and why it is safe.
 """
 
 from __future__ import annotations
 
+import hashlib
 import heapq
 import math
+import os
 import threading
-from collections.abc import Callable, Generator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Generator, Iterator
+from concurrent.futures import ALL_COMPLETED, FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import simpy
@@ -34,6 +40,19 @@ Process = Generator[simpy.Event, Any, Any]
 # (KeyboardInterrupt; result.json says "interrupted").
 INTERRUPT = threading.Event()
 
+SCHEDULES = ("ahead", "lockstep")
+SCHEDULE_ENV = "SANDBOX_SCHEDULE"  # `--schedule` sets it for a command
+KERNEL = ""  # the kernel LP's name: what runs in no resident
+_INF = (math.inf, 0, 0)
+
+
+def schedule_setting() -> str:
+    """The schedule runs use: $SANDBOX_SCHEDULE (`--schedule`), else "ahead"."""
+    text = os.environ.get(SCHEDULE_ENV, "").strip() or "ahead"
+    if text not in SCHEDULES:
+        raise ValueError(f"{SCHEDULE_ENV}={text!r}: must be one of {', '.join(SCHEDULES)}")
+    return text
+
 
 class SimClock:
     """Simulated seconds since the start <-> simulated datetimes."""
@@ -48,11 +67,50 @@ class SimClock:
         return (when - self.start).total_seconds()
 
 
+class Reach(Protocol):
+    """What the engine asks of a world to let residents run ahead: whether any of `others`
+    (resident, the time it is at) could be in the arena `resident` is in by `t`."""
+
+    def clear(self, resident: str, t: float, others: list[tuple[str, float]]) -> bool: ...
+
+
 class _Environment(simpy.Environment):
+    """One LP's SimPy environment. Its queue's priority holds the event's *level* as well
+    (level * 2 + SimPy's priority): what one LP triggers in another at one instant comes a
+    level after the step that triggered it (sandbox/README.md, "The key of a step")."""
+
+    def __init__(self, engine: Engine, initial_time: float):
+        super().__init__(initial_time=initial_time)
+        self.engine = engine
+        self.level = 0  # of the event being processed (or last processed)
+
+    def schedule(self, event: simpy.Event, priority=simpy.core.NORMAL, delay: float = 0) -> None:
+        source = self.engine._running
+        if source is None or source.env is self:
+            at, level = self._now + delay, (self.level if delay == 0 else 0)
+        else:  # another LP's step triggers one of ours: at its time, a level after it
+            at = source.env._now + delay
+            level = source.env.level + 1 if delay == 0 else 0
+            if at < self._now:
+                raise RuntimeError(f"an event at {at} s for an LP already at {self._now} s")
+        heapq.heappush(self._queue, (at, level * 2 + int(priority), next(self._eid), event))
+
     def schedule_at(self, event: simpy.Event, at: float) -> None:
-        """Schedule `event` at the simulated time `at` exactly, as a timeout (NORMAL
+        """Schedule `event` at the simulated time `at` exactly, as a timeout (level 0, NORMAL
         priority, after everything already scheduled then)."""
         heapq.heappush(self._queue, (at, simpy.core.NORMAL, next(self._eid), event))
+
+    def step(self) -> None:
+        if self._queue:
+            self.level = self._queue[0][1] // 2
+        super().step()
+
+    def head(self) -> tuple[float, int]:
+        """(time, level) of the next event; (inf, 0) when none."""
+        if not self._queue:
+            return math.inf, 0
+        at, priority, _eid, _event = self._queue[0]
+        return at, priority // 2
 
 
 class _TimeoutAt(simpy.Event):
@@ -67,37 +125,151 @@ class _TimeoutAt(simpy.Event):
         env.schedule_at(self, at)
 
 
+@dataclass
+class _Ask:
+    key: tuple  # (time, level, index, n): where its record goes in calls.jsonl
+    request: LLMRequest
+    llm: Any
+    done: simpy.Event
+    future: Future | None = None
+
+
+@dataclass
+class LP:
+    """A logical process: a resident (or the kernel) with its own clock and stream."""
+
+    name: str
+    index: int
+    env: _Environment
+    stream: np.random.Generator
+    emitted: int = 0  # its events so far (the last part of their keys)
+    asked: int = 0  # its calls so far
+    asks: list[_Ask] = field(default_factory=list)  # waiting for answers
+
+    def head(self) -> tuple[float, int, int]:
+        at, level = self.env.head()
+        return at, level, self.index
+
+    def key(self) -> tuple[float, int, int]:
+        """Its next step's key: its first event's, or its calls' when they come first."""
+        head = self.head()
+        return min(head, self.asks[0].key[:3]) if self.asks else head
+
+    def steppable(self) -> bool:
+        """Its first event comes no later than the calls it waits on (its other processes
+        at the same instant run until they wait too, as in one round)."""
+        return not self.asks or self.head() <= self.asks[0].key[:3]
+
+    def answerable(self) -> bool:
+        """Every call it waits on is back and nothing of it comes before their answers: they
+        are handed over at one point of its own order, whenever they arrived."""
+        return (bool(self.asks) and all(a.future is not None and a.future.done()
+                                        for a in self.asks)
+                and self.head() > self.asks[0].key[:3])
+
+
+def stream_seed(seed: int, name: str) -> list[int]:
+    """A resident's stream from the episode's seed and its name (not its place in the list, so
+    a town that gains a resident keeps everyone else's draws)."""
+    return [seed, int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big")]
+
+
 class Engine:
     def __init__(self, *, llm, seed: int, start_time: datetime, log: EpisodeLog | None = None,
                  calls: CallLog | None = None, max_concurrency: int | None = None,
-                 budgets: list[Budget] | None = None, now: float = 0.0):
-        """`now`: the simulated second it starts at (a restored checkpoint's; else 0)."""
-        self.env = _Environment(initial_time=now)
+                 budgets: list[Budget] | None = None, now: float = 0.0,
+                 schedule: str | None = None):
+        """`now`: the simulated second it starts at (a restored checkpoint's; else 0);
+        `schedule`: "ahead" (residents run ahead of each other where nothing can meet them)
+        or "lockstep" (one simulated instant at a time), the same files either way [default:
+        `schedule_setting()`]. A run with a budget goes in lockstep: its rounds, whatever the
+        answers' order, so a cap stops it at the same call every time."""
+        schedule = schedule or schedule_setting()
+        if schedule not in SCHEDULES:
+            raise ValueError(f"schedule {schedule!r}: one of {', '.join(SCHEDULES)}")
         self.clock = SimClock(start_time)
         self.seed = seed
-        self.rng = np.random.default_rng(seed)  # the episode's only source of randomness
         self.llm = llm
         self.log = log
         self.calls = calls if calls is not None else CallLog()
         self.max_concurrency = max(1, max_concurrency or llm.max_concurrency)
         self.budgets = [b for b in budgets or [] if b.capped]  # the episode's, the suite's
-        self._pending: list[tuple[LLMRequest, Any, simpy.Event]] = []
+        self.schedule = "lockstep" if self.budgets else schedule
+        self._running: LP | None = None  # the LP whose event is being processed
+        self._kernel = LP(KERNEL, -1, _Environment(self, now), np.random.default_rng(seed))
+        self._lps: dict[str, LP] = {KERNEL: self._kernel}
+        self._current = self._kernel  # whose code runs: the running LP, or one `resident` opened
+        self.reach: Reach | None = None  # a town's: who could meet whom (None: anyone)
+        # What was emitted and answered, by key, until no LP can emit anything before it.
+        self._events: list[tuple[tuple, Event]] = []
+        self._records: list[tuple[tuple, _Ask, Completion]] = []
+        self._in_run = False
         # A run restored from a checkpoint (sandbox/runner.py): its time, and the events,
         # calls and cached calls it carried over; empty for a run from the start.
         self.restored: dict[str, float] = {}
         self._subscribers: list[Callable[[Event], None]] = []
-        # The threads a round's calls go out on, kept for one `run`: starting new ones for every
-        # round cost a 4,000-resident day 25 s of its 300 (15,870 rounds).
+        # The threads calls go out on, kept for one `run`: starting new ones for every round
+        # cost a 4,000-resident day 25 s of its 300 (15,870 rounds).
         self._pool: ThreadPoolExecutor | None = None
+        # How the run went (sandbox log reads it from calls.jsonl; benchmarks from here).
+        self.rounds = 0  # lockstep: rounds of calls; ahead: times calls went out
+        self.peak_in_flight = 0
+
+    # -- logical processes ---------------------------------------------------------------------
+    def register(self, names: list[str]) -> None:
+        """The residents, in the order the episode lists them (their index in every key).
+        Called once, before any of them runs; names already known keep their place."""
+        for name in names:
+            if name not in self._lps:
+                self._lps[name] = LP(name, len(self._lps) - 1,
+                                     _Environment(self, self._kernel.env.now),
+                                     np.random.default_rng(stream_seed(self.seed, name)))
+
+    @contextmanager
+    def resident(self, name: str) -> Iterator[None]:
+        """Run what is inside as resident `name`'s: the processes, timeouts and events it
+        creates are its own, on its clock."""
+        self.register([name])
+        before, self._current = self._current, self._lps[name]
+        try:
+            yield
+        finally:
+            self._current = before
+
+    def residents(self) -> list[str]:
+        return [name for name in self._lps if name != KERNEL]
+
+    def event_for(self, name: str) -> simpy.Event:
+        """An event resident `name`'s processes can wait on (another resident triggers it)."""
+        self.register([name])
+        return self._lps[name].env.event()
+
+    @property
+    def env(self) -> _Environment:
+        return self._current.env
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The stream of whose code runs: a resident's own, or the episode's."""
+        return self._current.stream
+
+    def streams(self) -> dict[str, dict]:
+        """Every LP's generator state (a checkpoint keeps them)."""
+        return {lp.name: lp.stream.bit_generator.state for lp in self._lps.values()}
+
+    def set_streams(self, states: dict[str, dict]) -> None:
+        self.register([name for name in states if name != KERNEL])
+        for name, state in states.items():
+            self._lps[name].stream.bit_generator.state = state
 
     # -- time ---------------------------------------------------------------------------------
     @property
     def now(self) -> float:
-        return self.env.now
+        return self._current.env.now
 
     @property
     def now_datetime(self) -> datetime:
-        return self.clock.at(self.env.now)
+        return self.clock.at(self.now)
 
     def timeout(self, seconds: float) -> simpy.Event:
         return self.env.timeout(seconds)
@@ -109,22 +281,40 @@ class Engine:
         """A timeout due at simulated second `at` exactly (restoring a checkpoint)."""
         return _TimeoutAt(self.env, at)
 
-    def scheduled(self) -> list[tuple[float, simpy.Event]]:
-        """The events scheduled and not yet processed, in the order they will be: between two
-        instants, the timeouts the processes wait on (a checkpoint saves them so)."""
-        return [(at, event) for at, _priority, _eid, event in sorted(self.env._queue)]
+    def scheduled(self) -> list[tuple[float, simpy.Event, str]]:
+        """The events scheduled and not yet processed, LP by LP (kernel first), each LP's in
+        the order they will be, with the LP's name: between two instants, the timeouts the
+        processes wait on (a checkpoint saves them so)."""
+        return [(at, event, lp.name) for lp in self._lps.values()
+                for at, _priority, _eid, event in sorted(lp.env._queue)]
 
     # -- log ----------------------------------------------------------------------------------
     def subscribe(self, callback: Callable[[Event], None]) -> None:
-        """Call `callback` with every event as it is emitted (live console output, viewers)."""
+        """Call `callback` with every event as it is written (live console output, viewers)."""
         self._subscribers.append(callback)
 
     def emit(self, event: Event) -> Event:
-        if self.log is not None:
-            self.log.emit(event)
-        for callback in self._subscribers:
-            callback(event)
+        lp = self._current
+        lp.emitted += 1
+        heapq.heappush(self._events, ((lp.env.now, lp.env.level, lp.index, lp.emitted), event))
+        if not self._in_run:
+            self._flush(_INF)
         return event
+
+    def _flush(self, below: tuple) -> None:
+        """Write every event and call record whose key is below `below`, in key order."""
+        while self._events and self._events[0][0][:3] < below:
+            _key, event = heapq.heappop(self._events)
+            if self.log is not None:
+                self.log.emit(event)
+            for callback in self._subscribers:
+                callback(event)
+        while self._records and self._records[0][0][:3] < below:
+            _key, ask, completion = heapq.heappop(self._records)
+            llm = ask.llm
+            self.calls.record(ask.request, completion, t=ask.key[0], model=llm.model_id,
+                              role=getattr(llm, "role", None),
+                              endpoint=getattr(llm, "endpoint", None))
 
     # -- LLM ----------------------------------------------------------------------------------
     def ask(self, request: LLMRequest, llm=None) -> simpy.Event:
@@ -134,62 +324,133 @@ class Engine:
         a judge of different models) pass theirs. A Router (sandbox/llm/roles.py) picks the
         role's model for this request.
         """
-        if request.seed is None:
-            # Drawn in ask order, which SimPy makes deterministic.
-            request = request.model_copy(update={"seed": int(self.rng.integers(2**31 - 1))})
-        done = self.env.event()
+        lp = self._current
+        if request.seed is None:  # from the asker's stream, in its own ask order
+            request = request.model_copy(update={"seed": int(lp.stream.integers(2**31 - 1))})
+        done = lp.env.event()
         llm = llm or self.llm
         pick = getattr(llm, "pick", None)
-        self._pending.append((request, pick(request) if pick is not None else llm, done))
+        lp.asked += 1
+        lp.asks.append(_Ask((lp.env.now, lp.env.level, lp.index, lp.asked), request,
+                            pick(request) if pick is not None else llm, done))
         return done
 
-    def _dispatch(self) -> None:
-        batch, self._pending = self._pending, []
-        for budget in self.budgets:  # in ask order, before anything is sent: deterministic
-            budget.reserve(len(batch))
+    def _send(self) -> None:
+        """Put every call asked and not yet sent in flight (the budgets reserve them first,
+        in key order)."""
+        asks = sorted((ask for lp in self._lps.values() for ask in lp.asks
+                       if ask.future is None), key=lambda a: a.key)
+        if not asks:
+            return
+        for budget in self.budgets:
+            budget.reserve(len(asks))
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=self.max_concurrency)
+        for ask in asks:
+            ask.future = self._pool.submit(timed_complete, ask.llm, ask.request)
+        self.rounds += 1
 
-        def call(item) -> Completion:
-            request, llm, _ = item
-            return timed_complete(llm, request)
+    def _answer(self, lp: LP) -> None:
+        """Hand an LP its answers, in its ask order (all of them are back)."""
+        asks, lp.asks = lp.asks, []
+        self._running = lp
+        try:
+            for ask in asks:
+                completion = ask.future.result()  # an exception of the call is the run's
+                heapq.heappush(self._records, (ask.key, ask, completion))
+                for budget in self.budgets:
+                    budget.spend_tokens(completion.usage.prompt_tokens
+                                        + completion.usage.completion_tokens)
+                lp.env.level = ask.key[1]  # its answer comes at the step that asked
+                ask.done.succeed(completion)
+        finally:
+            self._running = None
 
-        if self.max_concurrency > 1 and len(batch) > 1:
-            # A backend that allows fewer connections (local llama.cpp) serialises on its lock.
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(max_workers=self.max_concurrency)
-            results: list[Completion] = list(self._pool.map(call, batch))
-        else:
-            results = [call(item) for item in batch]
-        for (request, llm, done), completion in zip(batch, results, strict=True):
-            self.calls.record(request, completion, t=self.env.now, model=llm.model_id,
-                              role=getattr(llm, "role", None),
-                              endpoint=getattr(llm, "endpoint", None))
-            for budget in self.budgets:
-                budget.spend_tokens(completion.usage.prompt_tokens
-                                    + completion.usage.completion_tokens)
-            done.succeed(completion)
+    # -- the rule: when an LP may go on --------------------------------------------------------
+    def _may_go(self, lp: LP, key: tuple, keys: list[tuple[tuple, LP]]) -> bool:
+        """Whether `lp` may take its step of `key`: no LP with a smaller key (`keys` holds
+        every LP's, sorted) could reach it by then (sandbox/README.md, "The rule")."""
+        behind = []
+        for other_key, other in keys:
+            if other_key >= key:
+                break
+            if other is self._kernel or lp is self._kernel or self.reach is None:
+                return False
+            behind.append((other.name, other_key[0]))
+        if not behind:
+            return True
+        self._current = lp
+        try:
+            return self.reach.clear(lp.name, key[0], behind)
+        finally:
+            self._current = self._kernel
+
+    def _step(self, lp: LP) -> None:
+        self._running = self._current = lp
+        try:
+            lp.env.step()
+        finally:
+            self._running, self._current = None, self._kernel
 
     # -- run loop -----------------------------------------------------------------------------
     def run(self, until: float | None = None) -> None:
-        """Run until no event is left or the next one is later than `until` (sim seconds)."""
-        try:
-            self._run(until)
-        finally:
-            if self._pool is not None:
-                self._pool.shutdown()
-                self._pool = None
-
-    def _run(self, until: float | None) -> None:
-        env = self.env
+        """Run until no event is left or the next one is later than `until` (sim seconds):
+        a barrier, after which everything emitted is written and nothing is in flight."""
         limit = math.inf if until is None else until
+        self._in_run, current = True, self._current
+        try:
+            self._run(limit)
+        finally:
+            self._in_run, self._current = False, current
+            pool, self._pool = self._pool, None
+            if pool is not None:
+                pool.shutdown(cancel_futures=True)
+            for lp in self._lps.values():
+                lp.asks = []  # a run stopped by an error: what it waited on is not its any more
+            self._flush(_INF)
+            # The episode's clock: the last instant anything happened.
+            self._kernel.env._now = max(lp.env.now for lp in self._lps.values())
+
+    def _run(self, limit: float) -> None:
+        lockstep = self.schedule == "lockstep"
         while True:
             if INTERRUPT.is_set():
                 raise KeyboardInterrupt
-            while env.peek() == env.now:  # everything due now runs until it waits
-                env.step()
-            if self._pending:
-                self._dispatch()  # resumes the askers at the same instant
-                continue
-            nxt = env.peek()
-            if nxt == math.inf or nxt > limit:
-                break
-            env.step()
+            self._advance(limit, lockstep)
+            self._send()
+            waiting = [lp for lp in self._lps.values() if lp.asks]
+            if not waiting:
+                return
+            futures = [ask.future for lp in waiting for ask in lp.asks]
+            self.peak_in_flight = max(self.peak_in_flight,
+                                      sum(not f.done() for f in futures))
+            if lockstep:  # one round: every call of the instant is back before anything goes on
+                self._await(futures, everyone=True)
+            elif not any(lp.answerable() for lp in waiting):
+                self._await(futures, everyone=False)
+            for lp in waiting:
+                if lp.answerable():
+                    self._answer(lp)
+
+    def _await(self, futures: list[Future], everyone: bool) -> None:
+        """Wait for every call in flight (a lockstep round) or for the first of them back;
+        the wall time the run loop waits on calls (bench/growth.py times it here)."""
+        wait(futures, return_when=ALL_COMPLETED if everyone else FIRST_COMPLETED)
+
+    def _advance(self, limit: float, lockstep: bool) -> None:
+        """Take every step the rule allows, until none can be taken; then write what no LP
+        can still come before."""
+        while True:
+            keys = sorted((lp.key(), lp) for lp in self._lps.values())
+            floor = keys[0][0]
+            progressed = False
+            for key, lp in keys:
+                if key[0] > limit or key[0] == math.inf or (lockstep and key[0] > floor[0]):
+                    break
+                if lp.steppable() and self._may_go(lp, key, keys):
+                    self._step(lp)
+                    progressed = True
+                    break  # keys changed
+            if not progressed:
+                self._flush(floor)
+                return

@@ -89,6 +89,8 @@ class WorldState:
         # agent -> the tiles of its last walk, as far as it went: what it passed (perception
         # reads it). Not part of the checkpoint: a walk under way is, and sets it as it ends.
         self._walked: dict[str, list[Tile]] = {}
+        self._boxes: dict[Address, tuple[int, int, int, int]] = {}  # arena -> its bounding box
+        engine.reach = self  # residents run ahead as far as this town lets them meet (clear)
 
     # -- agents ---------------------------------------------------------------------------------
     def place(self, agent: str, where: Address | str | Tile) -> Tile:
@@ -174,6 +176,8 @@ class WorldState:
         `walk_failed` and raises AddressError, before any time passes: the agent stays put.
         """
         engine, world = self.engine, self.world
+        if speed > WALKING_SPEED:  # how far a resident can get by when is bounded by it (clear)
+            raise ValueError(f"{agent} cannot walk faster than {WALKING_SPEED} m/s ({speed})")
         start = self.tile_of(agent)
         try:
             target = world.resolve(to)
@@ -257,17 +261,58 @@ class WorldState:
         walk = self._walking.get(agent)
         return walk.waiting if walk is not None else None
 
+    # -- who could meet whom (the engine's Reach: sandbox/README.md, "Running ahead") -----------
+    def tile_at(self, agent: str, t: float) -> Tile:
+        """The tile `agent` is on at simulated second `t`, from what is known of it now: where
+        it stands, or where its walk under way puts it then."""
+        walk = self._walking.get(agent)
+        if walk is None:
+            return self._standing[agent]
+        return walk.path[tile_index(walk.t0, walk.seconds_per_tile, len(walk.path), t)]
+
+    def clear(self, resident: str, t: float, others: list[tuple[str, float]]) -> bool:
+        """Whether none of `others` (a resident, the time it is at) could be, by `t`, in an
+        arena `resident` is in from now (its engine's clock) to `t`: where it stands, or the
+        arenas its walk is in now and at `t`. Walking is the only way to move, at
+        WALKING_SPEED at most (`walk` holds to it), and a path of n tiles covers a Chebyshev
+        distance of n tiles at most, so `c + distance x seconds per tile` is the earliest an
+        other could be there."""
+        if resident not in self._arena:
+            return False
+        arenas = {self.arena_of(resident), self.world.arena_at(self.tile_at(resident, t))}
+        boxes = [self._box(a) for a in arenas if a is not None]
+        if not boxes:
+            return False
+        spt = self.world.seconds_per_tile(WALKING_SPEED)
+        for other, c in others:
+            if other not in self._arena:
+                return False  # not in the town yet: anywhere
+            x, y = self.tile_at(other, c)
+            for x0, y0, x1, y1 in boxes:
+                if c + max(x0 - x, x - x1, y0 - y, y - y1, 0) * spt <= t:
+                    return False
+        return True
+
+    def _box(self, arena: Address) -> tuple[int, int, int, int]:
+        box = self._boxes.get(arena)
+        if box is None:
+            tiles = self.world.tiles(arena)
+            xs, ys = [x for x, _ in tiles], [y for _, y in tiles]
+            box = self._boxes[arena] = (min(xs), min(ys), max(xs), max(ys))
+        return box
+
     # -- checkpoint -----------------------------------------------------------------------------
     def get_state(self) -> dict[str, Any]:
-        """Positions, walks under way and object states, as JSON data (dict orders kept: they
-        are the orders the town was entered in)."""
-        return {"standing": [[a, list(t)] for a, t in self._standing.items()],
+        """Positions, walks under way and object states, as JSON data: who stands and walks
+        by name (residents running ahead start and end their walks in any order), arenas in
+        the order the town was entered in."""
+        return {"standing": [[a, list(t)] for a, t in sorted(self._standing.items())],
                 "walking": [[a, {"path": [list(t) for t in w.path], "t0": w.t0,
                                  "seconds_per_tile": w.seconds_per_tile, "next": w.next,
                                  "enters": [e.model_dump() for e in w.enters]}]
-                            for a, w in self._walking.items()],
+                            for a, w in sorted(self._walking.items())],
                 "arena": [[a, str(arena)] for a, arena in self._arena.items()],
-                "objects": [[str(o), state] for o, state in self._objects.items()]}
+                "objects": sorted([str(o), state] for o, state in self._objects.items())}
 
     def set_state(self, state: dict[str, Any]) -> None:
         """Make this (new, empty) town the one `get_state` saw. Nothing is logged."""

@@ -188,7 +188,8 @@ def main(argv: list[str] | None = None) -> int:
     remember_environment(getattr(args, "base_url", None))
     redact_logs()
     try:
-        with lock.session(), _max_sim_hours(getattr(args, "max_sim_hours", None)):
+        with lock.session(), _max_sim_hours(getattr(args, "max_sim_hours", None)), \
+                _schedule(getattr(args, "schedule", None)):
             check_environment()
             return args.func(args)
     except (UserError, FileFormatError) as exc:  # a bad input, wherever it was found
@@ -210,6 +211,26 @@ def main(argv: list[str] | None = None) -> int:
         print(f"sandbox {args.command}: interrupted; what was written is kept{hint}",
               file=sys.stderr)
         return 130
+
+
+@contextmanager
+def _schedule(value: str | None):
+    """$SANDBOX_SCHEDULE set from --schedule while the command runs (every run reads it, as do
+    the local Ray workers the command starts)."""
+    if value is None:
+        yield
+        return
+    from sandbox.engine import SCHEDULE_ENV as name
+
+    was = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if was is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = was
 
 
 @contextmanager

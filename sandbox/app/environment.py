@@ -49,6 +49,12 @@ def _json_dialect() -> None:
         raise ValueError(f"SANDBOX_JSON_DIALECT={text!r}: must be one of {', '.join(DIALECTS)}")
 
 
+def _schedule() -> None:
+    from sandbox.engine import schedule_setting
+
+    schedule_setting()
+
+
 def _special(path: Path) -> bool:
     mode = path.stat().st_mode
     return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
@@ -118,6 +124,7 @@ SETTINGS: dict[str, Callable[[], None]] = {
     "SANDBOX_MODEL_CACHE": _model_cache,
     "SANDBOX_PROMPTS": _prompts_dir,
     "SANDBOX_MAX_SIM_HOURS": _sim_hours,
+    "SANDBOX_SCHEDULE": _schedule,
     "SANDBOX_DEGRADED_ABOVE": _degraded,
 }
 

@@ -8,6 +8,7 @@ which must be identical between two runs with the same seed and answers.
 from __future__ import annotations
 
 import hashlib
+import json
 import threading
 import time
 from collections.abc import Callable
@@ -53,6 +54,25 @@ class CallRecord(BaseModel):
     dictated_tokens: int = 0  # answer tokens written in as the grammar dictated (local backend)
 
 
+# How long a call took: what differs between two runs of the same calls (the schedule, the
+# machine), left out of the digest a checkpoint keeps of calls.jsonl.
+TIMING = ("latency_s", "prefix_restore_s")
+
+
+def steady(line: str) -> bytes:
+    """A calls.jsonl line as its digest reads it: without its timing, so two runs of the same
+    calls (ahead and lockstep, or on two machines) keep the same digest."""
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return line.encode()
+    if not isinstance(record, dict):
+        return line.encode()
+    for key in TIMING:
+        record.pop(key, None)
+    return json.dumps(record, separators=(",", ":")).encode()
+
+
 # Written only when set: a call of a single-model run reads as it always has.
 _ONLY_WHEN_SET = ("role", "endpoint")
 
@@ -85,7 +105,8 @@ class CallLog:
         self._sha = hashlib.sha256()  # of the lines this log wrote: what a checkpoint follows
 
     def digest(self) -> str:
-        """The sha256 of the lines written by this log (sandbox/checkpoint.py)."""
+        """The sha256 of the lines written by this log, their timing aside (`steady`;
+        sandbox/checkpoint.py)."""
         with self._lock:
             return self._sha.hexdigest()
 
@@ -102,7 +123,7 @@ class CallLog:
     def _append(self, lines: list[str]) -> None:
         """Write lines (under the lock), keeping their digest."""
         for line in lines:
-            self._sha.update(line.encode())
+            self._sha.update(steady(line))
         if self._fh:
             self._fh.writelines(lines)
             self._fh.flush()

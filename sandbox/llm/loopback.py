@@ -72,7 +72,8 @@ class Loopback:
     """The server; a context manager that runs it in a thread on a free port (or `port`)."""
 
     def __init__(self, script: str | ScriptedBackend = "default", *, latency_s: float = 0.0,
-                 fault_rate: float = 0.0, faults: tuple[str, ...] = FAULT_KINDS, seed: int = 0,
+                 latency_max_s: float | None = None, fault_rate: float = 0.0,
+                 faults: tuple[str, ...] = FAULT_KINDS, seed: int = 0,
                  timeout_sleep_s: float = 10.0, retry_after_s: float = 1.0,
                  echo_auth: bool = False, refuse_chat: int | None = None,
                  die_after: int | None = None, host: str = "127.0.0.1", port: int = 0):
@@ -87,6 +88,11 @@ class Loopback:
             script = _scripted_backend(script)
         self.backend = script
         self.latency_s = latency_s
+        # Above latency_s: each answer's latency drawn at random between the two (seeded, in
+        # arrival order), so answers come back in every order (running ahead's tests).
+        self.latency_max_s = latency_max_s
+        if latency_max_s is not None and latency_max_s < latency_s:
+            raise ValueError(f"latency max {latency_max_s} is below the latency {latency_s}")
         self.fault_rate = fault_rate
         self.fault_kinds = tuple(faults)
         self.timeout_sleep_s = timeout_sleep_s
@@ -104,6 +110,7 @@ class Loopback:
         self.dead = False
         self.on_death = None
         self._rng = random.Random(seed)  # drawn in arrival order, under the lock
+        self._latency_rng = random.Random(seed + 1)  # apart: faults drawn as without it
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self.requests = 0
@@ -188,6 +195,13 @@ class Loopback:
     def _end(self) -> None:
         with self._lock:
             self.in_flight -= 1
+
+    def latency(self) -> float:
+        """This answer's latency: the set one, or one drawn up to latency_max_s."""
+        if self.latency_max_s is None:
+            return self.latency_s
+        with self._lock:
+            return self._latency_rng.uniform(self.latency_s, self.latency_max_s)
 
     def sleep(self, seconds: float) -> None:
         if seconds > 0:
@@ -316,7 +330,7 @@ class _Handler(BaseHTTPRequestHandler):
             loopback.sleep(loopback.timeout_sleep_s)
             self.close_connection = True  # the client has long given up on this connection
             return
-        loopback.sleep(loopback.latency_s)
+        loopback.sleep(loopback.latency())
         if fault in ("429", "429_retry_after"):
             headers = {"Retry-After": f"{loopback.retry_after_s:g}"} \
                 if fault == "429_retry_after" else {}
@@ -386,6 +400,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--script", default="default",
                    help="the scripted backend that answers (scripted/<name>) [default: default]")
     p.add_argument("--latency", type=float, default=0.5, help="seconds per answer [default: 0.5]")
+    p.add_argument("--latency-max", type=float, metavar="S",
+                   help="draw each answer's latency at random from --latency to S seconds "
+                        "(answers come back in every order)")
     p.add_argument("--fault-rate", type=float, default=0.0,
                    help="share of requests that get a fault, 0 to 1 [default: 0]")
     p.add_argument("--faults", default=",".join(FAULT_KINDS),
@@ -407,7 +424,8 @@ def main(argv: list[str] | None = None) -> int:
     from . import LLMConfigError
 
     try:
-        server = Loopback(args.script, latency_s=args.latency, fault_rate=args.fault_rate,
+        server = Loopback(args.script, latency_s=args.latency, latency_max_s=args.latency_max,
+                          fault_rate=args.fault_rate,
                           faults=tuple(f.strip() for f in args.faults.split(",") if f.strip()),
                           seed=args.seed, timeout_sleep_s=args.timeout_sleep,
                           refuse_chat=args.refuse_chat, die_after=args.die_after,

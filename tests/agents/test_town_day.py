@@ -66,12 +66,13 @@ def test_a_decomposition_offers_a_short_list_of_known_places_led_by_the_relevant
 
 def test_after_a_conversation_it_started_the_initiator_notices_who_else_is_there(recorder):
     engine, _ = town_day(recorder, until_hour=13)
-    talks = [e for e in engine.events if e.kind in ("conversation_started", "conversation_ended")]
-    started = [e for e in talks if e.kind == "conversation_started"
-               and e.participants[0] == ISABELLA.name]
-    # At lunch Isabella invites Maria, then at once Klaus, who is at the cafe too: she does not
-    # wait out her lunch step before noticing him.
-    assert [e.participants[1] for e in started[-2:]] == ["Maria Lopez", "Klaus Mueller"]
-    first_end = next(e for e in talks if e.kind == "conversation_ended"
-                     and e.conversation == started[-2].conversation)
-    assert started[-1].t - first_end.t < 60
+    started = {e.conversation: e for e in engine.events if e.kind == "conversation_started"}
+    ended = [e for e in engine.events if e.kind == "conversation_ended"]
+    # At lunch Klaus talks with Isabella at the cafe, where Maria is having lunch too: when the
+    # talk ends he weighs talking with her at once, not after waiting out his lunch step.
+    lunch = [e for e in ended if _hour(engine, e.t) == 12]
+    assert lunch, "nobody talked at lunch"
+    initiator, partner = started[lunch[0].conversation].participants
+    considered = [e for e in engine.events if e.kind == "reaction_decided"
+                  and e.agent == initiator and lunch[0].t <= e.t < lunch[0].t + 60]
+    assert considered and {e.target for e in considered} - {partner}

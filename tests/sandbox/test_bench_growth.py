@@ -37,8 +37,9 @@ def test_both_endpoints_run_the_same_episodes_side_by_side_and_draw_the_curves(
 
     kept = json.loads(figures.read_text())
     scripted, loopback = (kept["days"]["legs"][n] for n in ("scripted", "loopback 0 s"))
-    # the same episode with the same answers: the same calls, rounds and prompts, day by day
-    for key in ("calls", "rounds", "prompt_per_call", "memories"):
+    # the same episode with the same answers: the same calls and prompts, day by day (not the
+    # same waits: residents run ahead as far as the answers' timing lets them)
+    for key in ("calls", "prompt_per_call", "memories"):
         assert [d[key] for d in scripted["days"]] == [d[key] for d in loopback["days"]]
     assert loopback["endpoint"]["requests"] == loopback["calls"] == scripted["calls"] > 0
     assert "endpoint" not in scripted

@@ -1,7 +1,7 @@
 """`sandbox replay FORK --beside [PARENT]`: a fork beside its parent on one clock, on a scripted
-town (three residents, reflection after little, 06:00 to 10:00) forked at 08:00 twice: Kenji
-Mori made ga_no_reflection (he stops reflecting at 08:02 and talks to Arthur at 08:30), and
-unchanged."""
+town (three residents, reflection after little, 06:00 to 10:00, seed 1) forked at 08:00 twice:
+Kenji Mori made ga_no_reflection (he stops reflecting, and Arthur comes to talk with him at
+08:05), and unchanged."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def runs(tmp_path_factory):
     config.update(hours=4, params={"reflector": {"threshold": 10}})
     (tmp / "day.yaml").write_text(yaml.safe_dump(config))
     day, changed, same = tmp / "day", tmp / "changed", tmp / "same"
-    assert main(["run", "town_day", "--config", str(tmp / "day.yaml"), *MODEL,
+    assert main(["run", "town_day", "--config", str(tmp / "day.yaml"), *MODEL, "--seed", "1",
                  "--out", str(day)]) == 0
     assert main(["fork", str(day), "--at", "08:00", "--agent-arch",
                  "Kenji Mori=ga_no_reflection", "--out", str(changed)]) == 0
@@ -121,10 +121,22 @@ def test_a_fork_that_changed_nothing_is_identical_so_far(runs):
     assert pair.labels() == ("day  ·  parent", "same  ·  fork at 08:00")
 
 
+def _first_seen_difference(a, b) -> float:
+    """The time of the first moving, doing or saying that differs between two runs' logs."""
+    def seen(run):
+        lines = (json.loads(line) for line in (run / "events.jsonl").read_text().splitlines())
+        return [(e["t"], e["kind"], e.get("agent"), e.get("description"), e.get("text"))
+                for e in lines if e["kind"] in ("move", "action_started", "utterance")]
+    return next(x[0] for x, y in zip(seen(a), seen(b), strict=False) if x != y)
+
+
 def test_the_panes_are_the_same_picture_until_the_runs_part_and_differ_after(runs, tmp_path):
     parted = open_beside(runs["changed"], None).parted
-    # 07:00, the fork point, just before the parting; then Kenji and Arthur talking (fork only)
-    times = ["07:00", "08:00", f"+{int(parted) - 1}s", "08:30:30"]
+    shown = _first_seen_difference(runs["day"], runs["changed"])
+    assert shown >= parted
+    # 07:00, the fork point, just before the parting; then just after the first difference a
+    # replay can show (Arthur and Kenji talking, in the fork only)
+    times = ["07:00", "08:00", f"+{int(parted) - 1}s", f"+{int(shown) + 1}s"]
     frames = [export(tmp_path, [str(runs["changed"]), "--beside", "--from", t, "--to", t],
                      name=f"f{i}")[0] for i, t in enumerate(times)]
     same = [a == b for a, b in map(halves, frames)]

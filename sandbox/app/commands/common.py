@@ -105,6 +105,15 @@ def add_sim_time_option(g) -> None:
                         "before anything runs [default: $SANDBOX_MAX_SIM_HOURS, else 72]")
 
 
+def add_schedule_option(g) -> None:
+    """--schedule (sandbox.engine): the CLI sets $SANDBOX_SCHEDULE from it for the command."""
+    g.add_argument("--schedule", choices=["ahead", "lockstep"],
+                   help="how residents' steps wait for each other: ahead (each goes on as far "
+                        "as nobody could reach it, calls of different moments in flight "
+                        "together) or lockstep (one simulated instant at a time); the same "
+                        "files either way [default: $SANDBOX_SCHEDULE, else ahead]")
+
+
 DEFAULT_CHECKPOINT_EVERY = "1h"
 
 

@@ -43,7 +43,13 @@ from ..rerunning import (
     recorded_forks,
     run_recorded,
 )
-from .common import add_whisper_option, architecture_ref, claim_run_directory, output_dir
+from .common import (
+    add_schedule_option,
+    add_whisper_option,
+    architecture_ref,
+    claim_run_directory,
+    output_dir,
+)
 
 
 class ForkError(UserError):
@@ -89,6 +95,7 @@ def register(sub) -> None:
                      help="NAME's new architecture: a built-in name or a YAML file; repeat "
                           "for several agents")
     add_whisper_option(p)
+    add_schedule_option(p)
     p.add_argument("--cache-only", action="store_true",
                    help="after TIME too, answer only from the cache; a call not in it stops")
     p.add_argument("--from-start", action="store_true",

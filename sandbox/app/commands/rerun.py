@@ -23,7 +23,7 @@ from ..rerunning import (
     run_recorded,
     same_scenario,
 )
-from .common import claim_run_directory, output_dir
+from .common import add_schedule_option, claim_run_directory, output_dir
 
 
 def register(sub) -> None:
@@ -45,6 +45,7 @@ def register(sub) -> None:
                    help="replay from the cache only; a call not in it stops the rerun")
     p.add_argument("--from-start", action="store_true",
                    help="into RUN too, run from the start, not from RUN's last checkpoint")
+    add_schedule_option(p)
     p.set_defaults(func=main)
 
 

@@ -32,6 +32,7 @@ from .common import (
     add_checkpoint_option,
     add_embedder_option,
     add_llm_options,
+    add_schedule_option,
     add_sim_time_option,
     add_whisper_option,
     architecture_ref,
@@ -128,6 +129,7 @@ def _add_episode_options(p: argparse.ArgumentParser) -> None:
     add_whisper_option(g)
     add_embedder_option(g)
     add_sim_time_option(g)
+    add_schedule_option(g)
     add_checkpoint_option(g)
     add_role_options(p.add_argument_group(
         "models by role (town_day or a task template: the evaluated model --model answers "

@@ -12,7 +12,7 @@ from sandbox.errors import UserError
 from sandbox.files import FileFormatError
 from sandbox.lock import hold_output
 
-from .common import output_dir
+from .common import add_schedule_option, output_dir
 
 EXAMPLE = """example: sandbox sweep experiment.yaml, with experiment.yaml:
   out: runs/exp
@@ -43,6 +43,7 @@ def register(sub) -> None:
     p.add_argument("--dry-run", action="store_true",
                    help="check every cell and print the commands, with the estimate of each "
                         "cell whose command makes one (its own --dry-run); run nothing")
+    add_schedule_option(p)
     p.set_defaults(func=main, resumable=True)
 
 

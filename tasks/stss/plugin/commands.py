@@ -24,6 +24,7 @@ from sandbox.app.commands.common import (
     add_embedder_option,
     add_llm_options,
     add_parallel_options,
+    add_schedule_option,
     add_sim_time_option,
     architecture_ref,
     budgets,
@@ -90,6 +91,7 @@ def add_template_options(p: argparse.ArgumentParser) -> None:
     add_episode_options(g)
     add_embedder_option(g)
     add_sim_time_option(g)
+    add_schedule_option(g)
     add_role_options(p.add_argument_group(
         "models by role (the STSS protocol: the evaluated model answers the performer's "
         "high-level calls, a background model the rest of the town)"))
