@@ -43,7 +43,7 @@ INTERRUPT = threading.Event()
 SCHEDULES = ("ahead", "lockstep")
 SCHEDULE_ENV = "SANDBOX_SCHEDULE"  # `--schedule` sets it for a command
 KERNEL = ""  # the kernel LP's name: what runs in no resident
-_INF = (math.inf, 0, 0)
+_INF = (math.inf, 0, 0, 0)
 
 
 def schedule_setting() -> str:
@@ -127,7 +127,9 @@ class _TimeoutAt(simpy.Event):
 
 @dataclass
 class _Ask:
-    key: tuple  # (time, level, index, n): where its record goes in calls.jsonl
+    # (time, round, level, index, n): its answer comes at the round after the one it was
+    # asked in (the key's first four), and its record goes in calls.jsonl by all five
+    key: tuple
     request: LLMRequest
     llm: Any
     done: simpy.Event
@@ -145,27 +147,33 @@ class LP:
     emitted: int = 0  # its events so far (the last part of their keys)
     asked: int = 0  # its calls so far
     asks: list[_Ask] = field(default_factory=list)  # waiting for answers
+    # The rounds of calls it has had answered at its current instant (`at`): its steps at one
+    # instant between two answers are that instant's rounds, as in lockstep.
+    at: float = -math.inf
+    round: int = 0
 
-    def head(self) -> tuple[float, int, int]:
-        at, level = self.env.head()
-        return at, level, self.index
+    def head(self) -> tuple[float, int, int, int]:
+        """The key of its first event: (time, round, level, index)."""
+        time, level = self.env.head()
+        return time, (self.round if time == self.at else 0), level, self.index
 
-    def key(self) -> tuple[float, int, int]:
-        """Its next step's key: its first event's, or its calls' when they come first."""
+    def key(self) -> tuple[float, int, int, int]:
+        """Its next step's key: its first event's, or its calls' answers' when they come
+        first."""
         head = self.head()
-        return min(head, self.asks[0].key[:3]) if self.asks else head
+        return min(head, self.asks[0].key[:4]) if self.asks else head
 
     def steppable(self) -> bool:
-        """Its first event comes no later than the calls it waits on (its other processes
-        at the same instant run until they wait too, as in one round)."""
-        return not self.asks or self.head() <= self.asks[0].key[:3]
+        """Its first event comes before the answers it waits on (its other processes at this
+        round run until they wait too)."""
+        return not self.asks or self.head() < self.asks[0].key[:4]
 
     def answerable(self) -> bool:
         """Every call it waits on is back and nothing of it comes before their answers: they
         are handed over at one point of its own order, whenever they arrived."""
         return (bool(self.asks) and all(a.future is not None and a.future.done()
                                         for a in self.asks)
-                and self.head() > self.asks[0].key[:3])
+                and self.head() > self.asks[0].key[:4])
 
 
 def stream_seed(seed: int, name: str) -> list[int]:
@@ -296,20 +304,21 @@ class Engine:
     def emit(self, event: Event) -> Event:
         lp = self._current
         lp.emitted += 1
-        heapq.heappush(self._events, ((lp.env.now, lp.env.level, lp.index, lp.emitted), event))
+        heapq.heappush(self._events, ((lp.env.now, lp.round if lp.env.now == lp.at else 0,
+                                       lp.env.level, lp.index, lp.emitted), event))
         if not self._in_run:
             self._flush(_INF)
         return event
 
     def _flush(self, below: tuple) -> None:
         """Write every event and call record whose key is below `below`, in key order."""
-        while self._events and self._events[0][0][:3] < below:
+        while self._events and self._events[0][0][:4] < below:
             _key, event = heapq.heappop(self._events)
             if self.log is not None:
                 self.log.emit(event)
             for callback in self._subscribers:
                 callback(event)
-        while self._records and self._records[0][0][:3] < below:
+        while self._records and self._records[0][0][:4] < below:
             _key, ask, completion = heapq.heappop(self._records)
             llm = ask.llm
             self.calls.record(ask.request, completion, t=ask.key[0], model=llm.model_id,
@@ -331,7 +340,9 @@ class Engine:
         llm = llm or self.llm
         pick = getattr(llm, "pick", None)
         lp.asked += 1
-        lp.asks.append(_Ask((lp.env.now, lp.env.level, lp.index, lp.asked), request,
+        now = lp.env.now
+        answered = (lp.round if now == lp.at else 0) + 1  # the round its answer starts
+        lp.asks.append(_Ask((now, answered, lp.env.level, lp.index, lp.asked), request,
                             pick(request) if pick is not None else llm, done))
         return done
 
@@ -353,6 +364,7 @@ class Engine:
     def _answer(self, lp: LP) -> None:
         """Hand an LP its answers, in its ask order (all of them are back)."""
         asks, lp.asks = lp.asks, []
+        lp.at, lp.round = asks[0].key[0], asks[0].key[1]  # its next round at this instant
         self._running = lp
         try:
             for ask in asks:
@@ -361,7 +373,7 @@ class Engine:
                 for budget in self.budgets:
                     budget.spend_tokens(completion.usage.prompt_tokens
                                         + completion.usage.completion_tokens)
-                lp.env.level = ask.key[1]  # its answer comes at the step that asked
+                lp.env.level = ask.key[2]  # its answer comes at the level that asked
                 ask.done.succeed(completion)
         finally:
             self._running = None
@@ -374,7 +386,9 @@ class Engine:
         for other_key, other in keys:
             if other_key >= key:
                 break
-            if other is self._kernel or lp is self._kernel or self.reach is None:
+            if other is self._kernel or lp is self._kernel:
+                return False
+            if self.reach is None:
                 return False
             behind.append((other.name, other_key[0]))
         if not behind:
@@ -386,6 +400,9 @@ class Engine:
             self._current = self._kernel
 
     def _step(self, lp: LP) -> None:
+        at = lp.env.head()[0]
+        if at != lp.at:  # a new instant: its first round
+            lp.at, lp.round = at, 0
         self._running = self._current = lp
         try:
             lp.env.step()

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
 
+import numpy as np
 import simpy
 
 from sandbox.events import (
@@ -89,7 +90,7 @@ class WorldState:
         # agent -> the tiles of its last walk, as far as it went: what it passed (perception
         # reads it). Not part of the checkpoint: a walk under way is, and sets it as it ends.
         self._walked: dict[str, list[Tile]] = {}
-        self._boxes: dict[Address, tuple[int, int, int, int]] = {}  # arena -> its bounding box
+        self._hop_grids: dict[Address, np.ndarray] = {}  # arena -> tiles to it (_hops)
         engine.reach = self  # residents run ahead as far as this town lets them meet (clear)
 
     # -- agents ---------------------------------------------------------------------------------
@@ -272,34 +273,68 @@ class WorldState:
 
     def clear(self, resident: str, t: float, others: list[tuple[str, float]]) -> bool:
         """Whether none of `others` (a resident, the time it is at) could be, by `t`, in an
-        arena `resident` is in from now (its engine's clock) to `t`: where it stands, or the
-        arenas its walk is in now and at `t`. Walking is the only way to move, at
-        WALKING_SPEED at most (`walk` holds to it), and a path of n tiles covers a Chebyshev
-        distance of n tiles at most, so `c + distance x seconds per tile` is the earliest an
-        other could be there."""
+        arena where what `resident` does up to `t` could be seen or could see them: where it
+        stands, or where its walk is now and at `t`. A walk's steps before its arrival only
+        cross arenas, which nobody reads from the walker's process (where a walker is at any
+        moment follows from its walk: `tile_of`): they are always clear."""
+        walk = self._walking.get(resident)
+        if walk is not None and t < walk.arrival:
+            return True
         if resident not in self._arena:
             return False
         arenas = {self.arena_of(resident), self.world.arena_at(self.tile_at(resident, t))}
-        boxes = [self._box(a) for a in arenas if a is not None]
-        if not boxes:
+        if None in arenas:
             return False
-        spt = self.world.seconds_per_tile(WALKING_SPEED)
-        for other, c in others:
-            if other not in self._arena:
-                return False  # not in the town yet: anywhere
-            x, y = self.tile_at(other, c)
-            for x0, y0, x1, y1 in boxes:
-                if c + max(x0 - x, x - x1, y0 - y, y - y1, 0) * spt <= t:
-                    return False
-        return True
+        return all(self.earliest(other, c, arena) > t for other, c in others
+                   for arena in arenas)
 
-    def _box(self, arena: Address) -> tuple[int, int, int, int]:
-        box = self._boxes.get(arena)
-        if box is None:
-            tiles = self.world.tiles(arena)
-            xs, ys = [x for x, _ in tiles], [y for _, y in tiles]
-            box = self._boxes[arena] = (min(xs), min(ys), max(xs), max(ys))
-        return box
+    def earliest(self, agent: str, c: float, arena: Address) -> float:
+        """The earliest time `agent`, at simulated second `c`, could be in `arena`: walking is
+        the only way to move, at WALKING_SPEED at most (`walk` holds to it), along the tiles;
+        a walk under way goes where its path goes, then on from where it ends."""
+        if agent not in self._arena:
+            return c  # not in the town yet: anywhere
+        spt = self.world.seconds_per_tile(WALKING_SPEED)
+        hops = self._hops(arena)
+        walk = self._walking.get(agent)
+        if walk is None:
+            x, y = self._standing[agent]
+            return c + hops[y, x] * spt
+        now = tile_index(walk.t0, walk.seconds_per_tile, len(walk.path), c)
+        if self.world.arena_at(walk.path[now]) == arena:
+            return c
+        for entry in walk.enters:
+            if entry.index > now and entry.arena == str(arena):
+                return max(c, entry.t)
+        x, y = walk.path[-1]
+        return max(c, walk.arrival) + hops[y, x] * spt
+
+    def _hops(self, arena: Address) -> np.ndarray:
+        """Tiles from each tile to the nearest of `arena`'s, along the walkable ones (a
+        breadth-first search from all of the arena's tiles at once), as a grid; unreachable:
+        the grid's area (farther than any path). Computed once per arena."""
+        grid = self._hop_grids.get(arena)
+        if grid is not None:
+            return grid
+        world = self.world
+        far = world.width * world.height
+        grid = np.full((world.height, world.width), far, dtype=np.int64)
+        frontier = list(world.tiles(arena))
+        for x, y in frontier:
+            grid[y, x] = 0
+        adjacency = world.tile_graph.adj
+        step = 0
+        while frontier:
+            step += 1
+            following = []
+            for tile in frontier:
+                for x, y in adjacency[tile]:
+                    if grid[y, x] == far:
+                        grid[y, x] = step
+                        following.append((x, y))
+            frontier = following
+        self._hop_grids[arena] = grid
+        return grid
 
     # -- checkpoint -----------------------------------------------------------------------------
     def get_state(self) -> dict[str, Any]:
