@@ -4,11 +4,11 @@ and a run loop that keeps as many LLM calls in flight as the residents' real dep
 Each resident is a *logical process* (LP) with a SimPy environment of its own; whatever belongs
 to no resident runs in the kernel LP. Agents are SimPy processes of their resident's LP. To ask
 the model, a process yields `engine.ask(request)` and receives the `Completion`. An LP's next
-step has a key (time, level, index); a resident may take its step when no LP with a smaller key
-could be in its arena by then (`Reach`), so residents that cannot meet run ahead of each other
-with their calls in flight together. Events and calls are written in key order, so a run is
-the same for a given seed and answers, whatever order the answers come back in and whichever
-schedule ran it. sandbox/README.md, "Running ahead", has the design and why it is safe.
+step has a key (time, round, level, index); a resident may take its step when no LP with a
+smaller key could be in its arena by then (`Reach`), so residents that cannot meet run ahead of
+each other with their calls in flight together. Events and calls are written in key order, so
+a run is the same for a given seed and answers, whatever order the answers come back in and
+whichever schedule ran it. sandbox/README.md, "Running ahead", has the design and why it is safe.
 """
 
 from __future__ import annotations
@@ -82,6 +82,7 @@ class _Environment(simpy.Environment):
     def __init__(self, engine: Engine, initial_time: float):
         super().__init__(initial_time=initial_time)
         self.engine = engine
+        self.lp: LP | None = None  # whose clock it is
         self.level = 0  # of the event being processed (or last processed)
 
     def schedule(self, event: simpy.Event, priority=simpy.core.NORMAL, delay: float = 0) -> None:
@@ -90,6 +91,7 @@ class _Environment(simpy.Environment):
             at, level = self._now + delay, (self.level if delay == 0 else 0)
         else:  # another LP's step triggers one of ours: at its time, a level after it
             at = source.env._now + delay
+            self.lp.depth = max(self.lp.depth, source.depth)
             level = source.env.level + 1 if delay == 0 else 0
             if at < self._now:
                 raise RuntimeError(f"an event at {at} s for an LP already at {self._now} s")
@@ -130,6 +132,7 @@ class _Ask:
     # (time, round, level, index, n): its answer comes at the round after the one it was
     # asked in (the key's first four), and its record goes in calls.jsonl by all five
     key: tuple
+    depth: int  # of its chain of calls (the asker's so far, and itself)
     request: LLMRequest
     llm: Any
     done: simpy.Event
@@ -151,6 +154,11 @@ class LP:
     # instant between two answers are that instant's rounds, as in lockstep.
     at: float = -math.inf
     round: int = 0
+    # The longest chain of calls its state waited on so far (its own answers, what it was
+    # woken by, whom it perceived), and what its answers handed over bring, taken at its next
+    # step: the critical path's measure, the same in any schedule.
+    depth: int = 0
+    answered_depth: int = 0
 
     def head(self) -> tuple[float, int, int, int]:
         """The key of its first event: (time, round, level, index)."""
@@ -204,7 +212,7 @@ class Engine:
         self.budgets = [b for b in budgets or [] if b.capped]  # the episode's, the suite's
         self.schedule = "lockstep" if self.budgets else schedule
         self._running: LP | None = None  # the LP whose event is being processed
-        self._kernel = LP(KERNEL, -1, _Environment(self, now), np.random.default_rng(seed))
+        self._kernel = self._new_lp(KERNEL, -1, now, np.random.default_rng(seed))
         self._lps: dict[str, LP] = {KERNEL: self._kernel}
         self._current = self._kernel  # whose code runs: the running LP, or one `resident` opened
         self.reach: Reach | None = None  # a town's: who could meet whom (None: anyone)
@@ -229,9 +237,14 @@ class Engine:
         Called once, before any of them runs; names already known keep their place."""
         for name in names:
             if name not in self._lps:
-                self._lps[name] = LP(name, len(self._lps) - 1,
-                                     _Environment(self, self._kernel.env.now),
-                                     np.random.default_rng(stream_seed(self.seed, name)))
+                self._lps[name] = self._new_lp(
+                    name, len(self._lps) - 1, self._kernel.env.now,
+                    np.random.default_rng(stream_seed(self.seed, name)))
+
+    def _new_lp(self, name: str, index: int, now: float, stream: np.random.Generator) -> LP:
+        lp = LP(name, index, _Environment(self, now), stream)
+        lp.env.lp = lp
+        return lp
 
     @contextmanager
     def resident(self, name: str) -> Iterator[None]:
@@ -246,6 +259,15 @@ class Engine:
 
     def residents(self) -> list[str]:
         return [name for name in self._lps if name != KERNEL]
+
+    def saw(self, names: list[str]) -> None:
+        """The running resident perceived these residents: what it does next waits on what
+        they did (the critical path's measure; `WorldState.sharing_arena` says so)."""
+        lp = self._current
+        for name in names:
+            other = self._lps.get(name)
+            if other is not None:
+                lp.depth = max(lp.depth, other.depth)
 
     def event_for(self, name: str) -> simpy.Event:
         """An event resident `name`'s processes can wait on (another resident triggers it)."""
@@ -323,7 +345,7 @@ class Engine:
             llm = ask.llm
             self.calls.record(ask.request, completion, t=ask.key[0], model=llm.model_id,
                               role=getattr(llm, "role", None),
-                              endpoint=getattr(llm, "endpoint", None))
+                              endpoint=getattr(llm, "endpoint", None), depth=ask.depth)
 
     # -- LLM ----------------------------------------------------------------------------------
     def ask(self, request: LLMRequest, llm=None) -> simpy.Event:
@@ -342,8 +364,8 @@ class Engine:
         lp.asked += 1
         now = lp.env.now
         answered = (lp.round if now == lp.at else 0) + 1  # the round its answer starts
-        lp.asks.append(_Ask((now, answered, lp.env.level, lp.index, lp.asked), request,
-                            pick(request) if pick is not None else llm, done))
+        lp.asks.append(_Ask((now, answered, lp.env.level, lp.index, lp.asked), lp.depth + 1,
+                            request, pick(request) if pick is not None else llm, done))
         return done
 
     def _send(self) -> None:
@@ -370,6 +392,7 @@ class Engine:
             for ask in asks:
                 completion = ask.future.result()  # an exception of the call is the run's
                 heapq.heappush(self._records, (ask.key, ask, completion))
+                lp.answered_depth = max(lp.answered_depth, ask.depth)
                 for budget in self.budgets:
                     budget.spend_tokens(completion.usage.prompt_tokens
                                         + completion.usage.completion_tokens)
@@ -403,6 +426,7 @@ class Engine:
         at = lp.env.head()[0]
         if at != lp.at:  # a new instant: its first round
             lp.at, lp.round = at, 0
+        lp.depth = max(lp.depth, lp.answered_depth)
         self._running = self._current = lp
         try:
             lp.env.step()

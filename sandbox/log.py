@@ -99,6 +99,12 @@ class RunResult(BaseModel):
     checkpoints: int = 0
     checkpoints_skipped: list[str] = Field(default_factory=list)
     restored_from: float | None = None
+    # How the run was scheduled (sandbox/engine.py): ahead or lockstep, how many times calls
+    # went out together (lockstep: its rounds), and the most calls in flight at once. Absent
+    # from results written before residents ran ahead.
+    schedule: str | None = None
+    sends: int | None = None
+    peak_in_flight: int | None = None
 
     @model_serializer(mode="wrap")
     def _without_unused_checkpoints(self, handler):
@@ -106,7 +112,8 @@ class RunResult(BaseModel):
         # benchmark's) read as they did before checkpoints existed.
         data = handler(self)
         for key, unused in (("checkpoints", 0), ("checkpoints_skipped", []),
-                            ("restored_from", None)):
+                            ("restored_from", None), ("schedule", None), ("sends", None),
+                            ("peak_in_flight", None)):
             if data.get(key) == unused:
                 del data[key]
         return data

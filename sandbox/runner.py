@@ -203,13 +203,23 @@ def _run(scenario: Scenario, llm, *, seed: int, out_dir: Path, overwrite: bool, 
                                happened, calls.records, getattr(scenario, "expected_events", {})),
                            **fallback_counts(calls.records), checkpoints=written,
                            checkpoints_skipped=skipped,
-                           restored_from=restored.t if restored is not None else None)
+                           restored_from=restored.t if restored is not None else None,
+                           **schedule_figures(engine, calls.records))
         why = unreached(calls.records) if status == "completed" else None
         if why is not None:  # not finished: the suite runs it again
             result.status, result.error = "unavailable", why
         log.finish(result)
         calls.close()
     return result
+
+
+def schedule_figures(engine: Engine, records) -> dict[str, Any]:
+    """How a town's run was scheduled, for result.json: none for a run without residents (a
+    single room: one process, nothing to run ahead)."""
+    if not engine.residents():
+        return {}
+    return {"schedule": engine.schedule, "sends": engine.rounds,
+            "peak_in_flight": engine.peak_in_flight}
 
 
 def _carry_over(restored: checkpoint.Checkpoint, out_dir: Path, engine: Engine,

@@ -53,7 +53,28 @@ def summarize(run: Run) -> dict[str, Any]:
         "judgments": judgments(run),
         "prefix_reuse": prefix_reuse(run),
         "forks": forks(run),
+        "schedule": schedule(run),
     }
+
+
+def schedule(run: Run) -> dict[str, Any] | None:
+    """The run against its bound: the critical path (the longest chain of calls each of which
+    had to wait for the one before: its asker's previous call, its conversation partner's
+    line, whom it perceived; the engine keeps each call's `depth`), the calls, how they were
+    sent (result.json) and how many were in flight on average (their latency over the wall
+    time, calls answered from the cache aside). None for a run without depths (a single room,
+    a run from before residents ran ahead)."""
+    depths = [c.depth for c in run.calls if c.depth is not None]
+    if not depths:
+        return None
+    result = run.result
+    asked = [c for c in run.calls if not c.cached]
+    wall = result.wall_time_s if result else None
+    return {"critical_path": max(depths), "calls": len(run.calls),
+            "schedule": result.schedule if result else None,
+            "sends": result.sends if result else None,
+            "peak_in_flight": result.peak_in_flight if result else None,
+            "in_flight": (sum(c.latency_s for c in asked) / wall) if asked and wall else None}
 
 
 def answered_by(call) -> str:
@@ -61,6 +82,17 @@ def answered_by(call) -> str:
     its model and its endpoint alias (when it was named by one)."""
     who = call.model + (f" @ {call.endpoint}" if call.endpoint else "")
     return f"{call.role}: {who}" if call.role else who
+
+
+def schedule_line(s: dict[str, Any]) -> str:
+    """The run against its bound, in one line."""
+    line = f"critical path: {s['critical_path']} of {s['calls']} calls"
+    if s.get("schedule"):
+        line += (f"; ran {s['schedule']}: sent {s['sends']} times, "
+                 f"at most {s['peak_in_flight']} in flight")
+        if s.get("in_flight") is not None:
+            line += f", {s['in_flight']:.1f} on average"
+    return line
 
 
 def forks(run: Run) -> list[str]:
@@ -157,6 +189,8 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
                   f"wall time: {'-' if wall is None else f'{wall:.1f} s'}")
     for fork in summary.get("forks") or []:
         console.print(f"forked from {fork}", highlight=False)
+    if summary.get("schedule"):
+        console.print(schedule_line(summary["schedule"]), highlight=False)
     written, skipped, restored = summary.get("checkpoints") or [0, [], None]
     if written or restored is not None:
         console.print(f"checkpoints: {written} written"

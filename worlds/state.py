@@ -149,7 +149,11 @@ class WorldState:
                    if a in self._arena and self.arena_of(a) == arena)
         found = (a for a in heapq.merge(standing, walking)
                  if a != agent and (among is None or a in among))
-        return list(islice(found, first))
+        seen = list(islice(found, first))
+        saw = getattr(self.engine, "saw", None)  # what it does next waits on theirs (engine)
+        if saw is not None:
+            saw(seen)
+        return seen
 
     def on_enter(self, callback: EnterCallback) -> None:
         """Call `callback(agent, left_arena, entered_arena, t)` whenever an agent changes arena."""

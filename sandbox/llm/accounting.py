@@ -52,6 +52,9 @@ class CallRecord(BaseModel):
     prefix_restored: bool = False
     prefix_restore_s: float = 0.0
     dictated_tokens: int = 0  # answer tokens written in as the grammar dictated (local backend)
+    # The longest chain of calls, each waiting for the one before, that ends with this one (the
+    # engine's: sandbox/README.md, "Running ahead"); its largest in a run is the critical path.
+    depth: int | None = None
 
 
 # How long a call took: what differs between two runs of the same calls (the schedule, the
@@ -74,7 +77,7 @@ def steady(line: str) -> bytes:
 
 
 # Written only when set: a call of a single-model run reads as it always has.
-_ONLY_WHEN_SET = ("role", "endpoint")
+_ONLY_WHEN_SET = ("role", "endpoint", "depth")
 
 
 PROMPTS = "prompts.jsonl"  # beside calls.jsonl: each call's messages and answer, by seq
@@ -130,7 +133,7 @@ class CallLog:
 
     def record(self, request: LLMRequest, completion: Completion, t: float | None = None,
                model: str = "", role: str | None = None,
-               endpoint: str | None = None) -> CallRecord:
+               endpoint: str | None = None, depth: int | None = None) -> CallRecord:
         global _recorded
         with _recorded_lock:
             _recorded += 1
@@ -145,7 +148,7 @@ class CallLog:
                 prefix_tokens=completion.prefix_tokens,
                 prefix_restored=completion.prefix_restored,
                 prefix_restore_s=round(completion.prefix_restore_s, 4),
-                dictated_tokens=completion.dictated_tokens)
+                dictated_tokens=completion.dictated_tokens, depth=depth)
             self.records.append(rec)
             self._append([rec.model_dump_json(
                 exclude={k for k in _ONLY_WHEN_SET if getattr(rec, k) is None}) + "\n"])

@@ -1,0 +1,221 @@
+"""Residents run ahead of each other (`--schedule ahead`) where nothing can meet them, and a run
+is the same run, file for file, under `ahead` and `lockstep`, whatever order the answers come
+back in (sandbox/README.md, "Running ahead")."""
+
+from __future__ import annotations
+
+import json
+import threading
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from sandbox.app.cli import main
+from sandbox.engine import Engine
+from sandbox.llm import LLMRequest, LLMSettings, Message, ScriptedBackend, make_llm
+from sandbox.llm.accounting import TIMING
+from sandbox.llm.loopback import Loopback
+from worlds import World, WorldState
+
+MINI_TOWN = Path(__file__).parents[1] / "agents" / "data" / "mini_town.yaml"
+FILES = ("events.jsonl", "prompts.jsonl")
+
+
+def assert_same_run(a: Path, b: Path) -> None:
+    """Two run directories hold the same run: events, prompts, calls (timing aside), score
+    (its own directory aside) and every checkpoint, byte for byte."""
+    for name in FILES:
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+
+    def calls(run):
+        lines = [json.loads(line) for line in (run / "calls.jsonl").read_text().splitlines()]
+        return [{k: v for k, v in line.items() if k not in TIMING} for line in lines]
+
+    assert calls(a) == calls(b)
+    if (a / "score.json").exists():
+        def score(run):
+            return {k: v for k, v in json.loads((run / "score.json").read_text()).items()
+                    if k != "run"}
+        assert score(a) == score(b)
+    kept = sorted(p.name for p in (a / "checkpoints").glob("*.json.gz"))
+    assert kept == sorted(p.name for p in (b / "checkpoints").glob("*.json.gz"))
+    for name in kept:
+        assert (a / "checkpoints" / name).read_bytes() == \
+            (b / "checkpoints" / name).read_bytes(), name
+
+
+def run_both(tmp_path: Path, argv: list[str]) -> tuple[Path, Path]:
+    runs = []
+    for schedule in ("lockstep", "ahead"):
+        out = tmp_path / schedule
+        assert main([*argv, "--out", str(out), "--quiet", "--schedule", schedule]) == 0
+        runs.append(out)
+    return runs[0], runs[1]
+
+
+@pytest.mark.parametrize("template", ["public_spring_tasting", "appointment_portrait"])
+def test_a_full_window_episode_is_the_same_under_both_schedules(tmp_path, template):
+    lockstep, ahead = run_both(tmp_path, ["run", template, "--arch", "ga_tdp", "--model",
+                                          "scripted/town", "--embedder", "hashing"])
+    assert_same_run(lockstep, ahead)
+
+
+def test_answers_in_every_order_give_the_same_run(tmp_path):
+    """Against an endpoint whose every answer takes a random time, the answers come back in
+    another order each run; the files do not change."""
+    with Loopback("town", latency_s=0.0, latency_max_s=0.02, seed=5) as server:
+        argv = ["run", "inviting_jogging", "--arch", "ga", "--model", "openai/town",
+                "--base-url", server.url, "--max-concurrency", "32", "--embedder", "hashing",
+                "--background", "5", "--same-day", "--start", "06:00", "--no-cache"]
+        lockstep, ahead = run_both(tmp_path, argv)
+        again = tmp_path / "again"
+        assert main([*argv, "--out", str(again), "--quiet", "--schedule", "ahead"]) == 0
+    assert_same_run(lockstep, ahead)
+    assert_same_run(lockstep, again)
+
+
+# -- the rule ----------------------------------------------------------------------------------
+class Slow(ScriptedBackend):
+    """Answers after `latency_s`; says when the first answer is back."""
+
+    def __init__(self):
+        super().__init__(latency_s=0.4)
+        self.answered = threading.Event()
+
+    def complete(self, request):
+        try:
+            return super().complete(request)
+        finally:
+            self.answered.set()
+
+
+def walk_towards(schedule: str) -> tuple[list[tuple[float, list[str]]], int]:
+    """Yvonne, at home, thinks (a slow call) and then walks to the cafe, where Xavier looks
+    around every 2 simulated seconds. What Xavier saw when, and how many of his looks were
+    taken before Yvonne's answer was back."""
+    backend = Slow()
+    engine = Engine(llm=make_llm(LLMSettings(), backend=backend), seed=0,
+                    start_time=datetime(2024, 2, 14, 9, 0), schedule=schedule)
+    town = WorldState(engine, World.load(MINI_TOWN))
+    engine.register(["Yvonne", "Xavier"])
+    town.place("Yvonne", "mini:Rose Cottage:bedroom")
+    town.place("Xavier", "mini:Hobbs Cafe:cafe")
+    seen, early = [], [0]
+
+    def yvonne():
+        yield engine.ask(LLMRequest(messages=[Message(role="user", content="where to?")]))
+        yield from town.walk("Yvonne", "mini:Hobbs Cafe:cafe")
+
+    def xavier():
+        while engine.now < 60:
+            yield engine.timeout(2)
+            seen.append((engine.now, town.sharing_arena("Xavier")))
+            early[0] += not backend.answered.is_set()
+
+    with engine.resident("Yvonne"):
+        engine.process(yvonne())
+    with engine.resident("Xavier"):
+        engine.process(xavier())
+    engine.run()
+    return seen, early[0]
+
+
+def test_a_resident_walking_over_is_seen_as_in_lockstep_and_the_other_went_ahead_meanwhile():
+    lockstep, waited = walk_towards("lockstep")
+    ahead, went_on = walk_towards("ahead")
+    assert ahead == lockstep  # not one look taken before Yvonne could be there
+    arrived = next(t for t, who in lockstep if who == ["Yvonne"])
+    assert 0 < arrived < 60 and all(who == [] for t, who in lockstep if t < arrived)
+    assert waited == 0  # lockstep: nobody passes the instant of a call in flight
+    # ahead: Xavier took the looks before Yvonne could reach the cafe while she thought
+    assert went_on >= 1 and went_on * 2 < arrived
+
+
+def test_a_rule_that_let_residents_run_as_they_like_would_be_caught(monkeypatch):
+    """The test above fails when the rule is left out: Xavier runs to the end while Yvonne
+    thinks, and never sees her arrive."""
+    monkeypatch.setattr(WorldState, "clear", lambda self, resident, t, others: True)
+    ahead, _ = walk_towards("ahead")
+    lockstep, _ = walk_towards("lockstep")
+    assert ahead != lockstep
+
+
+def test_ahead_keeps_more_calls_in_flight_than_lockstep_where_residents_cannot_meet():
+    """Two residents far apart, each asking one call after another at its own moments: ahead
+    sends both residents' calls together, lockstep one instant at a time."""
+    def run(schedule):
+        backend = ScriptedBackend(latency_s=0.05)
+        engine = Engine(llm=make_llm(LLMSettings(), backend=backend), seed=0,
+                        start_time=datetime(2024, 2, 14, 9, 0), schedule=schedule)
+        town = WorldState(engine, World.load(MINI_TOWN))
+        engine.register(["Ann", "Bo"])
+        town.place("Ann", "mini:Rose Cottage:bedroom")
+        town.place("Bo", "mini:Johnson Park:lawn")
+
+        def asker(offset):
+            yield engine.timeout(offset)
+            for _ in range(6):
+                yield engine.ask(LLMRequest(messages=[Message(role="user", content="hm")]))
+                yield engine.timeout(1)
+
+        for name, offset in (("Ann", 0), ("Bo", 0.5)):
+            with engine.resident(name):
+                engine.process(asker(offset))
+        engine.run()
+        return engine.peak_in_flight
+
+    assert run("lockstep") == 1 and run("ahead") == 2
+
+
+# -- how close it came ---------------------------------------------------------------------------
+def test_the_critical_path_counts_the_longest_chain_of_calls_waiting_on_each_other():
+    """Ann asks three calls one after another; Bo, far off, asks two; then Ann walks over to
+    Bo's lawn and looks around (she perceives him: what she asks next waits on his calls too)
+    and asks once more: the longest chain is Ann's 3 + 1, not the 6 calls made."""
+    backend = ScriptedBackend()
+    engine = Engine(llm=make_llm(LLMSettings(), backend=backend), seed=0,
+                    start_time=datetime(2024, 2, 14, 9, 0))
+    town = WorldState(engine, World.load(MINI_TOWN))
+    engine.register(["Ann", "Bo"])
+    town.place("Ann", "mini:Rose Cottage:bedroom")
+    town.place("Bo", "mini:Johnson Park:lawn")
+
+    def ask():
+        return engine.ask(LLMRequest(messages=[Message(role="user", content="hm")]))
+
+    def ann():
+        for _ in range(3):
+            yield ask()
+        yield from town.walk("Ann", "mini:Johnson Park:lawn")
+        assert town.sharing_arena("Ann") == ["Bo"]
+        yield ask()
+
+    def bo():
+        for _ in range(2):
+            yield ask()
+        yield engine.timeout(3600)
+
+    for name, process in (("Ann", ann), ("Bo", bo)):
+        with engine.resident(name):
+            engine.process(process())
+    engine.run()
+    depths = [c.depth for c in engine.calls.records]
+    assert len(depths) == 6 and max(depths) == 4
+
+
+def test_sandbox_log_prints_the_critical_path_the_same_under_both_schedules(tmp_path, capsys):
+    argv = ["run", "public_spring_tasting", "--arch", "ga_tdp", "--model", "scripted/town",
+            "--embedder", "hashing", "--background", "3", "--same-day", "--start", "15:00"]
+    lockstep, ahead = run_both(tmp_path, argv)
+    lines = []
+    for run in (lockstep, ahead):
+        capsys.readouterr()
+        assert main(["log", str(run)]) == 0
+        lines.append(next(line for line in capsys.readouterr().out.splitlines()
+                          if line.startswith("critical path:")))
+    calls = len((ahead / "calls.jsonl").read_text().splitlines())
+    bound = [line.split(";")[0] for line in lines]
+    assert bound[0] == bound[1] and bound[0].endswith(f" of {calls} calls")
+    assert "ran lockstep" in lines[0] and "ran ahead" in lines[1]
+    assert int(bound[0].split()[2]) < calls
