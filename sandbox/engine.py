@@ -92,6 +92,7 @@ class _Environment(simpy.Environment):
         else:  # another LP's step triggers one of ours: at its time, a level after it
             at = source.env._now + delay
             self.lp.depth = max(self.lp.depth, source.depth)
+            self.engine._woken = True  # its key may have come down: keys sorted again
             level = source.env.level + 1 if delay == 0 else 0
             if at < self._now:
                 raise RuntimeError(f"an event at {at} s for an LP already at {self._now} s")
@@ -220,6 +221,7 @@ class Engine:
         self._events: list[tuple[tuple, Event]] = []
         self._records: list[tuple[tuple, _Ask, Completion]] = []
         self._in_run = False
+        self._woken = False  # an LP's step triggered an event of another's (_advance)
         # A run restored from a checkpoint (sandbox/runner.py): its time, and the events,
         # calls and cached calls it carried over; empty for a run from the start.
         self.restored: dict[str, float] = {}
@@ -480,18 +482,22 @@ class Engine:
 
     def _advance(self, limit: float, lockstep: bool) -> None:
         """Take every step the rule allows, until none can be taken; then write what no LP
-        can still come before."""
+        can still come before. Keys are sorted once a pass: an LP that stepped has a larger
+        key than its entry says, which only makes those after it wait more (safe); an LP
+        woken by another's step may have a smaller one, so a wake ends the pass."""
         while True:
             keys = sorted((lp.key(), lp) for lp in self._lps.values())
             floor = keys[0][0]
             progressed = False
+            self._woken = False
             for key, lp in keys:
                 if key[0] > limit or key[0] == math.inf or (lockstep and key[0] > floor[0]):
                     break
                 if lp.steppable() and self._may_go(lp, key, keys):
                     self._step(lp)
                     progressed = True
-                    break  # keys changed
+                    if self._woken:
+                        break
             if not progressed:
                 self._flush(floor)
                 return

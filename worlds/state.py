@@ -278,15 +278,21 @@ class WorldState:
     def clear(self, resident: str, t: float, others: list[tuple[str, float]]) -> bool:
         """Whether none of `others` (a resident, the time it is at) could be, by `t`, in an
         arena where what `resident` does up to `t` could be seen or could see them: where it
-        stands, or where its walk is now and at `t`. A walk's steps before its arrival only
-        cross arenas, which nobody reads from the walker's process (where a walker is at any
-        moment follows from its walk: `tile_of`): they are always clear."""
+        stands, where its walk is at `t`, and at its arrival every arena the walk crosses. A
+        walk's steps before its arrival only cross arenas, which nobody reads from the
+        walker's process (where a walker is at any moment follows from its walk: `tile_of`):
+        they are always clear."""
         walk = self._walking.get(resident)
         if walk is not None and t < walk.arrival:
             return True
         if resident not in self._arena:
             return False
         arenas = {self.arena_of(resident), self.world.arena_at(self.tile_at(resident, t))}
+        if walk is not None:
+            # Its arrival ends the walk: from then on it stands where it arrived, also to those
+            # who look at an earlier moment, when it was on its way. So none of them may be
+            # able to look anywhere along the way before it arrives.
+            arenas.update(self.world.arena_at(walk.path[e.index]) for e in walk.enters)
         if None in arenas:
             return False
         return all(self.earliest(other, c, arena) > t for other, c in others

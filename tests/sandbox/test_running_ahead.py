@@ -5,6 +5,7 @@ back in (sandbox/README.md, "Running ahead")."""
 from __future__ import annotations
 
 import json
+import os
 import threading
 from datetime import datetime
 from pathlib import Path
@@ -219,3 +220,39 @@ def test_sandbox_log_prints_the_critical_path_the_same_under_both_schedules(tmp_
     assert bound[0] == bound[1] and bound[0].endswith(f" of {calls} calls")
     assert "ran lockstep" in lines[0] and "ran ahead" in lines[1]
     assert int(bound[0].split()[2]) < calls
+
+
+def generated_town_run(out: Path, schedule: str, url: str, residents: int, hours: float,
+                       seed: int) -> Path:
+    """A generated town (`sandbox world generate`'s) living `hours` through the endpoint."""
+    from sandbox.runner import run_episode
+    from tasks.scenarios import SCENARIOS
+    from tasks.scenarios.town_day import TownChanges
+    from worlds.generate import generate_town
+
+    world = generate_town(residents).write(out.parent / f"town{residents}")
+    scenario = SCENARIOS["town_day"](None, changes=TownChanges(
+        world=str(world), first=residents, hours=hours, embedder="hashing"))
+    settings = LLMSettings(model="openai/town", base_url=url, cache_mode="off",
+                           max_concurrency=64)
+    engine_schedule = os.environ.get("SANDBOX_SCHEDULE")
+    os.environ["SANDBOX_SCHEDULE"] = schedule
+    try:
+        result = run_episode(scenario, make_llm(settings), seed=seed, out_dir=out)
+    finally:
+        if engine_schedule is None:
+            os.environ.pop("SANDBOX_SCHEDULE")
+        else:
+            os.environ["SANDBOX_SCHEDULE"] = engine_schedule
+    assert result.status == "completed"
+    return out
+
+
+@pytest.mark.parametrize("residents,seed", [(25, 0), (40, 3)])
+def test_a_generated_town_is_the_same_under_both_schedules(tmp_path, residents, seed):
+    """Homes along one road that every walk crosses: a walker seen on its way by a resident
+    behind it (its arrival waits for them), answers in random order."""
+    with Loopback("town", latency_s=0.0, latency_max_s=0.01, seed=seed) as server:
+        runs = [generated_town_run(tmp_path / s, s, server.url, residents, 3, seed)
+                for s in ("lockstep", "ahead")]
+    assert_same_run(*runs)
