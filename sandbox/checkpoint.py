@@ -119,7 +119,8 @@ def take(engine, scenario, at: float, log, calls, seed: int, config: str) -> dic
     return {"format": FORMAT, "t": at, "now": engine.now, "seed": seed, "config": config,
             "events": log.count, "events_sha256": log.digest(),
             "calls": len(calls.records), "calls_sha256": calls.digest(),
-            "residents": engine.residents(), "rng": engine.streams(), "scheduled": scheduled,
+            "residents": engine.residents(), "rng": engine.streams(),
+            "depths": engine.depths(), "scheduled": scheduled,
             "scenario": state}
 
 
@@ -201,6 +202,7 @@ def restore(engine, scenario, checkpoint: Checkpoint, seed: int) -> None:
     try:
         engine.register(state["residents"])  # in the episode's order: their keys' index
         engine.set_streams(state["rng"])
+        engine.set_depths(state["depths"])
         waits = {}
         for at, owner, lp in state["scheduled"]:  # in order, each on its LP's clock
             with engine.resident(lp) if lp else nullcontext():

@@ -294,6 +294,16 @@ class Engine:
         for name, state in states.items():
             self._lps[name].stream.bit_generator.state = state
 
+    def depths(self) -> dict[str, int]:
+        """Every LP's chain of calls so far (a checkpoint keeps them: the calls after it count
+        on from there, as in a run never stopped)."""
+        return {lp.name: max(lp.depth, lp.answered_depth) for lp in self._lps.values()}
+
+    def set_depths(self, depths: dict[str, int]) -> None:
+        self.register([name for name in depths if name != KERNEL])
+        for name, depth in depths.items():
+            self._lps[name].depth = int(depth)
+
     # -- time ---------------------------------------------------------------------------------
     @property
     def now(self) -> float:

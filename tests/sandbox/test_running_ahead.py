@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 from datetime import datetime
 from pathlib import Path
 
@@ -256,3 +257,41 @@ def test_a_generated_town_is_the_same_under_both_schedules(tmp_path, residents, 
         runs = [generated_town_run(tmp_path / s, s, server.url, residents, 3, seed)
                 for s in ("lockstep", "ahead")]
     assert_same_run(*runs)
+
+
+def test_killed_ahead_and_rerun_from_its_checkpoint_is_the_uninterrupted_lockstep_run(tmp_path):
+    """`kill -9` part way through a run that runs ahead, then `sandbox rerun RUN` (it goes on
+    from the run's last checkpoint): the same run as one in lockstep that was never stopped,
+    the calls answered from the cache aside."""
+    import signal
+    import subprocess
+    import sys
+
+    root = Path(__file__).parents[2]
+    with Loopback("town", latency_s=0.01, latency_max_s=0.03, seed=2) as server:
+        argv = ["run", "public_spring_tasting", "--arch", "ga_tdp", "--model", "openai/town",
+                "--base-url", server.url, "--embedder", "hashing", "--background", "5",
+                "--same-day", "--start", "13:00", "--checkpoint-every", "20m", "--quiet"]
+        whole = tmp_path / "whole"
+        assert main([*argv, "--out", str(whole), "--schedule", "lockstep"]) == 0
+        killed = tmp_path / "killed"
+        child = subprocess.Popen([sys.executable, "-m", "sandbox.app.cli", *argv, "--out",
+                                  str(killed), "--schedule", "ahead"], cwd=root,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 120
+        while len(list((killed / "checkpoints").glob("*.json.gz"))) < 3:
+            assert child.poll() is None and time.monotonic() < deadline, "no checkpoints"
+            time.sleep(0.02)
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+        assert not (killed / "result.json").exists() or \
+            json.loads((killed / "result.json").read_text())["status"] != "completed"
+        assert main(["rerun", str(killed), "--schedule", "ahead"]) == 0
+    for name in FILES:
+        assert (whole / name).read_bytes() == (killed / name).read_bytes(), name
+
+    def calls(run):
+        lines = [json.loads(line) for line in (run / "calls.jsonl").read_text().splitlines()]
+        return [{k: v for k, v in line.items() if k not in (*TIMING, "cached")}
+                for line in lines]
+    assert calls(whole) == calls(killed)
