@@ -18,7 +18,7 @@ import heapq
 import math
 import os
 import threading
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import ALL_COMPLETED, FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -71,7 +71,7 @@ class Reach(Protocol):
     """What the engine asks of a world to let residents run ahead: whether any of `others`
     (resident, the time it is at) could be in the arena `resident` is in by `t`."""
 
-    def clear(self, resident: str, t: float, others: list[tuple[str, float]]) -> bool: ...
+    def clear(self, resident: str, t: float, others: Iterable[tuple[str, float]]) -> bool: ...
 
 
 class _Environment(simpy.Environment):
@@ -222,6 +222,7 @@ class Engine:
         self._records: list[tuple[tuple, _Ask, Completion]] = []
         self._in_run = False
         self._woken = False  # an LP's step triggered an event of another's (_advance)
+        self._kernel_key = _INF  # as _advance's pass began
         # A run restored from a checkpoint (sandbox/runner.py): its time, and the events,
         # calls and cached calls it carried over; empty for a run from the start.
         self.restored: dict[str, float] = {}
@@ -417,20 +418,21 @@ class Engine:
     def _may_go(self, lp: LP, key: tuple, keys: list[tuple[tuple, LP]]) -> bool:
         """Whether `lp` may take its step of `key`: no LP with a smaller key (`keys` holds
         every LP's, sorted) could reach it by then (sandbox/README.md, "The rule")."""
-        behind = []
-        for other_key, other in keys:
-            if other_key >= key:
-                break
-            if other is self._kernel or lp is self._kernel:
-                return False
-            if self.reach is None:
-                return False
-            behind.append((other.name, other_key[0]))
-        if not behind:
-            return True
+        if keys[0][0] >= key:
+            return True  # nobody behind it
+        if lp is self._kernel or self._kernel_key < key or self.reach is None:
+            return False
+
+        def behind():  # read as far as the first that could reach it
+            for other_key, other in keys:
+                if other_key >= key:
+                    return
+                if other is not self._kernel:
+                    yield other.name, other_key[0]
+
         self._current = lp
         try:
-            return self.reach.clear(lp.name, key[0], behind)
+            return self.reach.clear(lp.name, key[0], behind())
         finally:
             self._current = self._kernel
 
@@ -498,6 +500,7 @@ class Engine:
         while True:
             keys = sorted((lp.key(), lp) for lp in self._lps.values())
             floor = keys[0][0]
+            self._kernel_key = self._kernel.key()
             progressed = False
             self._woken = False
             for key, lp in keys:

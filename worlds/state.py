@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left, insort
-from collections.abc import Callable, Container, Generator
+from collections.abc import Callable, Container, Generator, Iterable
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
@@ -90,7 +90,8 @@ class WorldState:
         # agent -> the tiles of its last walk, as far as it went: what it passed (perception
         # reads it). Not part of the checkpoint: a walk under way is, and sets it as it ends.
         self._walked: dict[str, list[Tile]] = {}
-        self._hop_grids: dict[Address, np.ndarray] = {}  # arena -> tiles to it (_hops)
+        self._hop_grids: dict[Address, list[list[int]]] = {}  # arena -> tiles to it (_hops)
+        self._spt = world.seconds_per_tile(WALKING_SPEED)
         engine.reach = self  # residents run ahead as far as this town lets them meet (clear)
 
     # -- agents ---------------------------------------------------------------------------------
@@ -275,7 +276,7 @@ class WorldState:
             return self._standing[agent]
         return walk.path[tile_index(walk.t0, walk.seconds_per_tile, len(walk.path), t)]
 
-    def clear(self, resident: str, t: float, others: list[tuple[str, float]]) -> bool:
+    def clear(self, resident: str, t: float, others: Iterable[tuple[str, float]]) -> bool:
         """Whether none of `others` (a resident, the time it is at) could be, by `t`, in an
         arena where what `resident` does up to `t` could be seen or could see them: where it
         stands, where its walk is at `t`, and at its arrival every arena the walk crosses. A
@@ -304,12 +305,12 @@ class WorldState:
         a walk under way goes where its path goes, then on from where it ends."""
         if agent not in self._arena:
             return c  # not in the town yet: anywhere
-        spt = self.world.seconds_per_tile(WALKING_SPEED)
+        spt = self._spt
         hops = self._hops(arena)
         walk = self._walking.get(agent)
         if walk is None:
             x, y = self._standing[agent]
-            return c + hops[y, x] * spt
+            return c + hops[y][x] * spt
         now = tile_index(walk.t0, walk.seconds_per_tile, len(walk.path), c)
         if self.world.arena_at(walk.path[now]) == arena:
             return c
@@ -317,12 +318,13 @@ class WorldState:
             if entry.index > now and entry.arena == str(arena):
                 return max(c, entry.t)
         x, y = walk.path[-1]
-        return max(c, walk.arrival) + hops[y, x] * spt
+        return max(c, walk.arrival) + hops[y][x] * spt
 
-    def _hops(self, arena: Address) -> np.ndarray:
+    def _hops(self, arena: Address) -> list[list[int]]:
         """Tiles from each tile to the nearest of `arena`'s, along the walkable ones (a
         breadth-first search from all of the arena's tiles at once), as a grid; unreachable:
-        the grid's area (farther than any path). Computed once per arena."""
+        the grid's area (farther than any path). Computed once per arena, kept as lists (a
+        list is read faster than an array, one number at a time)."""
         grid = self._hop_grids.get(arena)
         if grid is not None:
             return grid
@@ -343,8 +345,8 @@ class WorldState:
                         grid[y, x] = step
                         following.append((x, y))
             frontier = following
-        self._hop_grids[arena] = grid
-        return grid
+        rows = self._hop_grids[arena] = grid.tolist()
+        return rows
 
     # -- checkpoint -----------------------------------------------------------------------------
     def get_state(self) -> dict[str, Any]:
