@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import shlex
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -173,7 +172,8 @@ def main(args: argparse.Namespace) -> int:
              for path in args.dirs]
     scrub = Scrubber({path: name for path, name in zip(args.dirs, names, strict=True)},
                      keep_paths=args.paths)
-    command = shlex.join(["sandbox", *sys.argv[1:]]) if sys.argv[1:2] == ["report"] else ""
+    argv = getattr(args, "argv", None) or []  # masked (app/cli.py)
+    command = shlex.join(["sandbox", *argv]) if argv[:1] == ["report"] else ""
     found: list = []
     with tempfile.TemporaryDirectory(prefix="sandbox-report-") as plots:
         for path, name in zip(args.dirs, names, strict=True):

@@ -34,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from sandbox.files import FileFormatError, load_model
 from sandbox.pathnames import safe_component
+from sandbox.redact import redact_command
 
 SWEEP_FILE = "sweep.json"
 
@@ -228,7 +229,8 @@ def record(experiment: Experiment, source: Path, digest: str, found: Plan) -> di
             "models": {k: v.model_dump() for k, v in experiment.models.items()},
             "architectures": experiment.architectures, "seeds": experiment.seeds,
             "cells": [{"benchmark": c.benchmark, "cell": c.name, "model": c.model,
-                       "architecture": c.architecture, "command": ["sandbox", *c.argv],
+                       "architecture": c.architecture,
+                       "command": ["sandbox", *redact_command(c.argv)],
                        "out": str(c.out), "status": c.status, "said": c.said}
                       for c in found.cells]}
 
