@@ -181,9 +181,10 @@ def hostile_values(kind: str, action: argparse.Action, s: Scratch) -> list[tuple
         return [(v, PARSE) for v in (missing + ".yaml", str(s.fifo), "", "../..", str(s.dir))]
     if kind == "output-dir":
         return [(v, PARSE) for v in ("", str(s.file), str(s.fifo))] + [("../..", COMMAND)]
-    if kind in ("output-file", "cache-file"):
+    if kind in ("output-file", "cache-file", "plot-file"):
+        formats = [str(s.root / "plot.txt")] if kind == "plot-file" else []
         return [(v, PARSE) for v in ("", str(s.dir), str(s.fifo), "../..",
-                                     str(s.file) + "/x")]
+                                     str(s.file) + "/x", *formats)]
     return []
 
 
@@ -193,6 +194,7 @@ def good_value(action: argparse.Action, kind: str, s: Scratch) -> str:
         return "ga" if "arch" in action.dest else "single_room"
     return {"input-dir": str(s.run), "input-path": str(s.run), "input-file": str(s.file),
             "output-dir": "out-new", "output-file": "out-new.json", "cache-file": "c.jsonl",
+            "plot-file": "out-new.png",
             "person": "Nobody",
             "model": "scripted/nope", "moment": "+1m", "label": "Nobody", "text": "hello",
             "words": "x", "name": "x", "count": str(getattr(action.type, "least", 1))

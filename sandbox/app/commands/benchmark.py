@@ -35,6 +35,7 @@ from sandbox.app.options import (
     InputDir,
     InputPath,
     Model,
+    PlotFile,
 )
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError
@@ -275,7 +276,7 @@ def add_board_outputs(p: argparse.ArgumentParser, plot_help: str) -> None:
     has them; `sandbox sweep` writes each benchmark's board with the first two)."""
     p.add_argument("--markdown", type=output_file, help="also write the board to this file")
     p.add_argument("--json", type=output_file, help="write the board as JSON to this file")
-    p.add_argument("--plot", type=output_file, metavar="PNG", help=plot_help)
+    p.add_argument("--plot", type=PlotFile(), metavar="PNG", help=plot_help)
 
 
 def write_board(report, args) -> None:
