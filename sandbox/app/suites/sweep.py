@@ -32,6 +32,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from sandbox.app.options import SEED_MAX, SEEDS_MAX
 from sandbox.files import FileFormatError, load_model
 from sandbox.pathnames import safe_component
 from sandbox.redact import redact_command
@@ -113,11 +114,20 @@ class Experiment(BaseModel):
             safe_component(label, "model label")
         return value
 
-    @field_validator("seeds")
+    @field_validator("seeds", mode="before")
     @classmethod
     def _seeds(cls, value):
-        if not value or min(value) < 0:
-            raise ValueError("one or more seeds, each 0 or more")
+        # Checked as --seeds is (app/options.py): a boolean is no seed (YAML's `true` once ran
+        # seed 1), and a list longer than a suite takes is no experiment (10^5 seeds of a
+        # per-seed benchmark are 10^5 cells, which a dry run once spent minutes listing).
+        if not isinstance(value, list) or not value:
+            raise ValueError("one or more seeds, each a whole number from 0")
+        if len(value) > SEEDS_MAX:
+            raise ValueError(f"{len(value):,} seeds; at most {SEEDS_MAX:,}")
+        for seed in value:
+            if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= SEED_MAX:
+                raise ValueError(f"seed {seed!r}: seeds are whole numbers from 0 to "
+                                 f"{SEED_MAX:,}")
         return value
 
 
