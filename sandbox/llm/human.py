@@ -242,8 +242,8 @@ class ScriptUI:
         return {k: str(v) for k, v in answer.items()}
 
 
-# A person's whole episode is some hundreds of answers of a line or two (a full-window STSS
-# episode asks its performer about 300 times): a script far above these is not one, and read
+# A person's whole episode is some hundreds of answers of a line or two (a full-window town
+# episode asks its performer a few hundred times): a script far above these is not one, and read
 # whole and parsed it would hold the command for minutes (10^6 answers once did).
 SCRIPT_BYTES = 2**20
 SCRIPT_ANSWERS = 10_000
