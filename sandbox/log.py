@@ -380,10 +380,12 @@ def read_calls(run_dir: Path | str) -> tuple[list[CallRecord], list[str]]:
 
 def read_prompts(run_dir: Path | str) -> tuple[dict[int, PromptRecord], list[str]]:
     """A run's prompts.jsonl by call seq (what each call asked and what came back), and what
-    could not be read: a run from before prompts were kept has none ("missing")."""
+    could not be read: a run from before prompts were kept has none ("missing"). One that is
+    there but cannot be read (a directory, a FIFO, a device, over the size bound) is a
+    RunFormatError saying what it is, as events.jsonl is."""
     run_dir = Path(run_dir)
     path = run_dir / PROMPTS
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():
         return {}, [f"{run_dir.name}/{PROMPTS}: missing (a run from before prompts were kept)"]
     problems: list[LogProblem] = []
     records = _read_jsonl(path, PromptRecord.model_validate, problems)

@@ -84,6 +84,14 @@ def redact(text: str) -> str:
     return text
 
 
+def redact_command(words) -> list[str]:
+    """A command line as it is recorded anywhere (a run's header, a benchmark item's, a sweep's
+    record, a report's page, a fork's chain): each word with its credentials masked. The one
+    redaction of every recorded command, so a `--base-url http://user:KEY@host/v1` given to any
+    command is kept nowhere in clear."""
+    return [redact(word) for word in words]
+
+
 def remember_environment(base_url: str | None = None) -> None:
     """Remember the credentials a command may be given: the API key in the environment and
     those inside `base_url` or OPENAI_BASE_URL."""

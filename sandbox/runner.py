@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import shutil
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -30,7 +31,7 @@ from .events import EpisodeEnded, Event
 from .llm import CallLog, CallRecord, backend_settings
 from .llm.human import PersonLeft
 from .lock import hold
-from .log import CALLS, EpisodeLog, RunHeader, RunResult, read_prompts
+from .log import CALLS, EpisodeLog, RunFormatError, RunHeader, RunResult, read_prompts
 from .redact import redact
 from .simtime import check_sim_time
 
@@ -241,8 +242,13 @@ def _carry_over(restored: checkpoint.Checkpoint, out_dir: Path, engine: Engine,
 
 def _prompts_before(run: Path, calls: int) -> list[str]:
     """prompts.jsonl's lines of `run`'s first `calls` calls (a line that does not read is left
-    out; a run from before prompts were kept has none)."""
-    prompts, _ = read_prompts(run)
+    out; a run from before prompts were kept has none, and so does one whose prompts.jsonl
+    cannot be read: a FIFO, a directory; said, the calls' prompts are then not carried over)."""
+    try:
+        prompts, _ = read_prompts(run)
+    except RunFormatError as exc:
+        print(f"the prompts of the calls copied are not carried over: {exc}", file=sys.stderr)
+        return []
     return [prompts[seq].model_dump_json() + "\n" for seq in sorted(prompts) if seq < calls]
 
 

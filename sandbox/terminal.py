@@ -23,6 +23,15 @@ def console() -> Console:
     return Console(file=out, width=PIPED_WIDTH)
 
 
+def say_stopped(text: str) -> None:
+    """Why a command stopped short (the person left, no call reached a model, a budget): one
+    line on stderr, credentials masked, where a script or a user's `2>` finds it; stdout keeps
+    the run's own output."""
+    from .errors import one_line
+    from .redact import redact
+
+    print(one_line(redact(text)), file=sys.stderr, flush=True)
+
 
 def _is_table_row(line: str) -> bool:
     return line.startswith("|") and line.rstrip().endswith("|")

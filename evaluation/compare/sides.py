@@ -93,12 +93,19 @@ def read_side(spec: str, *, rules: str = "ours", metric: str | None = None,
                "stss-lang": lambda: _stss_lang(path, metric or "conversation_gcsr", judges),
                "pingpong": lambda: _pingpong(path, judges),
                "simulbench": lambda: _simulbench(path, judges),
-               "refutebench": lambda: _refutebench(path, metric or "overall", judges),
+               "refutebench": lambda: _refutebench(path, metric, judges),
                "interview": lambda: _interview(path, row, judges)}
     if metric is not None and benchmark not in ("stss-lang", "refutebench"):
         raise BoardError(f"--metric: {benchmark} has one per-item measure; --metric is for "
                          "stss-lang and refutebench")
-    return readers[benchmark]()
+    side = readers[benchmark]()
+    # A judge no side heard once compared 0 items with exit 0, the judge never named.
+    present = list(side.config.get("judges") or [])
+    unknown = [j for j in judges or [] if j not in present]
+    if unknown:
+        raise BoardError(f"--judge {', '.join(unknown)}: no such judge in {path}; judges "
+                         f"present: {', '.join(present) or f'none (a {benchmark} set)'}")
+    return side
 
 
 def _choose(path: Path, row: str | None, rows: Sequence[str], what: str) -> str:
@@ -220,13 +227,41 @@ def _simulbench(path: Path, judges) -> Side:
     return _close(side, ledger, bench.selected)
 
 
-def _refutebench(path: Path, metric: str, judges) -> Side:
+def refutebench_metric(path: Path, metric: str | None, v1: bool) -> str:
+    """The per-item measure compared for a RefuteBench set: `metric` checked against the names
+    its board has (a misspelt one once compared 0 items with exit 0), the board's headline when
+    None: `overall` for 2.0, the share of rule checks met (`v1_rule`) for public 1.0 files."""
+    import re
+
+    from evaluation.refutebench.metrics import FIDELITY_CURVE, KEPT_CURVE, OVERALL, REVISIONS
+    from evaluation.refutebench.v1 import RULE
+
+    if metric is None:
+        return RULE if v1 else OVERALL
+    judged = [OVERALL, *dict.fromkeys([*REVISIONS, *KEPT_CURVE, *FIDELITY_CURVE]),
+              "persistent_direct", "persistent_final"]
+    rule = metric == RULE or metric.startswith(RULE + ".")
+    if not rule and metric not in judged and not re.fullmatch(r"c\d{1,3}", metric):
+        raise BoardError(f"--metric {metric!r}: RefuteBench compares one of "
+                         f"{', '.join(judged)}, cN (persistent, C=N), {RULE} or {RULE}.KIND "
+                         "(1.0 files)")
+    if rule != v1:
+        kind = "a RefuteBench 1.0 set (rule-checked, no judge)" if v1 else \
+            "a RefuteBench 2.0 set (judged)"
+        what = f"{RULE} or {RULE}.KIND" if v1 else "a judged rating (overall, ...)"
+        raise BoardError(f"--metric {metric!r}: {path} is {kind}; compare it by {what}")
+    return metric
+
+
+def _refutebench(path: Path, metric: str | None, judges) -> Side:
     from evaluation.refutebench.board import COMMAND, MANIFEST, build_board
 
     bench = read_bench_dir(path, MANIFEST, COMMAND)
     row = build_board([path], judges).rows[0]
-    side = _kit_side("refutebench", bench, row.ledger, f"{metric} rating (1-5)",
-                     stratified=True)
+    v1 = bool(row.scored) and all(s.setting == "v1" for s in row.scored)
+    metric = refutebench_metric(path, metric, v1)
+    measure = "share of 1.0 rule checks met (0-1)" if v1 else f"{metric} rating (1-5)"
+    side = _kit_side("refutebench", bench, row.ledger, measure, stratified=True)
     for s in row.scored:
         value = s.metric(metric)
         if value is not None:

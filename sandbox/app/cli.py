@@ -22,7 +22,7 @@ from pathlib import Path
 from sandbox import lock
 from sandbox.errors import UserError, one_line
 from sandbox.files import FileFormatError
-from sandbox.redact import redact, redact_logs, remember_environment
+from sandbox.redact import redact, redact_command, redact_logs, remember_environment
 
 COMMANDS = [
     "sandbox.app.commands.run",
@@ -161,7 +161,7 @@ def parse_command(parser: argparse.ArgumentParser, argv: list[str], context: str
     except ArgumentsError as exc:
         prog, message = did_you_mean(parser, argv, exc)
         raise UserError(f"{context}{prog}: {message}") from exc
-    args.argv = argv
+    args.argv = redact_command(argv)  # as every run it makes records it
     return args
 
 
@@ -172,14 +172,18 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except ArgumentsError as exc:
         prog, message = did_you_mean(parser, argv, exc)
-        print(f"{prog}: error: {one_line(message)} (see: {prog} --help)", file=sys.stderr)
+        # A refused value is echoed: a URL with a bad scheme still holds its password.
+        print(f"{prog}: error: {one_line(redact(message))} (see: {prog} --help)",
+              file=sys.stderr)
         return 2
     repeated = repeated_input(parser, argv, args)
     if repeated:
         prog, message = repeated
-        print(f"{prog}: error: {one_line(message)}", file=sys.stderr)
+        print(f"{prog}: error: {one_line(redact(message))}", file=sys.stderr)
         return 2
-    args.argv = argv  # a one-episode command records it (sandbox rerun repeats it)
+    # A one-episode command records it (sandbox rerun repeats it), a benchmark in each item's
+    # header: credentials masked here, the one place every recorded command comes from.
+    args.argv = redact_command(argv)
     # Progress of a long run must reach a log file or `| tee` as it happens, not at exit.
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(line_buffering=True)

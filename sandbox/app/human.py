@@ -215,7 +215,9 @@ def human_llm(person: Person, evaluated, stack: Callable):
 
 def person_left(exc: PersonLeft, out: Path, console) -> int:
     """What the command says when the person left: where the run is and how to go on (1)."""
-    console.print(f"[yellow]stopped:[/] the person left ({exc}); everything so far is kept in "
-                  f"{out}. The same command goes on from there (with --out {out}; the answers "
-                  "so far come from its cache)", highlight=False, soft_wrap=True)
+    from sandbox.terminal import say_stopped
+
+    say_stopped(f"stopped: the person left ({exc}); everything so far is kept in {out}. The "
+                f"same command goes on from there (with --out {out}; the answers so far come "
+                "from its cache)")
     return 1

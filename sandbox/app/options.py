@@ -30,7 +30,8 @@ from sandbox.pathnames import component_problem
 __all__ = [
     "PERSON", "SEED", "Address", "Assignment", "CacheFile", "Clock", "Count", "Duration",
     "InputDir", "InputFile", "InputPath", "Label", "Model", "Moment", "Name", "Number",
-    "OutputDir", "OutputFile", "Person", "Reference", "Seeds", "Size", "Text", "Url", "Words",
+    "OutputDir", "OutputFile", "Person", "PlotFile", "Reference", "Seeds", "Size", "Text", "Url",
+    "Words",
     "declared", "kind_of",
 ]
 
@@ -559,6 +560,26 @@ class OutputFile(OptionType):
             problem = f"cannot write {path} (read-only filesystem or no permission)"
         if problem:
             raise argparse.ArgumentTypeError(problem)
+        return path
+
+
+class PlotFile(OutputFile):
+    """A plot a command draws (matplotlib, headless): its suffix names the format, so a suffix
+    matplotlib cannot write (`--plot d.txt`) is refused here, not as a traceback after the
+    board is computed. No suffix is a PNG."""
+
+    # What matplotlib's Agg canvas writes with the packages we install (Pillow for jpg, tif,
+    # webp); avif, pgf, raw and rgba left out: not images a person opens.
+    FORMATS = ("png", "svg", "svgz", "pdf", "eps", "ps", "jpg", "jpeg", "tif", "tiff", "webp",
+               "gif")
+
+    def __call__(self, text: str) -> Path:
+        path = super().__call__(text)
+        suffix = path.suffix.lstrip(".").lower()
+        if suffix and suffix not in self.FORMATS:
+            raise _fail(text, f"not a plot format (.{suffix}); write "
+                              f"{', '.join('.' + f for f in self.FORMATS[:6])}...",
+                        PATH_SHOWN)
         return path
 
 

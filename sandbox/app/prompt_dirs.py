@@ -118,9 +118,12 @@ def check_prompt_dir(directory: Path, what: str) -> None:
         except jinja2.TemplateSyntaxError as exc:
             raise ValueError(f"{what} {path} line {exc.lineno}: {exc.message}") from None
         calls = passed_variables()
-        if path.name not in calls or calls[path.name] is None:
-            continue  # rendered where its name is not written out, or with **variables
-        passed = calls[path.name]
+        if calls.get(path.name, set()) is None:
+            continue  # rendered with **variables: any name may be given
+        # Rendered where its name is not written out (a constant, a parameter): what the
+        # built-in uses is surely given, and nothing else is known to be; a name beyond it
+        # would fail at its first call, after the run has started (StrictUndefined).
+        passed = calls.get(path.name, set())
         given = _variables(env, builtins[path.name].read_text(encoding="utf-8")) | passed
         extra = sorted(used - given - set(env.globals))
         if extra:

@@ -29,7 +29,7 @@ import re
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
 
 from ..files import FileFormatError, read_with_lines
 from ..redact import redact_url
@@ -49,6 +49,10 @@ def default_models_file() -> Path:
     return Path(base) / "social-sandbox" / "models.yaml"
 
 
+# Dollars per million tokens: far above any model's (the dearest lists $600 out).
+PRICE_MAX = 100_000.0
+
+
 class Endpoint(BaseModel):
     """One alias of the models file: a model and how to reach it."""
 
@@ -58,10 +62,19 @@ class Endpoint(BaseModel):
     base_url: str | None = None
     key_env: str | None = None  # the name of the environment variable holding the key
     json_dialect: Literal["json_schema", "json_object"] | None = None
-    max_concurrency: int | None = Field(default=None, ge=1, le=1024)
+    # Strict: YAML's `true` is no number (it once read as 1 call at a time, or $1 a million),
+    # and `.inf` is no price (a dry run printed `$inf`).
+    max_concurrency: StrictInt | None = Field(default=None, ge=1, le=1024)
     timeout_s: float = Field(default=120.0, gt=0, le=3600)
-    price_in: float | None = Field(default=None, ge=0)  # dollars per million prompt tokens
-    price_out: float | None = Field(default=None, ge=0)  # dollars per million answer tokens
+    price_in: float | None = Field(default=None, ge=0, le=PRICE_MAX, allow_inf_nan=False)
+    price_out: float | None = Field(default=None, ge=0, le=PRICE_MAX, allow_inf_nan=False)
+
+    @field_validator("timeout_s", "price_in", "price_out", mode="before")
+    @classmethod
+    def _no_boolean(cls, value):
+        if isinstance(value, bool):
+            raise ValueError(f"{value!r} is not a number")
+        return value
 
     @field_validator("model")
     @classmethod

@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol, TextIO
 
-import yaml
 from pydantic import ValidationError
 
 from .base import Completion, LLMError, LLMRequest, Usage
@@ -215,9 +214,11 @@ class ScriptUI:
         - {purpose: plan.daily, wake_up_hour: "7", plan: "open the cafe; host the tasting"}
         - {purpose: react.talk, decision: talk}
 
-    It goes through the forms as a person would: an answer for another purpose than the one
-    asked, or one that does not fit, stops the run there (PersonLeft, resumable), and so does
-    the end of the list."""
+    The fields of each purpose's form (wake_up_hour, plan, hour_N, add, add_hour, place, what,
+    decision, line, end) are listed in the README ("A person plays a resident"); a script is
+    bounded (SCRIPT_BYTES, SCRIPT_ANSWERS). It goes through the forms as a person would: an
+    answer for another purpose than the one asked, or one that does not fit, stops the run
+    there (PersonLeft, resumable), and so does the end of the list."""
 
     def __init__(self, path: Path | str):
         self.path = Path(path)
@@ -226,8 +227,9 @@ class ScriptUI:
 
     def ask(self, form: Form) -> dict[str, str]:
         where = f"{self.path} answer {self.used + 1}"
-        if form.error:
-            raise PersonLeft(f"{where} does not fit {form.agent}'s {form.purpose}: {form.error}")
+        if form.error:  # asked again: the answer that did not fit is the one given last
+            raise PersonLeft(f"{self.path} answer {self.used} does not fit {form.agent}'s "
+                             f"{form.purpose}: {form.error}")
         if self.used >= len(self.answers):
             raise PersonLeft(f"{self.path} has no answer left for {form.agent}'s "
                              f"{form.purpose}, {form.title!r} (it holds {len(self.answers)})")
@@ -240,16 +242,29 @@ class ScriptUI:
         return {k: str(v) for k, v in answer.items()}
 
 
+# A person's whole episode is some hundreds of answers of a line or two (a full-window town
+# episode asks its performer a few hundred times): a script far above these is not one, and read
+# whole and parsed it would hold the command for minutes (10^6 answers once did).
+SCRIPT_BYTES = 2**20
+SCRIPT_ANSWERS = 10_000
+
+
 def read_script(path: Path) -> list[dict]:
-    """A script's answers; ValueError naming the file and the reason when it does not read."""
+    """A script's answers; ValueError naming the file and the reason when it does not read: not
+    a regular file (a FIFO would block), over SCRIPT_BYTES or SCRIPT_ANSWERS, not YAML, a key
+    given twice, an answer that is not a mapping with its purpose."""
+    from ..files import FileFormatError, read_bytes, read_data
+
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot read ({exc.strerror or exc})") from exc
-    except yaml.YAMLError as exc:
-        raise ValueError(f"{path}: not YAML ({str(exc).splitlines()[0]})") from exc
+        read_bytes(path, SCRIPT_BYTES)  # bounded and guarded before it is parsed
+        data = read_data(path)
+    except FileFormatError as exc:
+        raise ValueError(str(exc)) from exc
     if not isinstance(data, list):
         raise ValueError(f"{path}: expected a list of answers, each a mapping with its purpose")
+    if len(data) > SCRIPT_ANSWERS:
+        raise ValueError(f"{path}: {len(data):,} answers, more than the {SCRIPT_ANSWERS:,} a "
+                         "person's episode could ask for")
     for i, item in enumerate(data, 1):
         if not isinstance(item, dict) or not isinstance(item.get("purpose"), str):
             raise ValueError(f"{path}: answer {i}: expected a mapping with a purpose, e.g. "

@@ -17,14 +17,19 @@ but not evenly (measured: BF16 with 2 threads 275 prompt tokens/s and 22.1 ms a 
 other jobs, 387 and 13.5 alone). So the timing reads the load first, times twice as many rounds
 when the machine is busy (each format keeps its best), and keeps the load beside its figures; it
 is never redone on its own (the choice would move under a user's runs), but `sandbox weights
---retime` redoes it on purpose, on a quiet machine.
+--retime` redoes it on purpose, on a quiet machine. One timing runs at a time on a machine (a
+lock beside the record: a second waits, saying so). A damaged record (any field missing or of
+the wrong type, a speed of 0, NaN or a boolean) is said, timed again and replaced; a converted
+file cut short (its GGUF header says where its tensors end: gguf_size.py) is converted again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
+import math
 import os
 import sys
 import time
@@ -34,6 +39,7 @@ from pathlib import Path
 
 from ..storage import atomic_path, write_atomic
 from .base import LLMConfigError
+from .gguf_size import cut_short
 
 # What SANDBOX_LLM_WEIGHTS may say: "auto" (measured), a format, or the wheel's file as it is.
 SETTINGS = ("auto", "bf16", "f16", "q8_0", "shipped")
@@ -149,7 +155,11 @@ def converted_weights(shipped: Path, kind: str = "f16") -> Path:
     digest.update(CONVERSION_RECIPE.encode())
     target = model_cache_dir() / f"{shipped.stem}.{kind.upper()}.{digest.hexdigest()[:12]}.gguf"
     if target.is_file():
-        return target
+        if not cut_short(target):
+            return target
+        # Written whole (atomic_path), so cut since: a full disk, a copy stopped half way.
+        print(f"the converted weights {target} are cut short (shorter than their header "
+              "says): converting again", file=sys.stderr, flush=True)
     try:
         with atomic_path(target) as draft:
             params = llama_cpp.llama_model_quantize_default_params()
@@ -271,11 +281,39 @@ def choose_weights(shipped: Path, setting: str, threads: int, timer=None,
     record = measurements_file(shipped, threads)
     measured = None if retime else _read_measurements(record)
     if measured is None:
-        measured = _time_and_keep(shipped, threads, record, timer or time_formats,
-                                  replace=retime)
+        with _timing_lock(record):
+            # Another process may have timed while this one waited: its figures are the
+            # machine's (unless this is a re-timing, asked for on purpose).
+            measured = None if retime else _read_measurements(record, quiet=True)
+            if measured is None:
+                measured = _time_and_keep(shipped, threads, record, timer or time_formats,
+                                          replace=retime)
     kind = min(measured, key=lambda k: measured[k].call_s)
     return WeightsChoice(kind, weights_file(shipped, kind), by="measured", measured=measured,
                          threads=threads)
+
+
+@contextlib.contextmanager
+def _timing_lock(record: Path):
+    """One timing of a machine's formats at a time: two at once (two `sandbox weights
+    --retime`, two first runs) would each time the other's load. The second waits, saying so,
+    then finds the first's figures (or, re-timing, times a quiet machine)."""
+    import fcntl
+
+    lock_path = record.with_name(record.name + ".lock")
+    try:
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(lock_path, "a+")  # noqa: SIM115 (held across the yield)
+    except OSError as exc:
+        raise _cache_error(lock_path, "timing lock", exc) from exc
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print(f"waiting for another process timing the weight formats ({lock_path})",
+                  file=sys.stderr, flush=True)
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
 
 
 def _time_and_keep(shipped: Path, threads: int, record: Path, timer, replace: bool
@@ -301,9 +339,8 @@ def _time_and_keep(shipped: Path, threads: int, record: Path, timer, replace: bo
                        "timed_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
                        "cores": cores, "load_before": load, "load_after": machine_load(),
                        "measured": {k: vars(s) for k, s in measured.items()}}, indent=1)
-    # Another process may have measured meanwhile (tests side by side): the first record
-    # written is the one every run on this machine follows (a re-timing replaces it).
-    if replace or not record.is_file():
+    # Timed under _timing_lock: what the record holds now is damaged or asked to be replaced.
+    if replace or _read_record(record, quiet=True) is None:
         try:
             write_atomic(record, text + "\n")
         except OSError as exc:
@@ -312,25 +349,79 @@ def _time_and_keep(shipped: Path, threads: int, record: Path, timer, replace: bo
 
 
 def kept_measurements(shipped: Path, threads: int) -> dict | None:
-    """The record of this machine's timing (figures, load, when), None when not timed yet."""
-    record = measurements_file(shipped, threads)
-    if _read_measurements(record) is None:
-        return None
-    return json.loads(record.read_text())
+    """The record of this machine's timing (figures, load, when), None when not timed yet or
+    damaged (said on stderr)."""
+    return _read_record(measurements_file(shipped, threads))
 
 
-def _read_measurements(record: Path) -> dict[str, Speed] | None:
+def _read_measurements(record: Path, quiet: bool = False) -> dict[str, Speed] | None:
     """The measurements kept in `record`; None when there are none, or they cannot be read (a
     damaged file is said on stderr and timed again, never taken as a choice)."""
-    if not record.is_file():
+    kept = _read_record(record, quiet)
+    return None if kept is None else {kind: Speed(**values)
+                                      for kind, values in kept["measured"].items()}
+
+
+def _speed_problem(values) -> str | None:
+    """Why `values` is not one format's speed: two positive finite numbers (not booleans)."""
+    if not isinstance(values, dict) or set(values) != {"prompt_tokens_per_s", "ms_per_token"}:
+        return "a speed is prompt_tokens_per_s and ms_per_token"
+    for name, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, int | float) \
+                or not math.isfinite(value) or value <= 0:
+            return f"{name} {value!r} is not a positive number"
+    return None
+
+
+def _record_problem(kept) -> str | None:
+    """Why `kept` is not a whole timing record (what `sandbox weights` shows and a run
+    chooses from), None when it is."""
+    if not isinstance(kept, dict):
+        return "not a JSON object"
+    measured = kept.get("measured")
+    if not isinstance(measured, dict) or not measured:
+        return "no formats measured"
+    if not set(measured) <= set(CONVERTED) | {"shipped"}:
+        return f"formats this version does not know: {sorted(set(measured) - set(CONVERTED))}"
+    for kind, values in measured.items():
+        problem = _speed_problem(values)
+        if problem:
+            return f"{kind}: {problem}"
+    if not isinstance(kept.get("cpu"), str) or not isinstance(kept.get("llama_cpp"), str):
+        return "no cpu or llama_cpp"
+    call = kept.get("call")
+    if not isinstance(kept.get("threads"), int) or not isinstance(call, dict) \
+            or not all(isinstance(call.get(k), int) for k in ("prompt_tokens", "answer_tokens")):
+        return "no threads or typical call"
+    if "timed_at" in kept and not all(  # an earlier version kept no load; none is fine
+            isinstance(kept.get(k), int | float) and not isinstance(kept.get(k), bool)
+            for k in ("load_before", "load_after", "cores")):
+        return "timed_at without its load and cores"
+    return None
+
+
+RECORD_BYTES = 2**20  # a record is a few hundred bytes; anything near this is not one
+
+
+def _refuse_constant(name: str):
+    raise ValueError(f"{name} is not a number")
+
+
+def _read_record(record: Path, quiet: bool = False) -> dict | None:
+    """The whole record in `record`, None when there is none or it is damaged (said on stderr
+    unless `quiet`: a damaged record is timed again and replaced, never shown or chosen from)."""
+    from ..files import FileFormatError, read_text
+
+    if not record.exists():
         return None
     try:
-        speeds = {kind: Speed(**values)
-                  for kind, values in json.loads(record.read_text())["measured"].items()}
-        if not speeds or not set(speeds) <= set(CONVERTED) | {"shipped"}:
-            raise ValueError("no formats, or formats this version does not know")
-        return speeds
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        print(f"the weights measurements in {record} cannot be read ({exc}): timing again",
-              file=sys.stderr, flush=True)
+        kept = json.loads(read_text(record, RECORD_BYTES), parse_constant=_refuse_constant)
+        problem = _record_problem(kept)
+        if problem:
+            raise ValueError(problem)
+        return kept
+    except (OSError, ValueError, FileFormatError) as exc:
+        if not quiet:
+            print(f"the weights measurements in {record} cannot be read ({exc}): timing again",
+                  file=sys.stderr, flush=True)
         return None

@@ -23,7 +23,7 @@ from evaluation.refutebench import (
     curves_png,
     judges,
 )
-from sandbox.app.options import OutputFile, Words
+from sandbox.app.options import PlotFile, Words
 from sandbox.app.plugins import Benchmark, Board, BoardReport, Items, Judging, Option, Plugin
 from tasks.kit import Cast, Role
 
@@ -80,7 +80,7 @@ REFUTEBENCH = Benchmark(
         "local model's grammar cannot leave: for small judges that rarely write [[n]])",
         JUDGE_FORMATS)}, choose=lambda chosen: judges(chosen["judge_format"])),
     board=Board(_board, options={
-        "curves": {"type": OutputFile(), "metavar": "PNG",
+        "curves": {"type": PlotFile(), "metavar": "PNG",
                    "help": "draw the Fig. 6 curves (R(a_k, r_1) and R(q, a_k) by turn) into "
                            "this PNG"},
         "curves_task": {"choices": [*FAMILIES, "all"], "default": "mt",

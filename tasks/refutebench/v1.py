@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from sandbox.files import FileFormatError
+from sandbox.files import FileFormatError, read_text
 from tasks.kit import ItemSet, content_digest, digest, slug
 
 from .v1_email import (
@@ -165,6 +165,13 @@ def _no_duplicates(path: Path, line: int):
     return hook
 
 
+def _no_constant(path: Path, line: int):
+    """NaN and Infinity are no JSON (Python's json reads them): refused, as every file is."""
+    def refuse(name: str):
+        raise FileFormatError(path, f"{name} is not JSON", f"line {line}")
+    return refuse
+
+
 def _format(path: Path, line: int, data: dict) -> str:
     """mt or email; the QA format stops here."""
     if "answers" in data:
@@ -177,10 +184,7 @@ def load_v1(path: Path | str) -> ItemSet[V1Item]:
     """Every line of a 1.0 MT or email file (single or multi feedback); FileFormatError naming
     file, line and field."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise FileFormatError(path, f"cannot read it ({exc})") from exc
+    text = read_text(path)  # bounded and guarded: a 5 GiB file of no newline was read whole
     generalization = "generalization" in path.name
     file_format = None
     items, ids, origins = [], [], []
@@ -189,7 +193,8 @@ def load_v1(path: Path | str) -> ItemSet[V1Item]:
         if not raw.strip():
             continue
         try:
-            data = json.loads(raw, object_pairs_hook=_no_duplicates(path, number))
+            data = json.loads(raw, object_pairs_hook=_no_duplicates(path, number),
+                              parse_constant=_no_constant(path, number))
         except json.JSONDecodeError as exc:
             raise FileFormatError(path, f"not JSON ({exc.msg})", f"line {number}") from exc
         if not isinstance(data, dict):

@@ -10,7 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
 from agents.chat import ChatAgent, ChatPersona, converse
 from sandbox.engine import Engine
@@ -26,12 +26,21 @@ class SingleRoomConfig(BaseModel):
 
     personas: list[ChatPersona] = Field(min_length=2)
     situation: str = ""
-    max_turns: int = Field(default=8, ge=1, le=200)
-    seconds_per_turn: float = Field(default=20.0, gt=0)
+    # Strict numbers: YAML's `true` once read as 1 turn, `.inf` seconds a turn ran an episode
+    # that never reached its next minute (tests/fuzz/file_walk.py).
+    max_turns: StrictInt = Field(default=8, ge=1, le=200)
+    seconds_per_turn: float = Field(default=20.0, gt=0, le=24 * 3600, allow_inf_nan=False)
     start_time: datetime = datetime(2024, 3, 4, 10, 0)
     temperature: float = Field(default=0.7, ge=0, le=2)
     top_p: float = Field(default=0.95, gt=0, le=1)
-    max_tokens: int = Field(default=80, ge=8)
+    max_tokens: StrictInt = Field(default=80, ge=8, le=32_768)
+
+    @field_validator("seconds_per_turn", "temperature", "top_p", mode="before")
+    @classmethod
+    def _no_boolean(cls, value):
+        if isinstance(value, bool):
+            raise ValueError(f"{value!r} is not a number")
+        return value
 
     @field_validator("personas")
     @classmethod

@@ -209,3 +209,13 @@ def test_run_sets_of_two_benchmarks_are_refused_in_one_line(simulbench_pair, tmp
     assert main(["compare", f"{suite}:ga", str(simulbench_pair[0])]) == 2
     err = capsys.readouterr().err
     assert "compare two run sets of one benchmark" in err and len(err.splitlines()) == 1
+
+
+def test_a_judge_neither_set_heard_is_refused_naming_those_present(simulbench_pair, capsys):
+    """`--judge scripted/nope` once compared 0 items with exit 0, the judge never named."""
+    strong, weak = simulbench_pair
+    capsys.readouterr()
+    assert main(["compare", str(strong), str(weak), "--judge", "scripted/nope"]) == 2
+    [err] = capsys.readouterr().err.strip().splitlines()
+    assert "--judge scripted/nope: no such judge" in err and S in err
+    assert main(["compare", str(strong), str(weak), "--judge", S]) == 0

@@ -32,6 +32,7 @@ from pathlib import Path
 
 PARSE, COMMAND = "parse", "command"  # who must refuse the value
 CASE_SECONDS = 60  # a case that runs longer hangs (a FIFO read, an unbounded loop)
+HUGE_FILE = 2**28  # a file the snapshot does not read through
 
 
 @dataclass
@@ -116,11 +117,15 @@ class Scratch:
                 seen[str(relative / name)] = "dir"
             for name in files:
                 try:
-                    mode = os.stat(os.path.join(folder, name)).st_mode
+                    found = os.stat(os.path.join(folder, name))
+                    mode = found.st_mode
                 except OSError:  # a link to nothing
                     mode = 0
                 if stat.S_ISFIFO(mode):
                     kind = "fifo"
+                elif stat.S_ISREG(mode) and found.st_size > HUGE_FILE:
+                    # a sparse file over a bound (the file walk's): its size and time tell
+                    kind = f"{found.st_size}:{found.st_mtime_ns}"
                 elif stat.S_ISREG(mode):
                     with open(os.path.join(folder, name), "rb") as fh:
                         kind = hashlib.sha256(fh.read()).hexdigest()
@@ -181,9 +186,10 @@ def hostile_values(kind: str, action: argparse.Action, s: Scratch) -> list[tuple
         return [(v, PARSE) for v in (missing + ".yaml", str(s.fifo), "", "../..", str(s.dir))]
     if kind == "output-dir":
         return [(v, PARSE) for v in ("", str(s.file), str(s.fifo))] + [("../..", COMMAND)]
-    if kind in ("output-file", "cache-file"):
+    if kind in ("output-file", "cache-file", "plot-file"):
+        formats = [str(s.root / "plot.txt")] if kind == "plot-file" else []
         return [(v, PARSE) for v in ("", str(s.dir), str(s.fifo), "../..",
-                                     str(s.file) + "/x")]
+                                     str(s.file) + "/x", *formats)]
     return []
 
 
@@ -193,6 +199,7 @@ def good_value(action: argparse.Action, kind: str, s: Scratch) -> str:
         return "ga" if "arch" in action.dest else "single_room"
     return {"input-dir": str(s.run), "input-path": str(s.run), "input-file": str(s.file),
             "output-dir": "out-new", "output-file": "out-new.json", "cache-file": "c.jsonl",
+            "plot-file": "out-new.png",
             "person": "Nobody",
             "model": "scripted/nope", "moment": "+1m", "label": "Nobody", "text": "hello",
             "words": "x", "name": "x", "count": str(getattr(action.type, "least", 1))

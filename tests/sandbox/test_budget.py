@@ -43,7 +43,7 @@ def test_max_calls_stops_an_episode_cleanly_and_a_higher_cap_finishes_it(tmp_pat
                                                                          capsys):
     out = tmp_path / "capped"
     assert main(["run", *EPISODE, "--out", str(out), "--max-calls", "20"]) == 1
-    assert "stopped: the episode's budget of 20 calls is spent" in capsys.readouterr().out
+    assert "stopped: the episode's budget of 20 calls is spent" in capsys.readouterr().err
     stopped = result(out)
     assert stopped["status"] == "budget" and stopped["llm_calls"] == 20
     assert len(lines(out / "calls.jsonl")) == 20 and len(lines(out / "llm_cache.jsonl")) == 20

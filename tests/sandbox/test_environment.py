@@ -92,3 +92,33 @@ def test_an_override_using_what_its_prompt_is_given_runs(tmp_path, capsys):
     assert main(["run", "single_room", "--model", "scripted/default", "--prompts", str(folder),
                  "--out", str(out)]) == 0
     assert (out / "events.jsonl").is_file()
+
+
+TOWN_EPISODE = ["run", "public_spring_tasting", "--model", "scripted/town", "--embedder",
+                "hashing", "--background", "2", "--same-day", "--start", "15:00"]
+
+
+@pytest.mark.parametrize("name", ["plan_daily.j2", "react_talk.j2", "_task.j2"])
+def test_an_undefined_variable_in_a_prompt_rendered_by_a_constant_is_refused_before_the_run(
+        name, tmp_path, capsys):
+    """These prompts are rendered under a name the check cannot read from the call (a
+    constant, a parameter): `{{ no_such_variable.deep }}` once failed mid-run with a Jinja
+    traceback and left a run directory."""
+    folder = _prompts(tmp_path, name, "before\n{{ no_such_variable.deep }}\n")
+    out = tmp_path / "r"
+    assert main([*TOWN_EPISODE, "--prompts", str(folder), "--out", str(out)]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert f"{name} line 2: 'no_such_variable' is not given to this prompt" in line
+    assert not out.exists()
+
+
+def test_every_built_in_prompt_passes_the_check_as_an_override(tmp_path):
+    """The check refuses only what would fail: each built-in prompt, copied as an override,
+    is accepted (the names it uses are given to it)."""
+    from sandbox.app.prompt_dirs import builtin_prompts, check_prompt_dir
+
+    folder = tmp_path / "prompts"
+    folder.mkdir()
+    for name, path in builtin_prompts().items():
+        (folder / name).write_bytes(path.read_bytes())
+    check_prompt_dir(folder, "--prompts")

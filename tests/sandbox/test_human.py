@@ -121,7 +121,7 @@ def test_a_person_who_leaves_leaves_a_run_the_same_command_goes_on_from(scripted
     assert played(out, script(tmp_path, ANSWERS[:5], "first.yaml")) == 1
     result = json.loads((out / "result.json").read_text())
     assert result["status"] == "interrupted" and "no answer left" in result["error"]
-    assert "The same command goes on from there" in capsys.readouterr().out
+    assert "The same command goes on from there" in capsys.readouterr().err
     # The same command (its script now complete) goes on: the five answers from the cache.
     assert played(out, script(tmp_path, ANSWERS, "first.yaml")) == 0
     assert "their 5 answers so far come from its cache" in capsys.readouterr().out
@@ -222,7 +222,7 @@ def test_a_person_plays_a_resident_of_a_town_day(tmp_path, capsys):
             "plan": "have breakfast; read the paper; walk in the park"}
     assert main([*town, "--human", "Agnes Whitfield", "--human-ui",
                  script(tmp_path, [plan])]) == 1  # left at the next decision, the schedule
-    assert "Agnes Whitfield's plan.hourly" in capsys.readouterr().out
+    assert "Agnes Whitfield's plan.hourly" in capsys.readouterr().err
     made = [json.loads(line) for line in (tmp_path / "day" / "events.jsonl").read_text()
             .splitlines() if '"plan_made"' in line]
     assert any(m["agent"] == "Agnes Whitfield" and m["items"] == [
@@ -238,3 +238,32 @@ def test_without_a_display_the_window_is_refused_naming_the_terminal(tmp_path, c
     err = capsys.readouterr().err.strip()
     assert "no display" in err and "use --human-ui terminal" in err
     assert len(err.splitlines()) == 1 and not out.exists()
+
+
+@pytest.mark.parametrize("size", ["a million answers", "twenty thousand short ones", "FIFO"])
+def test_a_script_far_beyond_an_episode_is_refused_at_once(tmp_path, capsys, size):
+    """A script of 10^6 answers was read whole and parsed in pure Python (minutes); a FIFO
+    would block: each is one line before the episode starts."""
+    import os
+    import time
+
+    path = tmp_path / "answers.yaml"
+    if size == "FIFO":
+        os.mkfifo(path)
+    else:
+        count = 10**6 if size.startswith("a million") else 20_000
+        path.write_text("- {purpose: react.talk, decision: talk}\n" * count)
+    out = tmp_path / "run"
+    started = time.perf_counter()
+    assert played(out, f"script:{path}") == 2
+    assert time.perf_counter() - started < 20
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert str(path) in line and ("more than" in line or "FIFO" in line)
+    assert not (out / "events.jsonl").exists()
+
+
+def test_a_one_answer_script_that_does_not_fit_names_answer_1(tmp_path, capsys):
+    ui = script(tmp_path, [{"purpose": "plan.daily", "wake_up_hour": 6, "plan": "only; two"}])
+    assert played(tmp_path / "run", ui) == 1
+    err = capsys.readouterr().err
+    assert "answers.yaml answer 1 does not fit" in err and "answer 2" not in err

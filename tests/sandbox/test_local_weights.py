@@ -263,3 +263,117 @@ def test_sandbox_weights_shows_the_kept_timing_and_retimes_on_purpose(converted_
     assert "chosen before: q8_0; now: f16" in shown and "answers differ" in shown
     assert main(["weights", "--model", "llama-70b"]) == 2
     assert "embedded models only" in capsys.readouterr().err
+
+
+DAMAGED = {  # a record of the weights timing as a disk, an editor or an old version left it
+    "measured is a list": lambda r: {**r, "measured": []},
+    "no formats": lambda r: {**r, "measured": {}},
+    "a speed of 0": lambda r: {**r, "measured": {**r["measured"],
+                                                 "f16": {"prompt_tokens_per_s": 0,
+                                                         "ms_per_token": 9.0}}},
+    "a speed in words": lambda r: {**r, "measured": {**r["measured"],
+                                                     "f16": {"prompt_tokens_per_s": "fast",
+                                                             "ms_per_token": 9.0}}},
+    "a boolean speed": lambda r: {**r, "measured": {**r["measured"],
+                                                    "f16": {"prompt_tokens_per_s": True,
+                                                            "ms_per_token": 9.0}}},
+    "no cpu": lambda r: {k: v for k, v in r.items() if k != "cpu"},
+    "no call": lambda r: {k: v for k, v in r.items() if k != "call"},
+    "timed without a load": lambda r: {k: v for k, v in r.items() if k != "load_before"},
+    "not an object": lambda r: [r],
+}
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGED) + ["NaN", "a directory", "empty"])
+def test_a_damaged_timing_record_is_said_and_timed_again_by_a_run_and_the_command(
+        converted_cache, monkeypatch, capsys, damage):
+    """Every damaged shape once broke `sandbox weights` and every run on the embedded model
+    with a traceback; the module's own promise is: said, timed again, replaced."""
+    import json
+    import shutil
+
+    from sandbox.app.cli import main
+    from sandbox.llm import weights
+
+    _report(monkeypatch, b"CPU : AVX2 = 1 | AVX512_BF16 = 0 | ")
+    monkeypatch.setattr(weights, "machine_load", lambda: 0.2)
+    shipped = embedded_model_path("smollm2-135m")
+    timed = []
+    monkeypatch.setattr(weights, "time_formats", _fake_timer(AVX2_ONLY, timed))
+    choose_weights(shipped, "auto", 2)
+    [record] = converted_cache.glob("*.weights-choice.*.json")
+    whole = json.loads(record.read_text())
+    if damage == "NaN":
+        record.write_text(record.read_text().replace("9.6", "NaN", 1))
+    elif damage == "a directory":
+        record.unlink()
+        record.mkdir()
+    elif damage == "empty":
+        record.write_text("")
+    else:
+        record.write_text(json.dumps(DAMAGED[damage](whole)))
+    capsys.readouterr()
+    if damage == "a directory":  # not ours to delete: said, and the command stops in one line
+        assert main(["weights", "--threads", "2"]) == 2
+        err = capsys.readouterr().err
+        assert "cannot be read" in err and "Traceback" not in err
+        shutil.rmtree(record)
+        return
+    assert choose_weights(shipped, "auto", 2).kind == "q8_0"  # a run: timed again
+    said = capsys.readouterr().err
+    assert "cannot be read" in said and record.name in said and len(timed) == 6
+    assert json.loads(record.read_text())["measured"] == whole["measured"]  # replaced whole
+    assert main(["weights", "--threads", "2"]) == 0 and len(timed) == 6
+    assert "<- chosen" in capsys.readouterr().out
+
+
+def test_two_timings_at_once_take_turns(converted_cache, monkeypatch, capsys):
+    """Two `sandbox weights --retime` at once each timed the other's load: the second waits
+    for the first, saying so."""
+    import threading
+
+    from sandbox.llm import weights
+
+    _report(monkeypatch, b"CPU : AVX2 = 1 | AVX512_BF16 = 0 | ")
+    monkeypatch.setattr(weights, "machine_load", lambda: 0.2)
+    shipped = embedded_model_path("smollm2-135m")
+    running, overlapped = [], []
+    gate = threading.Event()
+
+    def timer(paths, threads):
+        overlapped.append(bool(running))
+        running.append(1)
+        gate.wait(5)
+        running.pop()
+        return {kind: AVX2_ONLY[kind] for kind in paths}
+
+    first = threading.Thread(target=choose_weights, args=(shipped, "auto", 2, timer, True))
+    first.start()
+    while not running:
+        pass
+    second = threading.Thread(target=choose_weights, args=(shipped, "auto", 2, timer, True))
+    second.start()
+    second.join(0.5)
+    assert second.is_alive()  # waiting
+    gate.set()
+    first.join()
+    second.join()
+    assert overlapped == [False, False]
+    assert "waiting for another process timing" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kept", [1_000, 50_000_000])  # inside its header; inside its tensors
+def test_converted_weights_cut_short_are_said_and_converted_again(converted_cache, capsys, kept):
+    """A converted file cut short (a full disk, a copy stopped) once stopped every local run
+    until deleted by hand: its header says where its tensors end, and it is converted again."""
+    from sandbox.llm.gguf_size import expected_size
+
+    shipped = embedded_model_path("smollm2-135m")
+    [linked] = converted_cache.glob("*.Q8_0.*.gguf")
+    whole = linked.read_bytes()
+    linked.unlink()  # a hard link to the module's file: cut a copy, not it
+    linked.write_bytes(whole[:kept])
+    assert converted_weights(shipped, "q8_0") == linked
+    assert "cut short" in capsys.readouterr().err
+    assert linked.read_bytes() == whole and expected_size(linked) == len(whole)
+    assert converted_weights(shipped, "q8_0") == linked and capsys.readouterr().err == ""

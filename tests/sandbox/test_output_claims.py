@@ -53,6 +53,33 @@ def test_a_board_never_overwrites_the_benchmark_manifest(made, capsys):
     assert snapshot(pp) == before
 
 
+@pytest.mark.parametrize("option", ["--json", "--markdown", "--plot"])
+@pytest.mark.parametrize("side", ["A", "B", "B:ARCH"])
+def test_compare_never_writes_over_or_into_a_run_set(made, tmp_path, capsys, option, side):
+    """`compare A B --json A/pingpong.json` once replaced A's manifest, after which A could
+    not be resumed: every output of compare is refused inside either run set."""
+    import shutil
+
+    pp, other = made / "pp", tmp_path / "other"
+    shutil.copytree(pp, other)
+    target = (pp if side == "A" else other) / ("pingpong.json" if option == "--json"
+                                               else "board.png" if option == "--plot"
+                                               else "board.md")
+    b = f"{other}:ga" if side == "B:ARCH" else str(other)
+    before = snapshot(pp, other)
+    line = refused(capsys, ["compare", str(pp), b, option, str(target)])
+    assert "an input of this command" in line
+    assert snapshot(pp, other) == before
+
+
+def test_a_plot_in_a_format_no_plot_is_written_in_is_refused_at_parsing(made, tmp_path, capsys):
+    for argv in (["compare", str(made / "pp"), str(made / "run")],
+                 ["pingpong-board", str(made / "pp")]):
+        line = refused(capsys, [*argv, "--plot", str(tmp_path / "d.txt")])
+        assert "not a plot format (.txt)" in line
+    assert not (tmp_path / "d.txt").exists()
+
+
 def test_a_board_saved_where_a_manifest_should_be_is_refused_not_read(made, tmp_path, capsys):
     board = tmp_path / "board.json"
     assert main(["pingpong-board", str(made / "pp"), "--json", str(board)]) == 0

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from sandbox.app.cli import main
 from sandbox.log import read_prompts
 
@@ -51,3 +53,37 @@ def test_a_fork_from_a_checkpoint_keeps_the_prompts_of_the_calls_it_copied(tmp_p
     copied = json.loads((fork / "header.json").read_text())  # the calls before the fork point
     assert copied["config"]["forks"]
     assert prompts[0] == parent[0]
+
+
+def _shape(path, shape: str) -> None:
+    import os
+
+    path.unlink()
+    if shape == "directory":
+        path.mkdir()
+    elif shape == "FIFO":
+        os.mkfifo(path)
+    elif shape == "link to /dev/zero":
+        path.symlink_to("/dev/zero")
+    else:  # over the 4 GiB bound of a run's logs (sparse: no disk taken)
+        with open(path, "wb") as sparse:
+            sparse.truncate(5 * 2**30)
+
+
+
+@pytest.mark.parametrize("shape", ["directory", "FIFO", "link to /dev/zero", "over the bound"])
+def test_log_calls_says_what_an_unreadable_prompts_file_is(tmp_path, capsys, shape):
+    """Once "missing (a run from before prompts were kept)" for a directory, a FIFO or a link to
+    /dev/zero, and a traceback over the size bound: one line saying what it is, exit 2."""
+    run = tmp_path / "run"
+    assert main(["run", "single_room", "--model", "scripted/default", "--quiet",
+                 "--out", str(run)]) == 0
+    capsys.readouterr()
+    _shape(run / "prompts.jsonl", shape)
+    assert main(["log", str(run), "--calls", "1"]) == 2
+    printed = capsys.readouterr()
+    [line] = printed.err.splitlines()
+    assert "prompts.jsonl" in line and "missing" not in line and "Traceback" not in line
+    said = {"directory": "a directory", "FIFO": "FIFO", "link to /dev/zero": "character device",
+            "over the bound": "more than the"}[shape]
+    assert said in line

@@ -152,3 +152,17 @@ def test_a_site_inside_what_it_reports_is_refused(tmp_path, board, capsys):
     assert main(["report", str(board), "--out", str(board / "site")]) == 2
     assert "is inside" in capsys.readouterr().err
     assert not (board / "site").exists()
+
+
+@pytest.mark.parametrize("holds", ["nothing", "files of the user's"])
+def test_a_directory_with_nothing_to_report_is_refused(tmp_path, capsys, holds):
+    """A site of 0 items once came out of an empty or mistyped directory, with exit 0."""
+    given = tmp_path / "given"
+    (given / "sub").mkdir(parents=True)
+    if holds != "nothing":
+        (given / "notes.txt").write_text("mine")
+        (given / "sub" / "data.json").write_text("{}")
+    site = tmp_path / "site"
+    assert main(["report", str(given), "--out", str(site)]) == 2
+    [err] = capsys.readouterr().err.strip().splitlines()
+    assert "nothing to report" in err and not site.exists()

@@ -131,3 +131,52 @@ def test_a_user_name_or_a_short_value_is_masked_in_urls_only():
 
     assert redact_url("http://user:pw@host/v1?key=abc") == "http://***@host/v1?key=***"
     assert redact("the user agent's key: abc") == "the user agent's key: abc"
+
+
+TOWN = ["--embedder", "hashing", "--background", "2", "--same-day", "--start", "15:00"]
+RECORDING = {  # every command that records its command line in what it writes
+    "pingpong": ["pingpong", "--player", "scripted/pingpong", "--interrogator",
+                 "scripted/pingpong", "--judge", "scripted/pingpong", "--every", "32"],
+    "refutebench": ["refutebench", "--model", "scripted/refutebench", "--refuter",
+                    "scripted/refutebench", "--judge", "scripted/refutebench", "--every", "40"],
+    "simulbench-collect": ["simulbench-collect", "--user", "scripted/simulbench", "--simulator",
+                           "scripted/simulbench", "--judge", "scripted/simulbench", "--every",
+                           "60"],
+    "stss-lang": ["stss-lang", "--arch", "ga", "--model", "scripted/stss-lang", "--judge",
+                  "scripted/stss-lang", "--every", "67"],
+    "stss": ["stss", "--templates", "public_spring_tasting", "--arch", "ga", "--model",
+             "scripted/town", *TOWN],
+    "run": ["run", "public_spring_tasting", "--model", "scripted/town", *TOWN],
+}
+
+
+@pytest.mark.parametrize("command", sorted(RECORDING))
+@pytest.mark.parametrize("shape", ["http://user:{key}@host.invalid/v1",
+                                   "http://host.invalid/v1?api_key={key}"])
+def test_a_recorded_command_keeps_no_credential(command, shape, tmp_path, monkeypatch, capsys):
+    """Each item's header records the command that made it (`command`, `benchmark_command`):
+    every file the command writes is searched for the password given in --base-url."""
+    from sandbox.llm import SCRIPTS
+    from tasks.stss_lang.scripted import stss_lang_backend
+
+    monkeypatch.setitem(SCRIPTS, "stss-lang", stss_lang_backend)
+    monkeypatch.chdir(tmp_path)
+    key = f"pw-{uuid.uuid4().hex}"
+    out = tmp_path / "out"
+    assert main([*RECORDING[command], "--base-url", shape.format(key=key),
+                 "--out", str(out)]) == 0
+    printed = capsys.readouterr()
+    headers = list(out.rglob("header.json"))
+    assert headers and all("***" in p.read_text(encoding="utf-8") for p in headers)
+    for path in _searchable(tmp_path):
+        assert key.encode() not in path.read_bytes(), path
+    assert key not in printed.out + printed.err
+
+
+def test_a_refused_url_is_echoed_without_its_password(capsys):
+    """A URL refused for its scheme is shown back in the error, its credentials masked."""
+    key = f"pw-{uuid.uuid4().hex}"
+    assert main(["pingpong", "--player", "scripted/pingpong", "--out", "x",
+                 "--base-url", f"htp://user:{key}@host/v1"]) == 2
+    err = capsys.readouterr().err
+    assert "htp://***@host/v1" in err and key not in err

@@ -112,3 +112,19 @@ def test_harvesting_runs_without_a_conversation_writes_no_empty_set(tmp_path, ca
     line = refused(["stss-harvest", str(run), "--out", str(tmp_path / "set.json")], capsys)
     assert "no scenarios in" in line and "nothing written" in line
     assert not (tmp_path / "set.json").exists()
+
+
+@pytest.mark.parametrize("field, value, said", [
+    ("price_in", ".inf", "price_in: Input should be a finite number"),
+    ("price_out", ".nan", "price_out: Input should be a finite number"),
+    ("price_in", "true", "price_in: Value error, True is not a number"),
+    ("price_in", "1.0e9", "price_in: Input should be less than or equal to 100000"),
+    ("max_concurrency", "true", "max_concurrency: Input should be a valid integer"),
+    ("timeout_s", "false", "timeout_s: Value error, False is not a number"),
+])
+def test_a_models_file_number_that_is_not_one_is_refused(tmp_path, capsys, field, value, said):
+    """A price of .inf was printed as `$inf` by a dry run; `max_concurrency: true` read as 1."""
+    models = tmp_path / "models.yaml"
+    models.write_text(f"m:\n  model: scripted/town\n  {field}: {value}\n")
+    line = refused(["list", "models", "--models", str(models)], capsys)
+    assert str(models) in line and said in line

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 import yaml
 
 from sandbox.app.cli import main
@@ -102,8 +103,10 @@ def test_a_misspelt_model_or_template_stops_even_a_dry_run_naming_the_cell(tmp_p
 
 
 def test_a_seed_axis_reaches_every_benchmark_that_has_seeds(tmp_path, capsys):
-    scripts = tmp_path / "scripts.jsonl"
-    scripts.write_text("")
+    from tests.evaluation.test_simulbench_board_accounting import TASKS, script
+
+    scripts = tmp_path / "scripts.jsonl"  # a dry run refuses what the run would: not empty
+    scripts.write_text(json.dumps(script(0, TASKS[0], "gpt-3.5-turbo.json", 0)) + "\n")
     benchmarks = {"stss": {"flags": {"embedder": "hashing"}},
                   "stss-lang": {"flags": {"embedder": "hashing"}},
                   "pingpong": PINGPONG, "refutebench": REFUTEBENCH,
@@ -208,3 +211,37 @@ def test_two_models_two_architectures_and_the_five_benchmarks_from_one_file(tmp_
     assert main(["sweep", path]) == 0  # resumed: every cell skips what it finished
     printed = capsys.readouterr().out
     assert printed.count("(1 already done)") == 4 and printed.count("run 0, skipped") == 10
+
+
+def test_a_dry_run_exits_1_naming_a_cell_the_run_would_refuse(tmp_path, capsys):
+    """A cell meeting an earlier configuration in its --out is refused by the run: its dry run
+    once said so in yellow and exited 0."""
+    models = {"plain": "scripted/pingpong"}
+    assert main(["sweep", experiment(tmp_path, models=models,
+                                     benchmarks={"pingpong": PINGPONG})]) == 0
+    changed = {"flags": {**PINGPONG["flags"], "interrogator": "scripted/pingpong-verbose"}}
+    before = sorted((tmp_path / "exp").rglob("*"))
+    capsys.readouterr()
+    assert main(["sweep", experiment(tmp_path, models=models,
+                                     benchmarks={"pingpong": changed}), "--dry-run"]) == 1
+    printed = capsys.readouterr()
+    assert "pingpong plain: refused:" in printed.out
+    assert printed.err.strip() == "sandbox sweep: 1 cell(s) would be refused: pingpong/plain"
+    assert sorted((tmp_path / "exp").rglob("*")) == before
+
+
+@pytest.mark.parametrize("seeds, said", [
+    ([True], "seed True"), ([0, False], "seed False"), ([-1], "seed -1"), ("0", "one or more"),
+    ([1.5], "seed 1.5"), (list(range(10_001)), "10,001 seeds; at most 10,000"), ([], "one or more"),
+])
+def test_a_seed_list_is_checked_as_seeds_is(tmp_path, capsys, seeds, said):
+    """`seeds: [true]` once ran seed 1; 10^5 seeds of a per-seed benchmark made a dry run list
+    10^5 cells for minutes."""
+    import time
+
+    started = time.perf_counter()
+    assert main(["sweep", experiment(tmp_path, seeds=seeds, benchmarks={"pingpong": PINGPONG}),
+                 "--dry-run"]) == 2
+    assert time.perf_counter() - started < 30
+    [err] = capsys.readouterr().err.strip().splitlines()
+    assert "seeds" in err and said in err

@@ -266,3 +266,24 @@ def test_an_email_file_takes_no_language(tmp_path, capsys):
     assert capsys.readouterr().err.strip().endswith(
         "--language Chinese does not apply to a RefuteBench 1.0 file (email.memory.NC-1.jsonl "
         "runs as it is: its own requests, feedback and setting); drop it")
+
+
+def test_1_0_sets_compare_by_the_1_0_boards_measure(scripted_translator, tmp_path, capsys):
+    """Two 1.0 sets once compared as "0 items with a value", exit 0: they compare by the share
+    of rule checks met, and a judged measure asked of them is one line naming what they take."""
+    import shutil
+
+    path = tmp_path / "en-zh.memory.NC-1.jsonl"
+    path.write_text(line() + "\n" + line() + "\n", encoding="utf-8")
+    out = tmp_path / "v1"
+    run(path, out)
+    shutil.copytree(out, tmp_path / "again")
+    capsys.readouterr()
+    board = tmp_path / "c.json"
+    assert main(["compare", str(out), str(tmp_path / "again"), "--json", str(board)]) == 0
+    data = json.loads(board.read_text())
+    assert data["overall"]["n"] == 2 and data["overall"]["difference"] == 0
+    for metric, said in (("overall", "a RefuteBench 1.0 set"), ("bogus", "compares one of")):
+        assert main(["compare", str(out), str(tmp_path / "again"), "--metric", metric]) == 2
+        [err] = capsys.readouterr().err.strip().splitlines()
+        assert said in err and f"--metric {metric!r}" in err

@@ -85,3 +85,37 @@ def test_an_episode_its_budget_stopped_counts_with_what_it_spent_and_is_said(tmp
     row = re.search(r"\| town \| scripted/town \| (\d+) \| (\d+) \|", printed)
     assert int(row.group(2)) == lines(out / "public_spring_tasting" / "ga" / "s0") <= 10
     assert "1 of them failed or stopped early: they count with what they spent before" in printed
+
+
+def test_a_dry_run_refuses_what_the_run_refuses(tmp_path, capsys):
+    """An unknown background model and an --out holding another benchmark once got an
+    estimate from the dry run, then a refusal from the run."""
+    import json
+
+    other = tmp_path / "pp"
+    other.mkdir()
+    (other / "pingpong.json").write_text(json.dumps({"benchmark": "pingpong"}))
+    for extra, said in ((["--background-model", "nosuch", "--out", str(tmp_path / "s")],
+                         "unknown model 'nosuch'"),
+                        (["--out", str(other)], "holds a pingpong benchmark")):
+        for dry in ([], ["--dry-run"]):
+            assert main(["stss", *SMALL, *extra, *dry]) == 2
+            [err] = capsys.readouterr().err.strip().splitlines()
+            assert said in err, dry
+    assert not (tmp_path / "s").exists() and sorted(p.name for p in other.iterdir()) == [
+        "pingpong.json"]
+
+
+def test_a_kit_dry_run_refuses_another_configuration_in_its_out(tmp_path, capsys):
+    """A benchmark directory of another configuration: the run refuses, and so does its dry
+    run (it once estimated '0 to run, all finished')."""
+    roles = ["--player", "scripted/pingpong", "--judge", "scripted/pingpong", "--every", "32"]
+    out = tmp_path / "pp"
+    assert main(["pingpong", *roles, "--interrogator", "scripted/pingpong", "--out",
+                 str(out)]) == 0
+    capsys.readouterr()
+    for dry in ([], ["--dry-run"]):
+        assert main(["pingpong", *roles, "--interrogator", "scripted/pingpong-verbose",
+                     "--out", str(out), *dry]) == 2
+        [err] = capsys.readouterr().err.strip().splitlines()
+        assert "holds a benchmark with interrogator 'scripted/pingpong'" in err, dry

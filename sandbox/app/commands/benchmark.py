@@ -35,6 +35,7 @@ from sandbox.app.options import (
     InputDir,
     InputPath,
     Model,
+    PlotFile,
 )
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError
@@ -275,7 +276,7 @@ def add_board_outputs(p: argparse.ArgumentParser, plot_help: str) -> None:
     has them; `sandbox sweep` writes each benchmark's board with the first two)."""
     p.add_argument("--markdown", type=output_file, help="also write the board to this file")
     p.add_argument("--json", type=output_file, help="write the board as JSON to this file")
-    p.add_argument("--plot", type=output_file, metavar="PNG", help=plot_help)
+    p.add_argument("--plot", type=PlotFile(), metavar="PNG", help=plot_help)
 
 
 def write_board(report, args) -> None:
@@ -343,7 +344,12 @@ def dry_run(bench, args) -> int:
     they would spend per role and model, at the rate of the directory's finished items (the
     calls of each role, judges included, per item); nothing is written."""
     from evaluation.kit import role_usage
-    from sandbox.app.suites.benchmark import RUNS
+    from sandbox.app.suites.benchmark import (
+        RUNS,
+        BenchmarkMismatch,
+        open_manifest,
+        wanted_manifest,
+    )
     from sandbox.app.suites.estimate import Estimate, Line, Rate
     from sandbox.app.suites.resume import finished
     from sandbox.log import read_calls
@@ -353,6 +359,12 @@ def dry_run(bench, args) -> int:
     try:
         items = bench.items.load(args.items, options)
     except (FileFormatError, IdCollision) as exc:
+        raise UserError(str(exc)) from exc
+    try:  # what the run refuses (another configuration in --out), the dry run refuses
+        open_manifest(bench, args.out, wanted_manifest(
+            bench, items, configuration(bench, args, judge_models(args))), args.rejudge,
+            write=False)
+    except BenchmarkMismatch as exc:
         raise UserError(str(exc)) from exc
     selected = [item_id for item_id, _ in items.select(args.every)]
     done = [args.out / RUNS / i for i in selected if finished(args.out / RUNS / i)]
@@ -381,8 +393,20 @@ def dry_run(bench, args) -> int:
     return 0
 
 
+def configuration(bench, args, judges: list[str]):
+    """What plays and judges a run of `bench`, from the command's options."""
+    from sandbox.app.suites.benchmark import Configuration
+
+    return Configuration(
+        {role.name: getattr(args, role.name) for role in bench.roles},
+        {role.name: _sampling(args, role.name) for role in bench.roles}, judges,
+        judge_sampling=_sampling(args, "judge"), label=args.label, every=args.every,
+        seed=args.seed, options={name: getattr(args, name) for name in bench.options},
+        judge_options={name: getattr(args, name) for name in bench.judging.options})
+
+
 def run_main(bench, args) -> int:
-    from sandbox.app.suites.benchmark import Configuration, board_report
+    from sandbox.app.suites.benchmark import board_report
     from tasks.kit import ItemIdError
 
     if getattr(args, "dry_run", False):
@@ -403,7 +427,6 @@ def run_main(bench, args) -> int:
         console.print(f"[dim]ignored keys this benchmark does not use: "
                       f"{keys_text(items.ignored_keys)}[/]", highlight=False, soft_wrap=True)
     models = {role.name: getattr(args, role.name) for role in bench.roles}
-    sampling = {role.name: _sampling(args, role.name) for role in bench.roles}
     pool = model_pool(args, [*models.values(), *judges])
     selected = items.select(args.every)
     # A role the command line did not name plays on the default model: said, never silent.
@@ -412,10 +435,7 @@ def run_main(bench, args) -> int:
     cast = ", ".join(f"{role} {model}{default('--' + role)}" for role, model in models.items())
     console.print(f"[dim]{bench.name}: {len(selected)} of {len(items)} {bench.items.noun}, "
                   f"{cast}, judges {', '.join(judges)}{default('--judge')}, into {args.out}[/]")
-    config = Configuration(
-        models, sampling, judges, judge_sampling=_sampling(args, "judge"), label=args.label,
-        every=args.every, seed=args.seed, options=options,
-        judge_options={name: getattr(args, name) for name in bench.judging.options})
+    config = configuration(bench, args, judges)
     report = run_with_progress(bench, args.out, items, pool, config, console=console,
                                description=bench.items.noun, total=len(selected),
                                rejudge=args.rejudge, parallel=parallel,

@@ -403,14 +403,14 @@ def replayed_note(run) -> str:
 def run_stopped(result, console) -> int:
     """0, or 1 with one line saying what to do when a budget stopped the run or none of its
     calls reached a model (status unavailable: not finished)."""
+    from sandbox.terminal import say_stopped
+
     if result.status == "budget":
-        console.print(f"[yellow]stopped:[/] {result.error}; run the same command with "
-                      "--overwrite and a higher cap to go on (the answers so far come from the "
-                      "cache)", highlight=False, soft_wrap=True)
+        say_stopped(f"stopped: {result.error}; run the same command with --overwrite and a "
+                    "higher cap to go on (the answers so far come from the cache)")
         return 1
     if result.status == "unavailable":
-        console.print(f"[red]unavailable:[/] {result.error}; then run the same command with "
-                      "--overwrite", highlight=False, soft_wrap=True)
+        say_stopped(f"unavailable: {result.error}; then run the same command with --overwrite")
         return 1
     return 0
 

@@ -14,15 +14,19 @@ from .benchmark import add_board_outputs, write_board
 EFFECT = Number(0, 1_000, above=True)
 
 
+def set_path(text: str) -> str:
+    """The directory (or file) a run set names: DIR of DIR:ARCH."""
+    head, sep, arch = text.rpartition(":")
+    if sep and head and arch and "/" not in arch and not Path(text).exists():
+        return head
+    return text
+
+
 @declared("input-path")
 def run_set(text: str) -> str:
     """A run set to compare: a directory, or DIR:ARCH for one architecture of it. The
     directory is checked at parsing (there, not a FIFO); the text is kept as given."""
-    head, sep, arch = text.rpartition(":")
-    if sep and head and arch and "/" not in arch and not Path(text).exists():
-        InputPath()(head)
-    else:
-        InputPath()(text)
+    InputPath()(set_path(text))
     return text
 
 
@@ -70,16 +74,22 @@ def register(sub) -> None:
 def main(args) -> int:
     from evaluation.compare import compare_dirs
     from evaluation.kit import BoardError
+    from sandbox.outdirs import OutputTaken, refuse_inputs
 
+    # A and B are run sets named as text (DIR:ARCH), so the claim is told what they read: a
+    # --json over A's manifest would leave A unable to resume.
+    for path in (args.markdown, args.json, args.plot):
+        if path is not None:
+            try:
+                refuse_inputs(path, [Path(set_path(args.a)), Path(set_path(args.b))],
+                              "the comparison")
+            except OutputTaken as exc:
+                raise UserError(str(exc)) from None
     try:
         report = compare_dirs(args.a, args.b, rules=args.rules, metric=args.metric,
                               judges=args.judges, seed=args.seed, resamples=args.resamples,
                               effect=args.effect)
     except (BoardError, OSError) as exc:
         raise UserError(str(exc)) from exc
-    for path in (args.markdown, args.json, args.plot):
-        if path is not None and Path(path).resolve() in (Path(args.a).resolve(),
-                                                        Path(args.b).resolve()):
-            raise UserError(f"{path}: is a run set given to compare; write elsewhere")
     write_board(report, args)
     return 0

@@ -104,8 +104,6 @@ def register(sub) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from sandbox.redact import redact
-
     started = time.perf_counter()
     console = terminal.console()
     run = args.run
@@ -121,7 +119,7 @@ def main(args: argparse.Namespace) -> int:
     fork = Fork(parent=str(run), at=at, time=clock_text(header.start_time, at),
                 architectures=_architectures(args, header),
                 whispers=_whispers(args.whisper or [], header, at, end),
-                command=["sandbox", *(redact(w) for w in getattr(args, "argv", None) or [])])
+                command=["sandbox", *(getattr(args, "argv", None) or [])])  # masked (app/cli.py)
     if not (run / CACHE).is_file():
         raise UserError(f"{run}: no {CACHE} to replay its answers from (run with --no-cache, "
                         "or --cache elsewhere), so its state at the fork point cannot be made "

@@ -44,9 +44,12 @@ def register(sub) -> None:
 
 def print_calls(run, wanted: list[int], as_json: bool) -> int:
     """`sandbox log RUN --calls [SEQ...]`: every call with its prompt and answer."""
-    from sandbox.log import read_prompts
+    from sandbox.log import RunFormatError, read_prompts
 
-    prompts, problems = read_prompts(run.dir)
+    try:
+        prompts, problems = read_prompts(run.dir)
+    except RunFormatError as exc:  # a directory, a FIFO, a device, a file over the bound
+        raise UserError(str(exc)) from None
     chosen = [c for c in run.calls if not wanted or c.seq in wanted]
     missing = sorted(set(wanted) - {c.seq for c in chosen})
     if missing:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import shlex
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -94,6 +93,16 @@ def run_dirs(path: Path) -> list[Path]:
     return sorted(p for p in found if not any(q in p.parents for q in found))
 
 
+def holds_results(path: Path, kinds) -> bool:
+    """Whether `path` is, or holds somewhere below it, a run or a board's directory (or a
+    sweep's summary): what `sections` makes a page of."""
+    if any((path / f).is_file() for f in RUN_FILES) or kind_of(path, kinds) is not None \
+            or (path / SUMMARY).is_file():
+        return True
+    return bool(run_dirs(path)) or any(kind_of(p, kinds) for p in path.rglob("*")
+                                       if p.is_dir())
+
+
 def sections(path: Path, kinds, parent: int | None, out: list, name: str, plots: Path) -> None:
     """Add what `path` holds to `out`: a run, a board with its items, or (a directory of such)
     its summary and one board per kind of directory below it."""
@@ -164,16 +173,21 @@ def main(args: argparse.Namespace) -> int:
         if out == path.resolve() or path.resolve() in out.parents:
             raise UserError(f"--out {args.out} is inside {path}, which it reports on; write "
                             "the site elsewhere")
+    kinds = board_kinds()
+    for path in args.dirs:  # a site of 0 items once came out of a mistyped directory, exit 0
+        if not holds_results(path, kinds):
+            raise UserError(f"{path}: no run, board or benchmark directory found in it; "
+                            "nothing to report")
     claim(args.out, SITE_FILE, "a report site")
     claim_directory(args.out, SITE_NAMES, "a report site")
     hold_output(args.out)
-    kinds = board_kinds()
     # A directory is called by its name, or with --paths where it is.
     names = [str(path.resolve()) if args.paths else path.resolve().name or str(path)
              for path in args.dirs]
     scrub = Scrubber({path: name for path, name in zip(args.dirs, names, strict=True)},
                      keep_paths=args.paths)
-    command = shlex.join(["sandbox", *sys.argv[1:]]) if sys.argv[1:2] == ["report"] else ""
+    argv = getattr(args, "argv", None) or []  # masked (app/cli.py)
+    command = shlex.join(["sandbox", *argv]) if argv[:1] == ["report"] else ""
     found: list = []
     with tempfile.TemporaryDirectory(prefix="sandbox-report-") as plots:
         for path, name in zip(args.dirs, names, strict=True):

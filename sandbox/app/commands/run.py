@@ -168,11 +168,10 @@ def _town_changes(args):
 
 def main(args) -> int:
     """The episode, its command line recorded in its header (`sandbox rerun` repeats it)."""
-    from sandbox.redact import redact
     from sandbox.runner import COMMAND
 
-    token = COMMAND.set(["sandbox", *(redact(word) for word in getattr(args, "argv", None)
-                                      or ["run", args.scenario])])
+    # args.argv comes with its credentials masked (app/cli.py)
+    token = COMMAND.set(["sandbox", *(getattr(args, "argv", None) or ["run", args.scenario])])
     try:
         return _run(args)
     finally:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from sandbox import terminal
@@ -106,15 +107,21 @@ def main(args) -> int:
         console.print(f"[dim]{cell.benchmark} {cell.name}: {_roles(cell_args)}[/]",
                       highlight=False, soft_wrap=True)
     if args.dry_run:
+        refused = []
         for cell, cell_args in zip(found.cells, parsed, strict=True):
             print("sandbox " + " ".join(cell.argv))
             if hasattr(cell_args, "dry_run"):  # the command estimates itself: asked to
                 cell_args.dry_run = True
                 try:
                     cell_args.func(cell_args)
-                except UserError as exc:  # an estimate that cannot be made stops no other
-                    console.print(f"[yellow]{cell.benchmark} {cell.name}: no estimate:[/] "
-                                  f"{exc}", highlight=False, soft_wrap=True)
+                except UserError as exc:  # refused as the run would be: the others go on
+                    refused.append(f"{cell.benchmark}/{cell.name}")
+                    console.print(f"[red]{cell.benchmark} {cell.name}: refused:[/] {exc}",
+                                  highlight=False, soft_wrap=True)
+        if refused:  # a dry run that passes says the run would: one that would not, fails
+            print(f"sandbox sweep: {len(refused)} cell(s) would be refused: "
+                  f"{', '.join(refused)}", file=sys.stderr)
+            return 1
         return 0
     from sandbox.outdirs import OutputTaken, add_marker, claim
 

@@ -113,9 +113,10 @@ def read_manifest(path: Path) -> Manifest:
                                 f"{first['msg']}); use another --out") from None
 
 
-def open_manifest(bench: Benchmark, out: Path, wanted: Manifest, rejudge: bool = False
-                  ) -> Manifest:
-    """The directory's manifest, created or checked against what this run wants.
+def open_manifest(bench: Benchmark, out: Path, wanted: Manifest, rejudge: bool = False,
+                  write: bool = True) -> Manifest:
+    """The directory's manifest, created or checked against what this run wants (`write`
+    False: checked only, for a dry run, which refuses what the run refuses).
 
     What plays the dialogues (the roles' models and sampling, the items, the options) must
     match: run directories are keyed by item only, so a second configuration would silently
@@ -128,8 +129,9 @@ def open_manifest(bench: Benchmark, out: Path, wanted: Manifest, rejudge: bool =
     except OutputTaken as exc:
         raise BenchmarkMismatch(str(exc)) from None
     if not path.is_file():
-        out.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, wanted.model_dump_json(indent=2))
+        if write:
+            out.mkdir(parents=True, exist_ok=True)
+            write_atomic(path, wanted.model_dump_json(indent=2))
         return wanted
     have = read_manifest(path)
     use_another = "use another --out for another configuration"
@@ -169,7 +171,8 @@ def open_manifest(bench: Benchmark, out: Path, wanted: Manifest, rejudge: bool =
         "selected": wanted.selected, "options": {**have.options, **wanted.options},
         "judge_options": wanted.judge_options,
         "sampling": {**have.sampling, "judge": wanted.sampling["judge"]}})
-    write_atomic(path, merged.model_dump_json(indent=2))
+    if write:
+        write_atomic(path, merged.model_dump_json(indent=2))
     return merged
 
 
@@ -375,17 +378,23 @@ def _complete(bench: Benchmark, config: Configuration) -> Configuration:
         judge_options=bench.judging.settings(config.judge_options))
 
 
+def wanted_manifest(bench: Benchmark, items: ItemSet, config: Configuration) -> Manifest:
+    """The manifest a run of `config` over `items` wants its directory to hold."""
+    config = _complete(bench, config)
+    return Manifest(
+        benchmark=bench.name, label=config.label, roles=config.models,
+        judges=list(config.judges), sampling={**config.sampling, "judge": config.judge_sampling},
+        items=items.source, items_digest=items.digest, options=config.options,
+        judge_options=config.judge_options, every=config.every, seed=config.seed,
+        selected=[item_id for item_id, _ in items.select(config.every)])
+
+
 def _run_benchmark(bench, out, items, pool, config, rejudge, parallel, limits, monitor,
                    on_progress, command) -> BenchmarkReport:
     started = time.perf_counter()
     config = _complete(bench, config)
     selected = items.select(config.every)
-    open_manifest(bench, out, Manifest(
-        benchmark=bench.name, label=config.label, roles=config.models,
-        judges=list(config.judges), sampling={**config.sampling, "judge": config.judge_sampling},
-        items=items.source, items_digest=items.digest, options=config.options,
-        judge_options=config.judge_options, every=config.every, seed=config.seed,
-        selected=[item_id for item_id, _ in selected]), rejudge)
+    open_manifest(bench, out, wanted_manifest(bench, items, config), rejudge)
     budget = limits.budget
     if parallel.executor == "ray":  # the run's budget stays in this process
         shared = dict(bench=bench, out=out, config=config, rejudge=rejudge,

@@ -32,8 +32,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from sandbox.app.options import SEED_MAX, SEEDS_MAX
 from sandbox.files import FileFormatError, load_model
 from sandbox.pathnames import safe_component
+from sandbox.redact import redact_command
 
 SWEEP_FILE = "sweep.json"
 
@@ -112,11 +114,20 @@ class Experiment(BaseModel):
             safe_component(label, "model label")
         return value
 
-    @field_validator("seeds")
+    @field_validator("seeds", mode="before")
     @classmethod
     def _seeds(cls, value):
-        if not value or min(value) < 0:
-            raise ValueError("one or more seeds, each 0 or more")
+        # Checked as --seeds is (app/options.py): a boolean is no seed (YAML's `true` once ran
+        # seed 1), and a list longer than a suite takes is no experiment (10^5 seeds of a
+        # per-seed benchmark are 10^5 cells, which a dry run once spent minutes listing).
+        if not isinstance(value, list) or not value:
+            raise ValueError("one or more seeds, each a whole number from 0")
+        if len(value) > SEEDS_MAX:
+            raise ValueError(f"{len(value):,} seeds; at most {SEEDS_MAX:,}")
+        for seed in value:
+            if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= SEED_MAX:
+                raise ValueError(f"seed {seed!r}: seeds are whole numbers from 0 to "
+                                 f"{SEED_MAX:,}")
         return value
 
 
@@ -228,7 +239,8 @@ def record(experiment: Experiment, source: Path, digest: str, found: Plan) -> di
             "models": {k: v.model_dump() for k, v in experiment.models.items()},
             "architectures": experiment.architectures, "seeds": experiment.seeds,
             "cells": [{"benchmark": c.benchmark, "cell": c.name, "model": c.model,
-                       "architecture": c.architecture, "command": ["sandbox", *c.argv],
+                       "architecture": c.architecture,
+                       "command": ["sandbox", *redact_command(c.argv)],
                        "out": str(c.out), "status": c.status, "said": c.said}
                       for c in found.cells]}
 

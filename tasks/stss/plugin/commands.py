@@ -464,6 +464,24 @@ def say_estimate(console, args, episodes, resident_hours: dict) -> float | None:
     return estimate
 
 
+def checked_options(args, archs, world, window, episodes):
+    """What OUT/suite.json will say, checked as the run checks it (an unknown model alias, an
+    --out holding another kind of output or a suite of other options: a UserError or
+    ValueError), by the run and its dry run alike."""
+    from worlds import world_ref
+
+    from .suite import SuiteOptions, arch_dir, check_options, episode_key
+
+    roles = town_roles(args)
+    return check_options(args.out, SuiteOptions(
+        model=args.model, background_model=roles.background and args.background_model,
+        performer_routing=roles.routing if roles.routed else None,
+        world=world_ref(world), background=args.background, window=window,
+        embedder=args.embedder, prompts=str(args.prompts) if args.prompts else None,
+        architectures={arch_dir(a): a for a in archs},
+        episodes=[episode_key(e) for e in episodes]))
+
+
 def dry_run(console, args, archs, world, window) -> int:
     """`sandbox stss --dry-run`: the episodes the suite would run (finished ones skipped),
     their calls and tokens per role and model, wall time and money, from this suite's finished
@@ -481,6 +499,8 @@ def dry_run(console, args, archs, world, window) -> int:
         hours: dict = {}
         _check_templates(templates, archs, args, window, world, console, hours)
         episodes = plan_suite(templates, archs, args.seeds, args.out)
+        # what the run refuses, the dry run refuses: a dry run says what the run would do
+        checked_options(args, archs, world, window, episodes)
     except (FileFormatError, ValueError) as exc:
         raise UserError(str(exc)) from exc
     done = [e for e in episodes if finished(e.run_dir)]
@@ -559,14 +579,9 @@ def main(args) -> int:
     from sandbox.app.suites.parallel import ExecutorError
     from sandbox.app.suites.resume import finished
     from tasks.stss.importer import import_report
-    from worlds import world_ref
 
     from . import cost
     from .suite import (
-        SuiteOptions,
-        arch_dir,
-        check_options,
-        episode_key,
         plan_suite,
         planned_episodes,
         record_options,
@@ -595,14 +610,7 @@ def main(args) -> int:
                                                  hours), imported)
         try:
             episodes = plan_suite(templates, archs, args.seeds, args.out)
-            roles = town_roles(args)
-            options = check_options(args.out, SuiteOptions(
-                model=args.model, background_model=roles.background and args.background_model,
-                performer_routing=roles.routing if roles.routed else None,
-                world=world_ref(world), background=args.background, window=window,
-                embedder=args.embedder, prompts=str(args.prompts) if args.prompts else None,
-                architectures={arch_dir(a): a for a in archs},
-                episodes=[episode_key(e) for e in episodes]))
+            options = checked_options(args, archs, world, window, episodes)
         except ValueError as exc:
             raise UserError(str(exc)) from exc
         say_estimate(console, args, episodes, hours)
