@@ -73,6 +73,10 @@ class Reach(Protocol):
 
     def clear(self, resident: str, t: float, others: Iterable[tuple[str, float]]) -> bool: ...
 
+    def horizon(self) -> float:
+        """Seconds beyond which nobody can be from whoever is furthest behind: anyone could be
+        anywhere by then (a step further ahead is not even looked at)."""
+
 
 class _Environment(simpy.Environment):
     """One LP's SimPy environment. Its queue's priority holds the event's *level* as well
@@ -501,10 +505,12 @@ class Engine:
             keys = sorted((lp.key(), lp) for lp in self._lps.values())
             floor = keys[0][0]
             self._kernel_key = self._kernel.key()
+            # beyond the horizon every step waits for the one furthest behind: not looked at
+            horizon = floor[0] + (self.reach.horizon() if self.reach is not None else 0.0)
             progressed = False
             self._woken = False
             for key, lp in keys:
-                if key[0] > limit or key[0] == math.inf or (lockstep and key[0] > floor[0]):
+                if key[0] > limit or key[0] > horizon or (lockstep and key[0] > floor[0]):
                     break
                 if lp.steppable() and self._may_go(lp, key, keys):
                     self._step(lp)

@@ -92,6 +92,7 @@ class WorldState:
         self._walked: dict[str, list[Tile]] = {}
         self._hop_grids: dict[Address, list[list[int]]] = {}  # arena -> tiles to it (_hops)
         self._spt = world.seconds_per_tile(WALKING_SPEED)
+        self._horizon: float | None = None
         engine.reach = self  # residents run ahead as far as this town lets them meet (clear)
 
     # -- agents ---------------------------------------------------------------------------------
@@ -298,6 +299,17 @@ class WorldState:
             return False
         return all(self.earliest(other, c, arena) > t for other, c in others
                    for arena in arenas)
+
+    def horizon(self) -> float:
+        """How far (seconds) from the one furthest behind a step may be and still be clear of
+        it: twice the farthest any tile is from an arena (every two tiles are within it of each
+        other, through that arena), twice again for a walker that first ends its walk."""
+        if self._horizon is None:
+            arena = self.world.arenas()[0]
+            farthest = max(h for row in self._hops(arena) for h in row
+                           if h < self.world.width * self.world.height)
+            self._horizon = 4 * farthest * self._spt
+        return self._horizon
 
     def earliest(self, agent: str, c: float, arena: Address) -> float:
         """The earliest time `agent`, at simulated second `c`, could be in `arena`: walking is
