@@ -360,9 +360,12 @@ class Engine:
         while self._records and self._records[0][0][:4] < below:
             _key, ask, completion = heapq.heappop(self._records)
             llm = ask.llm
+            # a resident's call has a depth; the kernel's (a single room's) none: their
+            # calls.jsonl reads as before residents ran ahead
             self.calls.record(ask.request, completion, t=ask.key[0], model=llm.model_id,
                               role=getattr(llm, "role", None),
-                              endpoint=getattr(llm, "endpoint", None), depth=ask.depth)
+                              endpoint=getattr(llm, "endpoint", None),
+                              depth=ask.depth if ask.key[3] >= 0 else None)
 
     # -- LLM ----------------------------------------------------------------------------------
     def ask(self, request: LLMRequest, llm=None) -> simpy.Event:
@@ -510,7 +513,8 @@ class Engine:
             progressed = False
             self._woken = False
             for key, lp in keys:
-                if key[0] > limit or key[0] > horizon or (lockstep and key[0] > floor[0]):
+                if key[0] > limit or key[0] > horizon or key[0] == math.inf \
+                        or (lockstep and key[0] > floor[0]):
                     break
                 if lp.steppable() and self._may_go(lp, key, keys):
                     self._step(lp)
