@@ -18,6 +18,7 @@ walking process (`process.interrupt(cause)`) stops the agent on its current tile
 from __future__ import annotations
 
 import heapq
+from array import array
 from bisect import bisect_left, insort
 from collections.abc import Callable, Container, Generator, Iterable
 from dataclasses import dataclass, field
@@ -90,7 +91,7 @@ class WorldState:
         # agent -> the tiles of its last walk, as far as it went: what it passed (perception
         # reads it). Not part of the checkpoint: a walk under way is, and sets it as it ends.
         self._walked: dict[str, list[Tile]] = {}
-        self._hop_grids: dict[Address, list[list[int]]] = {}  # arena -> tiles to it (_hops)
+        self._hop_grids: dict[Address, list[array]] = {}  # arena -> tiles to it (_hops)
         self._spt = world.seconds_per_tile(WALKING_SPEED)
         self._horizon: float | None = None
         engine.reach = self  # residents run ahead as far as this town lets them meet (clear)
@@ -332,11 +333,11 @@ class WorldState:
         x, y = walk.path[-1]
         return max(c, walk.arrival) + hops[y][x] * spt
 
-    def _hops(self, arena: Address) -> list[list[int]]:
+    def _hops(self, arena: Address) -> list[array]:
         """Tiles from each tile to the nearest of `arena`'s, along the walkable ones (a
         breadth-first search from all of the arena's tiles at once), as a grid; unreachable:
-        the grid's area (farther than any path). Computed once per arena, kept as lists (a
-        list is read faster than an array, one number at a time)."""
+        the grid's area (farther than any path). Computed once per arena, kept as rows of
+        machine integers (read one at a time faster than a numpy array, 4 bytes a tile)."""
         grid = self._hop_grids.get(arena)
         if grid is not None:
             return grid
@@ -357,7 +358,7 @@ class WorldState:
                         grid[y, x] = step
                         following.append((x, y))
             frontier = following
-        rows = self._hop_grids[arena] = grid.tolist()
+        rows = self._hop_grids[arena] = [array("i", row) for row in grid.tolist()]
         return rows
 
     # -- checkpoint -----------------------------------------------------------------------------
