@@ -66,7 +66,8 @@ class LLMSettings(BaseModel):
 
     model: str = "local/smollm2-135m"
     base_url: str | None = None  # openai backend; default OPENAI_BASE_URL or OpenAI
-    json_dialect: str | None = None  # openai backend: json_schema | json_object
+    json_dialect: str | None = None  # openai backend: json_schema | json_object | text;
+    # None: asked of the server (sandbox/llm/dialects.py)
     max_concurrency: int | None = None  # default: what the backend allows
     timeout_s: float = 120.0
     retry_attempts: int = 5
@@ -144,7 +145,8 @@ def make_backend(settings: LLMSettings, check: bool = True):
 
         llm = OpenAIBackend(name, base_url=settings.base_url, dialect=settings.json_dialect,
                             timeout_s=settings.timeout_s, api_key=_key(settings),
-                            max_concurrency=settings.max_concurrency or 8)
+                            max_concurrency=settings.max_concurrency or 8,
+                            alias=settings.endpoint)
         if check and settings.cache_mode != "replay":
             llm.check()
     else:
@@ -160,13 +162,22 @@ def make_backend(settings: LLMSettings, check: bool = True):
 def _key(settings: LLMSettings) -> str | None:
     """The key of an alias from the variable its models file names (LLMConfigError when that
     variable is unset); None for the bare form, which reads $OPENAI_API_KEY as before."""
+    replay = settings.cache_mode == "replay"
     if settings.api_key_env is None:
-        return None
+        # A cache-only run sends nothing: it needs no key, even for OpenAI's own endpoint.
+        return None if not replay or os.environ.get("OPENAI_API_KEY") else NOT_SENT
     key = os.environ.get(settings.api_key_env)
     if not key:
-        raise LLMConfigError(f"model {settings.endpoint}: its key variable "
+        if replay:
+            return NOT_SENT
+        raise LLMConfigError(f"model {settings.endpoint} ({settings.model}): its key variable "
                              f"${settings.api_key_env} is not set (the models file names it)")
     return key
+
+
+# The key of a cache-only run's endpoint whose variable is unset: every answer comes from the
+# cache, so none is sent (a call the cache lacks stops the run before it would be).
+NOT_SENT = "unused-cache-only"
 
 
 def backend_settings(llm) -> dict:

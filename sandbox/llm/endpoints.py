@@ -57,7 +57,7 @@ class Endpoint(BaseModel):
     model: str  # backend/model, as --model takes it
     base_url: str | None = None
     key_env: str | None = None  # the name of the environment variable holding the key
-    json_dialect: Literal["json_schema", "json_object"] | None = None
+    json_dialect: Literal["json_schema", "json_object", "text"] | None = None  # None: asked
     max_concurrency: int | None = Field(default=None, ge=1, le=1024)
     timeout_s: float = Field(default=120.0, gt=0, le=3600)
     price_in: float | None = Field(default=None, ge=0)  # dollars per million prompt tokens

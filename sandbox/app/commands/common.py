@@ -217,9 +217,10 @@ def add_model_access_options(g) -> None:
                    help="OpenAI-compatible endpoint of a bare openai/<model> [default: "
                         "$OPENAI_BASE_URL or OpenAI]; the key is read from $OPENAI_API_KEY (an "
                         "alias names its own)")
-    g.add_argument("--json-dialect", choices=["json_schema", "json_object"],
-                   help="how the endpoint takes a JSON schema: json_schema (OpenAI, vLLM; the "
-                        "default) or json_object (llama.cpp server)")
+    g.add_argument("--json-dialect", choices=["json_schema", "json_object", "text"],
+                   help="how the endpoint takes a JSON schema: json_schema (OpenAI, vLLM), "
+                        "json_object (llama.cpp server) or text (the schema in the prompt) "
+                        "[default: asked of the server once, before its first call]")
     g.add_argument("--max-concurrency", type=CONCURRENCY,
                    help="LLM calls in flight at once [default: what the backend allows]")
     mode = g.add_mutually_exclusive_group()
