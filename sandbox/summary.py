@@ -20,6 +20,7 @@ def summarize(run: Run) -> dict[str, Any]:
     for call in run.calls:
         for row in (by_tag[call.tag], by_model[answered_by(call)]):
             row["calls"] += 1
+            row["answers"] += call.attempts  # an unusable answer asked again: both paid
             row["prompt_tokens"] += call.prompt_tokens
             row["completion_tokens"] += call.completion_tokens
             row["cache_hits"] += int(call.cached)
@@ -195,6 +196,10 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
     if len(summary["llm_calls_by_purpose"]) > 1:
         calls.add_row("[bold]all[/]", *_call_cells(total))
     console.print(calls)
+    if total["answers"] > total["calls"]:
+        console.print(f"answers given: {total['answers']} for {total['calls']} calls (an "
+                      "unusable answer asked again; the tokens above count every one)",
+                      highlight=False)
     by_model = summary.get("llm_calls_by_model") or {}
     if len(by_model) > 1 or any(":" in who or "@" in who for who in by_model):
         models = Table(title="LLM calls by model (role: model @ endpoint)")

@@ -41,8 +41,10 @@ class CallRecord(BaseModel):
     # bare backend/model form). Both absent from lines written before they existed.
     role: str | None = None
     endpoint: str | None = None
+    # Every answer the call was given (an unusable one asked again: `attempts` > 1), all paid.
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    attempts: int = 1
     latency_s: float = 0.0
     cached: bool = False
     retries: int = 0
@@ -55,6 +57,8 @@ class CallRecord(BaseModel):
 
 # Written only when set: a call of a single-model run reads as it always has.
 _ONLY_WHEN_SET = ("role", "endpoint")
+# Written only when not the default: a call answered once reads as it always has.
+_ONLY_WHEN_NOT = {"attempts": 1}
 
 
 PROMPTS = "prompts.jsonl"  # beside calls.jsonl: each call's messages and answer, by seq
@@ -119,6 +123,7 @@ class CallLog:
                 model=completion.model or model, role=role, endpoint=endpoint,
                 prompt_tokens=completion.usage.prompt_tokens,
                 completion_tokens=completion.usage.completion_tokens,
+                attempts=completion.attempts,
                 latency_s=round(completion.latency_s, 4), cached=completion.cached,
                 retries=completion.retries, faults=list(completion.faults),
                 prefix_tokens=completion.prefix_tokens,
@@ -127,7 +132,8 @@ class CallLog:
                 dictated_tokens=completion.dictated_tokens)
             self.records.append(rec)
             self._append([rec.model_dump_json(
-                exclude={k for k in _ONLY_WHEN_SET if getattr(rec, k) is None}) + "\n"])
+                exclude={k for k in _ONLY_WHEN_SET if getattr(rec, k) is None}
+                | {k for k, v in _ONLY_WHEN_NOT.items() if getattr(rec, k) == v}) + "\n"])
             if self._prompts:
                 self._prompts.write(PromptRecord(
                     seq=rec.seq, messages=[m.model_dump() for m in request.messages],
