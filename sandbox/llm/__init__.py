@@ -43,9 +43,9 @@ __all__ = [
     "Completion", "Endpoint", "LLMConfigError", "LLMError", "LLMRequest", "LLMSettings",
     "LLMUnavailable", "Message", "ModelsFile", "RetryingLLM", "SCRIPTS",
     "SCRIPTS_ENTRY_POINT_GROUP", "ScriptedBackend", "StructuredLLM", "TransientLLMError",
-    "Usage", "backend_settings", "cache_in", "caches_in", "calls_recorded", "load_models_file",
-    "make_backend", "make_llm", "parse_structured", "resolve", "scripted_names",
-    "timed_complete", "unknown_alias",
+    "Usage", "backend_settings", "cache_in", "caches_in", "calls_recorded", "endpoints_of",
+    "load_models_file", "make_backend", "make_llm", "model_name", "parse_structured",
+    "resolve", "scripted_names", "timed_complete", "unknown_alias",
 ]
 
 BACKENDS = ("local", "openai", "scripted")
@@ -79,6 +79,7 @@ class LLMSettings(BaseModel):
     # of the environment variable that holds its key; None for the bare backend/model form.
     endpoint: str | None = None
     api_key_env: str | None = None
+    models_file: str | None = None  # the absolute path of the file the alias is from
 
     @property
     def cache_model(self) -> str:
@@ -98,11 +99,13 @@ def resolve(ref: str, models: ModelsFile, base: LLMSettings | None = None) -> LL
         return base.model_copy(update={
             "model": entry.model, "base_url": entry.base_url, "json_dialect": entry.json_dialect,
             "max_concurrency": entry.max_concurrency or base.max_concurrency,
-            "timeout_s": entry.timeout_s, "endpoint": ref, "api_key_env": entry.key_env})
+            "timeout_s": entry.timeout_s, "endpoint": ref, "api_key_env": entry.key_env,
+            "models_file": str(Path(models.path).resolve()) if models.path else None})
     if "/" not in ref:
         raise unknown_alias(ref, models)
     split_model(ref)  # a bad backend fails here, with its own hint
-    return base.model_copy(update={"model": ref, "endpoint": None, "api_key_env": None})
+    return base.model_copy(update={"model": ref, "endpoint": None, "api_key_env": None,
+                                   "models_file": None})
 
 
 def split_model(model: str) -> tuple[str, str]:
@@ -146,7 +149,8 @@ def make_backend(settings: LLMSettings, check: bool = True):
         llm = OpenAIBackend(name, base_url=settings.base_url, dialect=settings.json_dialect,
                             timeout_s=settings.timeout_s, api_key=_key(settings),
                             max_concurrency=settings.max_concurrency or 8,
-                            alias=settings.endpoint)
+                            alias=settings.endpoint, key_env=settings.api_key_env,
+                            models_file=settings.models_file)
         if check and settings.cache_mode != "replay":
             llm.check()
     else:
@@ -189,6 +193,34 @@ def backend_settings(llm) -> dict:
         llm = llm.inner
     settings = getattr(llm, "settings", None)
     return dict(settings()) if callable(settings) else {}
+
+
+def model_name(model: str, alias: str | None) -> str:
+    """How a model is named everywhere a person reads it: "alias (model id)" when it was named
+    by an alias of the models file, else its model id."""
+    return f"{alias} ({model})" if alias else model
+
+
+def endpoints_of(llm) -> dict[str, dict]:
+    """Who answers an episode's calls (each role's stack of a Router, or the one stack), by
+    `model_name`: model, alias, endpoint URL (no credential), the name of the key's variable,
+    the JSON dialect and how it was set. Only endpoints reached over HTTP: a run of the
+    embedded or scripted model has none."""
+    stacks = list(getattr(llm, "llms", {}).values()) or [llm]
+    found: dict[str, dict] = {}
+    for stack in stacks:
+        backend = stack
+        while hasattr(backend, "inner"):
+            backend = backend.inner
+        if not hasattr(backend, "shown_url"):
+            continue
+        name = model_name(backend.model_id, backend.alias)
+        found[name] = {"model": backend.model_id, "alias": backend.alias,
+                       "base_url": backend.shown_url, "key_env": backend.key_env,
+                       "models_file": backend.models_file,
+                       "json_dialect": backend.dialect,
+                       "json_dialect_from": backend.dialect_from}
+    return found
 
 
 def make_llm(settings: LLMSettings, backend=None, check: bool = True) -> LLM:

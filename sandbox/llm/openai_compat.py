@@ -76,15 +76,20 @@ class DialectRefused(LLMConfigError):
 class OpenAIBackend(ConnectionLimit):
     def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
                  dialect: str | None = None, timeout_s: float = 120.0,
-                 max_concurrency: int = 8, alias: str | None = None):
+                 max_concurrency: int = 8, alias: str | None = None,
+                 key_env: str | None = None, models_file: str | None = None):
         """`alias`: the models file's name for this model and endpoint (None: the bare
-        backend/model form), named in every error and start-up line."""
+        backend/model form), named in every error and start-up line; `key_env`: the name of
+        the variable its key came from (recorded, never the key); `models_file`: the file the
+        alias is from."""
         import openai
 
         self._openai = openai
         self.model = model
         self.model_id = f"openai/{model}"
         self.alias = alias
+        self.key_env = key_env or ("OPENAI_API_KEY" if not alias else None)
+        self.models_file = models_file
         self.who = f"{alias} ({self.model_id})" if alias else self.model_id
         self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL).rstrip("/")
         self.shown_url = redact_url(self.base_url)  # the one every message names
@@ -239,7 +244,8 @@ class OpenAIBackend(ConnectionLimit):
     def _setting(self) -> str:
         """Where a user sets this endpoint's dialect."""
         if self.alias:
-            return (f"set json_dialect for {self.alias} in the models file to one it takes "
+            return (f"set json_dialect for {self.alias} in "
+                    f"{self.models_file or 'the models file'} to one it takes "
                     f"({', '.join(d for d in DIALECTS if d != self.dialect)}), or leave "
                     "json_dialect out to have the server asked")
         return ("set --json-dialect (or $SANDBOX_JSON_DIALECT) to one it takes, or leave it "

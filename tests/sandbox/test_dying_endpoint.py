@@ -63,7 +63,7 @@ def test_a_town_run_whose_endpoint_dies_is_not_completed_and_goes_on(town_whole,
     with Loopback("town", die_after=KILLED[killed](answered)) as server:
         argv = [*TOWN, "--base-url", server.url, "--out", str(out)]
         assert main(argv) == 1
-        said = capsys.readouterr().out
+        said = capsys.readouterr().err
         result = json.loads((out / "result.json").read_text())
         assert result["status"] == "unavailable" and not (out / "score.json").exists()
         lost = [c for c in calls_of(out) if "unavailable" in c.faults]

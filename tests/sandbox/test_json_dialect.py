@@ -68,7 +68,7 @@ def test_a_dialect_forced_wrong_stops_at_once_naming_the_alias_the_field_and_the
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1
     line = err[0]
-    assert "smol (openai/town)" in line and "json_dialect" in line and "models file" in line
+    assert "smol (openai/town)" in line and "json_dialect" in line and str(models) in line
     assert "Input should be 'text' or 'json_object'" in line
     # Not retried: each call of the first round refused once, and no probe was sent.
     assert stats["probes"] == 0 and 0 < stats["refused_formats"] <= 4 and took < 20

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -248,8 +249,13 @@ def test_a_dead_endpoint_of_one_role_makes_the_run_unavailable_naming_the_role(t
         assert main(argv) == 1
         result = json.loads((out / "result.json").read_text())
         assert result["status"] == "unavailable"
-        assert "no call of the background role reached its model (b)" in result["error"]
-        assert "unavailable:" in capsys.readouterr().out
+        # Who failed: the role, the alias and model, the endpoint, the first call lost, and
+        # what to do; on stderr too.
+        error = result["error"]
+        assert f"the background role: b (openai/town) at {dead.url}" in error
+        assert re.search(r"(\d+) of \1 calls \(rejected_401 \d+\), from call \d+ \(", error)
+        assert "the evaluated role" not in error and "check or restart that endpoint" in error
+        assert f"unavailable: {error}" in capsys.readouterr().err
         assert not (out / "score.json").exists()  # canned answers are not scored
         dead.refuse_chat = None  # the endpoint is back: the same command goes on
         assert main([*argv, "--overwrite"]) == 0
@@ -290,7 +296,7 @@ def test_an_endpoint_dying_mid_run_leaves_it_unfinished_and_the_same_command_goe
         assert result["status"] == "unavailable" and result["unavailable_calls"] > 0
         assert "LLM calls never reached a model" in result["error"]
         assert 10 < result["llm_calls"] and result["sim_time_s"] > 0  # ran on, canned
-        assert "unavailable:" in capsys.readouterr().out
+        assert "unavailable:" in capsys.readouterr().err
         server.refuse_chat = None
         assert main([*argv, "--overwrite"]) == 0  # goes on: the cached ten are not asked again
     assert json.loads((out / "result.json").read_text())["status"] == "completed"

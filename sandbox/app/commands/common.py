@@ -393,16 +393,22 @@ def replayed_note(run) -> str:
 
 
 def run_stopped(result, console) -> int:
-    """0, or 1 with one line saying what to do when a budget stopped the run or none of its
-    calls reached a model (status unavailable: not finished)."""
+    """0, or 1 with one line saying what to do when a budget stopped the run or calls never
+    reached a model (status unavailable: not finished; said on stderr, where a script looks
+    for why a command failed)."""
     if result.status == "budget":
         console.print(f"[yellow]stopped:[/] {result.error}; run the same command with "
                       "--overwrite and a higher cap to go on (the answers so far come from the "
                       "cache)", highlight=False, soft_wrap=True)
         return 1
     if result.status == "unavailable":
-        console.print(f"[red]unavailable:[/] {result.error}; then run the same command with "
-                      "--overwrite", highlight=False, soft_wrap=True)
+        import sys
+
+        from sandbox.errors import one_line
+        from sandbox.redact import redact
+
+        print(f"unavailable: {one_line(redact(result.error or ''))} (with --overwrite)",
+              file=sys.stderr, flush=True)
         return 1
     return 0
 
