@@ -173,6 +173,7 @@ class AccountingLLM:
         self.max_concurrency = inner.max_concurrency
         self.calls = calls
         self.clock = clock
+        self.endpoint = getattr(inner, "endpoint", None)  # who answers, as its caller names it
 
     def complete(self, request: LLMRequest) -> Completion:
         completion = timed_complete(self.inner, request)

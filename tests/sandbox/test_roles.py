@@ -148,6 +148,29 @@ def test_a_pingpong_player_and_its_judge_answer_from_two_endpoints(tmp_path):
         assert by_role == {("player", "local"), ("interrogator", "local"), ("judge", "hosted")}
 
 
+def test_a_judge_named_by_an_alias_is_named_so_everywhere_and_two_aliases_are_two_judges(
+        tmp_path, capsys):
+    with Loopback("pingpong") as player, Loopback("pingpong") as judges:
+        # One model id behind two aliases: two judges, each with its own judgments.
+        models = models_file(tmp_path, a={"model": "openai/smol", "base_url": player.url},
+                             b={"model": "openai/smolB", "base_url": judges.url},
+                             c={"model": "openai/smolB", "base_url": judges.url})
+        out = tmp_path / "pp"
+        assert main(["pingpong", "--models", str(models), "--player", "a", "--interrogator",
+                     "b", "--judge", "b", "--judge", "c", "--every", "32",
+                     "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["pingpong-board", str(out)]) == 0
+    board = capsys.readouterr().out
+    runs = list((out / "runs").iterdir())
+    assert "unjudged judgment" not in board and f"judgments: {2 * len(runs)} usable" in board
+    assert "| a (openai/smol) |" in board
+    assert "by b (openai/smolB), c (openai/smolB)" in board
+    for run in runs:
+        assert {p.name for p in (run / "judgments").iterdir()} == {
+            "pingpong__b_openai_smolB.json", "pingpong__c_openai_smolB.json"}
+
+
 @pytest.mark.parametrize(("entry", "said"), [
     ({"model": "openai/x", "api_key": "sk-secret-value-1234"}, "keys come from the environment"),
     ({"model": "openai/x", "key_env": "sk-secret-value-1234"}, "not a key"),
