@@ -75,6 +75,16 @@ class Outcome:
         return self.error is not None
 
 
+def unreached(result: Any) -> bool:
+    """Whether an episode or item that ran is unfinished because its calls never reached a
+    model (an endpoint dead or refusing): a failure to whoever watches the progress line,
+    though the suite goes on and the next run asks it again."""
+    if getattr(result, "unavailable", None):  # an STSS episode's
+        return True
+    return any(str(why).startswith("unavailable")  # a benchmark item's
+               for _, why in getattr(result, "stopped", None) or [])
+
+
 @dataclass
 class Monitor:
     """Progress of a suite for a progress line: episodes done, running and failed, LLM calls
@@ -110,7 +120,7 @@ class Monitor:
     def finished(self, outcome: Outcome, *, skipped: bool = False, calls: int = 0) -> None:
         with self._lock:
             self.running.discard(outcome.key)
-            if outcome.failed:
+            if outcome.failed or unreached(outcome.result):
                 self.failed += 1
                 self.failures.append(outcome)
             else:

@@ -1,0 +1,197 @@
+"""Against servers no one here wrote: two llama-cpp-python servers (`python -m
+llama_cpp.server`), each with an API key, on the shipped SmolLM2 GGUF, reached through a models
+file with no json_dialect line. Run by .ci/run (SANDBOX_REAL_SERVERS=1), not by `make test`:
+loading two servers and an STSS window take a minute or two of the 2 cores.
+
+The keys are drawn per run, handed to the servers on their command line and to the runs in
+their environment: they are in no file, and a test checks that no file of a run holds one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+import yaml
+
+from sandbox.app.cli import main
+from sandbox.llm.local import embedded_model_path
+
+pytestmark = pytest.mark.skipif(os.environ.get("SANDBOX_REAL_SERVERS") != "1",
+                                reason="real llama.cpp servers: .ci/run sets "
+                                       "SANDBOX_REAL_SERVERS=1")
+
+WINDOW = ["public_spring_tasting", "--background", "2", "--same-day", "--start", "16:55",
+          "--until", "17:02", "--seed", "1", "--embedder", "hashing", "--quiet"]
+POSTED = re.compile(r'"POST /v1/chat/completions HTTP/1\.1" (\d{3})')
+
+
+class Server:
+    """One llama.cpp server on a free port with its own key; its access log counts what it
+    answered (the server-side count calls.jsonl is held against)."""
+
+    def __init__(self, name: str, folder: Path):
+        self.name, self.key = name, f"sk-{name}-{secrets.token_hex(12)}"
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}/v1"
+        self.log_path = folder / f"server-{name}.log"
+        self.proc = None
+
+    def start(self) -> Server:
+        self.log = self.log_path.open("a")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "llama_cpp.server", "--model",
+             str(embedded_model_path("smollm2-135m")), "--model_alias", f"smol{self.name}",
+             "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", "2048",
+             "--n_threads", "1", "--n_threads_batch", "1", "--verbose", "False",
+             "--api_key", self.key], stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 90
+        request = urllib.request.Request(f"{self.url}/models",
+                                         headers={"Authorization": f"Bearer {self.key}"})
+        while True:
+            assert self.proc.poll() is None, self.log_path.read_text()[-2000:]
+            try:
+                urllib.request.urlopen(request, timeout=2)
+                return self
+            except OSError:
+                assert time.monotonic() < deadline, "the llama.cpp server did not start"
+                time.sleep(0.2)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+
+    def answered(self) -> int:
+        """Chat requests it answered with a 200 so far."""
+        return sum(1 for status in POSTED.findall(self.log_path.read_text()) if status == "200")
+
+
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("servers")
+    a, b = Server("A", folder), Server("B", folder)
+    try:
+        a.start(), b.start()
+        yield a, b
+    finally:
+        a.stop(), b.stop()
+
+
+@pytest.fixture
+def models(servers, tmp_path, monkeypatch):
+    a, b = servers
+    monkeypatch.setenv("SANDBOX_LLM_THREADS", "1")
+    monkeypatch.setenv("KEY_A", a.key)
+    monkeypatch.setenv("KEY_B", b.key)
+    path = tmp_path / "models.yaml"  # no json_dialect: the servers are asked
+    path.write_text(yaml.safe_dump({
+        "A": {"model": "openai/smolA", "base_url": a.url, "key_env": "KEY_A",
+              "price_in": 0.5, "price_out": 1.0},
+        "B": {"model": "openai/smolB", "base_url": b.url, "key_env": "KEY_B",
+              "price_in": 0.1, "price_out": 0.2}}))
+    return path
+
+
+def calls(run: Path) -> list[dict]:
+    return [json.loads(line) for line in (run / "calls.jsonl").read_text().splitlines()]
+
+
+def no_key_in(folder: Path, servers) -> None:
+    for path in folder.rglob("*"):
+        if path.is_file() and not path.name.startswith("server-"):
+            data = path.read_bytes()
+            assert not any(s.key.encode() in data for s in servers), path
+
+
+def test_the_paper_routing_window_on_two_servers_counts_what_each_answered(
+        servers, models, tmp_path, capsys):
+    a, b = servers
+    before = a.answered(), b.answered()
+    out = tmp_path / "run"
+    assert main(["run", *WINDOW, "--models", str(models), "--model", "A",
+                 "--background-model", "B", "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert err.count("JSON dialect json_object, asked of the server") == 2
+    result = json.loads((out / "result.json").read_text())
+    assert result["status"] == "completed" and result["fallbacks"] == 0
+    recorded = calls(out)
+    assert {c["role"]: c["endpoint"] for c in recorded} == {"evaluated": "A",
+                                                            "background": "B"}
+    # Every answer each server gave is in calls.jsonl (its one-token dialect probe aside).
+    for server, alias, was in ((a, "A", before[0]), (b, "B", before[1])):
+        answers = sum(c.get("attempts", 1) for c in recorded
+                      if c["endpoint"] == alias and not c["cached"])
+        assert server.answered() - was == answers + 1, alias
+    no_key_in(tmp_path, servers)
+
+
+def test_a_pingpong_player_on_one_server_and_its_judge_on_the_other(servers, models, tmp_path,
+                                                                    capsys):
+    out = tmp_path / "pp"
+    assert main(["pingpong", "--models", str(models), "--player", "A", "--interrogator", "A",
+                 "--judge", "B", "--every", "64", "--player-max-tokens", "40",
+                 "--interrogator-max-tokens", "30", "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["pingpong-board", str(out)]) == 0
+    board = capsys.readouterr().out
+    assert "| A (openai/smolA) |" in board and "by B (openai/smolB)" in board
+    assert "unjudged judgment" not in board and "judgments: 1 usable" in board
+    no_key_in(tmp_path, servers)
+
+
+def test_a_server_killed_mid_run_then_the_same_command_finishes_as_one_uninterrupted(
+        servers, models, tmp_path, capsys):
+    a, b = servers
+    whole = tmp_path / "whole"
+    assert main(["run", *WINDOW, "--models", str(models), "--model", "A",
+                 "--background-model", "B", "--out", str(whole)]) == 0
+    out = tmp_path / "run"
+    # Copy the whole run's answers but the last few of the background's, then kill B: the
+    # run goes live for those and finds B dead.
+    lines = (whole / "llm_cache.jsonl").read_text().splitlines()
+    out.mkdir()
+    (out / "llm_cache.jsonl").write_text("\n".join(lines[: len(lines) // 2]) + "\n")
+    b.stop()
+    try:
+        argv = ["run", *WINDOW, "--models", str(models), "--model", "A",
+                "--background-model", "B", "--out", str(out), "--overwrite"]
+        capsys.readouterr()
+        assert main(argv) != 0
+        err = capsys.readouterr().err
+        assert "B (openai/smolB)" in err and "check or restart that endpoint" in err
+    finally:
+        b.start()
+    assert main(argv) == 0
+    assert (out / "events.jsonl").read_bytes() == (whole / "events.jsonl").read_bytes()
+
+
+@pytest.mark.parametrize("case", ["wrong key", "unset key variable"])
+def test_a_bad_key_stops_before_anything_runs_naming_the_alias(servers, models, tmp_path,
+                                                               monkeypatch, capsys, case):
+    if case == "wrong key":
+        monkeypatch.setenv("KEY_B", "sk-not-the-key")
+    else:
+        monkeypatch.delenv("KEY_B")
+    code = main(["run", *WINDOW, "--models", str(models), "--model", "A",
+                 "--background-model", "B", "--out", str(tmp_path / "run")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1
+    assert "B (openai/smolB)" in err[0]
+    assert ("refused the API key" if case == "wrong key" else "$KEY_B is not set") in err[0]
