@@ -206,6 +206,19 @@ def test_a_key_variable_named_and_unset_is_named(tmp_path, capsys, monkeypatch):
     assert "background model (hosted)" in err and "$MY_HOSTED_KEY is not set" in err
 
 
+def test_a_judges_key_variable_unset_names_the_role_and_the_alias(tmp_path, capsys,
+                                                                   monkeypatch):
+    monkeypatch.delenv("MY_JUDGE_KEY", raising=False)
+    models = models_file(tmp_path, grader={"model": "openai/gpt-4o-mini",
+                                           "key_env": "MY_JUDGE_KEY"})
+    assert main(["pingpong", "--models", str(models), "--player", "scripted/pingpong",
+                 "--interrogator", "scripted/pingpong", "--judge", "grader", "--every", "64",
+                 "--out", str(tmp_path / "pp")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "the judge model (grader)" in err[0]
+    assert "grader (openai/gpt-4o-mini)" in err[0] and "$MY_JUDGE_KEY is not set" in err[0]
+
+
 def test_the_key_comes_from_the_named_variable_and_is_written_nowhere(tmp_path, monkeypatch):
     key = "sk-sentinel-roles-0123456789"
     monkeypatch.setenv("SANDBOX_TEST_KEY", key)

@@ -9,6 +9,8 @@ their environment: they are in no file, and a test checks that no file of a run 
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import re
@@ -94,13 +96,22 @@ def servers(tmp_path_factory):
         a.stop(), b.stop()
 
 
+def keys(servers, env) -> None:
+    a, b = servers
+    env.setenv("SANDBOX_LLM_THREADS", "1")
+    env.setenv("KEY_A", a.key)
+    env.setenv("KEY_B", b.key)
+
+
 @pytest.fixture
 def models(servers, tmp_path, monkeypatch):
+    keys(servers, monkeypatch)
+    return models_at(servers, tmp_path)
+
+
+def models_at(servers, folder: Path) -> Path:
     a, b = servers
-    monkeypatch.setenv("SANDBOX_LLM_THREADS", "1")
-    monkeypatch.setenv("KEY_A", a.key)
-    monkeypatch.setenv("KEY_B", b.key)
-    path = tmp_path / "models.yaml"  # no json_dialect: the servers are asked
+    path = folder / "models.yaml"  # no json_dialect: the servers are asked
     path.write_text(yaml.safe_dump({
         "A": {"model": "openai/smolA", "base_url": a.url, "key_env": "KEY_A",
               "price_in": 0.5, "price_out": 1.0},
@@ -120,14 +131,26 @@ def no_key_in(folder: Path, servers) -> None:
             assert not any(s.key.encode() in data for s in servers), path
 
 
-def test_the_paper_routing_window_on_two_servers_counts_what_each_answered(
-        servers, models, tmp_path, capsys):
+@pytest.fixture(scope="module")
+def window(servers, tmp_path_factory):
+    """The paper routing on a short window across the two servers, run once: (its run
+    directory, what each server answered during it, stderr)."""
     a, b = servers
+    folder = tmp_path_factory.mktemp("window")
+    models = models_at(servers, folder)
     before = a.answered(), b.answered()
-    out = tmp_path / "run"
-    assert main(["run", *WINDOW, "--models", str(models), "--model", "A",
-                 "--background-model", "B", "--out", str(out)]) == 0
-    err = capsys.readouterr().err
+    out = folder / "run"
+    with pytest.MonkeyPatch.context() as env:
+        keys(servers, env)
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            assert main(["run", *WINDOW, "--models", str(models), "--model", "A",
+                         "--background-model", "B", "--out", str(out)]) == 0
+    return out, (a.answered() - before[0], b.answered() - before[1]), err.getvalue()
+
+
+def test_the_paper_routing_window_on_two_servers_counts_what_each_answered(servers, window):
+    out, answered, err = window
     assert err.count("JSON dialect json_object, asked of the server") == 2
     result = json.loads((out / "result.json").read_text())
     assert result["status"] == "completed" and result["fallbacks"] == 0
@@ -135,11 +158,11 @@ def test_the_paper_routing_window_on_two_servers_counts_what_each_answered(
     assert {c["role"]: c["endpoint"] for c in recorded} == {"evaluated": "A",
                                                             "background": "B"}
     # Every answer each server gave is in calls.jsonl (its one-token dialect probe aside).
-    for server, alias, was in ((a, "A", before[0]), (b, "B", before[1])):
+    for alias, count in zip(("A", "B"), answered, strict=True):
         answers = sum(c.get("attempts", 1) for c in recorded
                       if c["endpoint"] == alias and not c["cached"])
-        assert server.answered() - was == answers + 1, alias
-    no_key_in(tmp_path, servers)
+        assert count == answers + 1, alias
+    no_key_in(out.parent, servers)
 
 
 def test_a_pingpong_player_on_one_server_and_its_judge_on_the_other(servers, models, tmp_path,
@@ -152,26 +175,25 @@ def test_a_pingpong_player_on_one_server_and_its_judge_on_the_other(servers, mod
     assert main(["pingpong-board", str(out)]) == 0
     board = capsys.readouterr().out
     assert "| A (openai/smolA) |" in board and "by B (openai/smolB)" in board
-    assert "unjudged judgment" not in board and "judgments: 1 usable" in board
+    pairs = len(list((out / "runs").iterdir()))
+    assert "unjudged judgment" not in board and f"judgments: {pairs} usable" in board
     no_key_in(tmp_path, servers)
 
 
 def test_a_server_killed_mid_run_then_the_same_command_finishes_as_one_uninterrupted(
-        servers, models, tmp_path, capsys):
+        servers, models, window, tmp_path, capsys):
     a, b = servers
-    whole = tmp_path / "whole"
-    assert main(["run", *WINDOW, "--models", str(models), "--model", "A",
-                 "--background-model", "B", "--out", str(whole)]) == 0
+    whole = window[0]
     out = tmp_path / "run"
-    # Copy the whole run's answers but the last few of the background's, then kill B: the
-    # run goes live for those and finds B dead.
+    # Half the whole run's answers in the cache, then B killed: the run goes live past them
+    # and finds B dead.
     lines = (whole / "llm_cache.jsonl").read_text().splitlines()
     out.mkdir()
     (out / "llm_cache.jsonl").write_text("\n".join(lines[: len(lines) // 2]) + "\n")
     b.stop()
+    argv = ["run", *WINDOW, "--models", str(models), "--model", "A",
+            "--background-model", "B", "--out", str(out), "--overwrite"]
     try:
-        argv = ["run", *WINDOW, "--models", str(models), "--model", "A",
-                "--background-model", "B", "--out", str(out), "--overwrite"]
         capsys.readouterr()
         assert main(argv) != 0
         err = capsys.readouterr().err

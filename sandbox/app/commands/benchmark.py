@@ -187,17 +187,19 @@ def judge_models(args) -> list[str]:
     return judges
 
 
-def model_pool(args, models):
+def model_pool(args, models, roles: dict[str, str] | None = None):
     """The models' pool for the model access options, every model's backend built first: a bad
-    model string or endpoint fails before any work."""
+    model string or endpoint fails before any work, naming the roles that model plays
+    (`roles`: role -> model; the judges are the models of `models` none of them names)."""
     from sandbox.app.suites.benchmark import ModelPool
 
     pool = ModelPool(access_settings(args), models_file(args))
-    try:
-        for model in dict.fromkeys(models):
+    for model in dict.fromkeys(models):
+        try:
             pool.backend(model)
-    except LLMConfigError as exc:
-        raise UserError(str(exc)) from exc
+        except LLMConfigError as exc:
+            plays = [role for role, m in (roles or {}).items() if m == model] or ["judge"]
+            raise UserError(f"the {' and '.join(plays)} model ({model}): {exc}") from exc
     return pool
 
 
@@ -404,7 +406,7 @@ def run_main(bench, args) -> int:
                       f"{keys_text(items.ignored_keys)}[/]", highlight=False, soft_wrap=True)
     models = {role.name: getattr(args, role.name) for role in bench.roles}
     sampling = {role.name: _sampling(args, role.name) for role in bench.roles}
-    pool = model_pool(args, [*models.values(), *judges])
+    pool = model_pool(args, [*models.values(), *judges], models)
     selected = items.select(args.every)
     # A role the command line did not name plays on the default model: said, never silent.
     given = {word.split("=")[0] for word in getattr(args, "argv", None) or []}
