@@ -31,7 +31,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ..files import FileFormatError, read_with_lines
+from ..files import FileFormatError, read_text, read_with_lines
 from ..redact import redact_url
 from .base import LLMConfigError
 
@@ -140,16 +140,33 @@ def load_models_file(path: Path | str | None = None) -> ModelsFile:
         if written:
             raise FileFormatError(path, f"refused: `{written[0]}` would write a key into the "
                                   "file; keys come from the environment: name the variable "
-                                  "with key_env", f"{where}.{written[0]}")
+                                  "with key_env", _field_at(path, alias, lines, written[0]))
         try:
             aliases[alias] = Endpoint.model_validate(entry)
         except ValidationError as exc:
             first = exc.errors()[0]
             field = ".".join(str(p) for p in first["loc"])
             # The message only: pydantic's own text quotes the input, which may be a key.
-            raise FileFormatError(path, first["msg"], f"{where}.{field}" if field else where) \
-                from None
+            raise FileFormatError(path, first["msg"], _field_at(path, alias, lines, field)
+                                  if field else where) from None
     return ModelsFile(path=path, aliases=aliases)
+
+
+def _field_at(path: Path, alias: str, lines: dict, field: str) -> str:
+    """`alias.field (line N)`: the line of the field itself within the alias's block (the
+    line to edit), else the alias's."""
+    start = lines.get(alias)
+    if start is None:
+        return f"{alias}.{field}"
+    text = read_text(path).splitlines()
+    top = str(field).split(".")[0]
+    for number in range(max(start - 1, 0), len(text)):
+        line = text[number]
+        if number >= start and line[:1] not in ("", " ", "\t", "#"):
+            break  # the next alias
+        if re.match(rf"\s+{re.escape(top)}\s*:", line):
+            return f"{alias}.{field} (line {number + 1})"
+    return f"{alias}.{field} (alias at line {start})"
 
 
 def unknown_alias(ref: str, models: ModelsFile) -> LLMConfigError:

@@ -206,6 +206,14 @@ def test_a_key_variable_named_and_unset_is_named(tmp_path, capsys, monkeypatch):
     assert "background model (hosted)" in err and "$MY_HOSTED_KEY is not set" in err
 
 
+def test_a_models_file_error_gives_the_line_of_the_field(tmp_path, capsys):
+    models = tmp_path / "models.yaml"
+    models.write_text("ok:\n  model: openai/x\nbad:\n  model: openai/y\n"
+                      "  base_url: http://h/v1\n  max_concurrency: 0\n")
+    assert main(["list", "models", "--models", str(models)]) == 2
+    assert "bad.max_concurrency (line 6)" in capsys.readouterr().err
+
+
 def test_a_judges_key_variable_unset_names_the_role_and_the_alias(tmp_path, capsys,
                                                                    monkeypatch):
     monkeypatch.delenv("MY_JUDGE_KEY", raising=False)
