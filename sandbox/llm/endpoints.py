@@ -12,6 +12,7 @@
       timeout_s: 60
       price_in: 0.15                 # dollars per million prompt tokens (optional)
       price_out: 0.60
+      latency_s: 1.5                 # a typical call's seconds (optional): a dry run's wall time
 
 Every option that takes a model takes an alias of this file or the bare `backend/model` form
 (which goes to --base-url, as before). `resolve` turns either into the LLMSettings that reach
@@ -62,6 +63,8 @@ class Endpoint(BaseModel):
     timeout_s: float = Field(default=120.0, gt=0, le=3600)
     price_in: float | None = Field(default=None, ge=0)  # dollars per million prompt tokens
     price_out: float | None = Field(default=None, ge=0)  # dollars per million answer tokens
+    # A typical call's seconds, for a dry run's wall time before the suite has measured it.
+    latency_s: float | None = Field(default=None, gt=0, le=3600)
 
     @field_validator("model")
     @classmethod
@@ -97,7 +100,8 @@ class Endpoint(BaseModel):
                 "base_url": redact_url(self.base_url) if self.base_url else None,
                 "key_env": self.key_env, "json_dialect": self.json_dialect,
                 "max_concurrency": self.max_concurrency, "timeout_s": self.timeout_s,
-                "price_in": self.price_in, "price_out": self.price_out}
+                "price_in": self.price_in, "price_out": self.price_out,
+                "latency_s": self.latency_s}
 
 
 class ModelsFile(BaseModel):

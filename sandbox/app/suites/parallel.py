@@ -81,8 +81,10 @@ def unreached(result: Any) -> bool:
     though the suite goes on and the next run asks it again."""
     if getattr(result, "unavailable", None):  # an STSS episode's
         return True
-    return any(str(why).startswith("unavailable")  # a benchmark item's
-               for _, why in getattr(result, "stopped", None) or [])
+    stopped = getattr(result, "stopped", None)  # a benchmark item's: (item, why) pairs
+    return isinstance(stopped, list) and any(
+        isinstance(entry, tuple) and str(entry[-1]).startswith("unavailable")
+        for entry in stopped)
 
 
 @dataclass
