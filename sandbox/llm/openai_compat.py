@@ -129,8 +129,7 @@ class OpenAIBackend(ConnectionLimit):
         """Fail before an episode starts if the endpoint cannot be reached or refuses the key;
         ask it its JSON dialect unless that is set."""
         try:
-            listed = self._client.with_options(timeout=timeout_s).models.list()
-            self.loopback = any(getattr(m, "owned_by", "") == "loopback" for m in listed.data)
+            self._list_models(timeout_s)
         except self._openai.AuthenticationError as exc:
             raise LLMConfigError(f"{self.who}: {self.shown_url} refused the API key "
                                  f"({exc.status_code})") from exc
@@ -144,6 +143,11 @@ class OpenAIBackend(ConnectionLimit):
             if self.dialect is None:
                 self._find_dialect()
 
+    def _list_models(self, timeout_s: float) -> None:
+        """The models list: whether the endpoint is our loopback (its entries say so)."""
+        listed = self._client.with_options(timeout=timeout_s).models.list()
+        self.loopback = any(getattr(m, "owned_by", "") == "loopback" for m in listed.data)
+
     def know_endpoint(self) -> None:
         """Before the first call of a backend nobody checked (check=False): whether it is our
         loopback, and its dialect (asked)."""
@@ -153,9 +157,7 @@ class OpenAIBackend(ConnectionLimit):
             if self._known:
                 return
             try:
-                listed = self._client.with_options(timeout=5.0).models.list()
-                self.loopback = any(getattr(m, "owned_by", "") == "loopback"
-                                    for m in listed.data)
+                self._list_models(5.0)
             except self._openai.APIError:
                 pass  # the calls themselves will say what is wrong
             if self.dialect is None:
