@@ -62,7 +62,7 @@ def test_paper_routing_sends_the_evaluated_endpoint_only_the_performers_routed_c
     # The answers of the two endpoints are cached apart, each under its alias.
     cached = [json.loads(line) for line in (out / "llm_cache.jsonl").read_text().splitlines()]
     assert {c["model"] for c in cached} == {"openai/town@under_test", "openai/town@town"}
-    assert "evaluated: openai/town @ under_test" in capsys.readouterr().out  # sandbox log
+    assert "evaluated: under_test (openai/town)" in capsys.readouterr().out  # sandbox log
     # A rerun from the cache alone (no endpoint running) makes the same log.
     events = (out / "events.jsonl").read_bytes()
     assert main([*argv, "--cache-only", "--overwrite"]) == 0

@@ -18,6 +18,7 @@ import secrets
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -185,23 +186,34 @@ def test_a_server_killed_mid_run_then_the_same_command_finishes_as_one_uninterru
     a, b = servers
     whole = window[0]
     out = tmp_path / "run"
-    # Half the whole run's answers in the cache, then B killed: the run goes live past them
-    # and finds B dead.
+    # Half the whole run's answers in the cache: the run replays them, goes live, and B is
+    # killed after its first live answer (its dialect probe's is the one before).
     lines = (whole / "llm_cache.jsonl").read_text().splitlines()
     out.mkdir()
     (out / "llm_cache.jsonl").write_text("\n".join(lines[: len(lines) // 2]) + "\n")
-    b.stop()
     argv = ["run", *WINDOW, "--models", str(models), "--model", "A",
             "--background-model", "B", "--out", str(out), "--overwrite"]
+    killer = threading.Thread(target=kill_after, args=(b, b.answered() + 2), daemon=True)
+    killer.start()
     try:
         capsys.readouterr()
-        assert main(argv) != 0
+        assert main(argv) == 1
         err = capsys.readouterr().err
-        assert "B (openai/smolB)" in err and "check or restart that endpoint" in err
+        assert "the background role: B (openai/smolB)" in err and b.url in err
+        assert "check or restart that endpoint" in err
     finally:
+        killer.join()
         b.start()
     assert main(argv) == 0
     assert (out / "events.jsonl").read_bytes() == (whole / "events.jsonl").read_bytes()
+
+
+def kill_after(server: Server, answered: int, within_s: float = 600) -> None:
+    """Stop `server` once it has answered `answered` chat calls (a crash mid-run)."""
+    deadline = time.monotonic() + within_s
+    while server.answered() < answered and time.monotonic() < deadline:
+        time.sleep(0.05)
+    server.stop()
 
 
 @pytest.mark.parametrize("case", ["wrong key", "unset key variable"])
