@@ -295,7 +295,7 @@ def unreached(calls: list[CallRecord], endpoints: dict[str, dict] | None = None
     else:
         what = f"{len(lost)} of {len(calls)} LLM calls never reached a model: {'; '.join(parts)}"
     return (f"{what}; check or restart that endpoint (its URL, the model name and the key), "
-            "then run the same command: the answers given so far come from the cache")
+            "then run the same command (the answers given so far come from the cache)")
 
 
 def _who(call: CallRecord) -> str:

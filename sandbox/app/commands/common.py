@@ -407,8 +407,10 @@ def run_stopped(result, console) -> int:
         from sandbox.errors import one_line
         from sandbox.redact import redact
 
-        print(f"unavailable: {one_line(redact(result.error or ''))} (with --overwrite)",
-              file=sys.stderr, flush=True)
+        # A run's directory holds a run: the same command goes on over it with --overwrite.
+        why = (result.error or "").replace("then run the same command",
+                                           "then run the same command with --overwrite", 1)
+        print(f"unavailable: {one_line(redact(why))}", file=sys.stderr, flush=True)
         return 1
     return 0
 

@@ -79,7 +79,7 @@ def unreached(result: Any) -> bool:
     """Whether an episode or item that ran is unfinished because its calls never reached a
     model (an endpoint dead or refusing): a failure to whoever watches the progress line,
     though the suite goes on and the next run asks it again."""
-    if getattr(result, "unavailable", None):  # an STSS episode's
+    if getattr(result, "unavailable", None):  # a town suite's episode's
         return True
     stopped = getattr(result, "stopped", None)  # a benchmark item's: (item, why) pairs
     return isinstance(stopped, list) and any(
