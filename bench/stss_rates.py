@@ -30,7 +30,7 @@ from sandbox.app.suites.estimate import measure, rates_data, read_rates  # noqa:
 from sandbox.log import load_run  # noqa: E402
 from tasks.stss import EpisodeWindow  # noqa: E402
 from tasks.stss.plugin.commands import resident_hours  # noqa: E402
-from tasks.stss.plugin.cost import RATES_FILE  # noqa: E402
+from tasks.stss.plugin.cost import RATES_FILE, classify  # noqa: E402
 
 ONE_A_TYPE = "public_spring_tasting,appointment_portrait,inviting_pool_game,online_book_club," \
              "help_library_books"
@@ -62,7 +62,7 @@ def main() -> int:
     if args.check:
         kept = read_rates(RATES_FILE)
         runs = suite_runs(args.check)
-        actual = measure(runs)
+        actual = measure(runs, classify)
         for group, roles in actual.items():
             for role, rate in roles.items():
                 basis = kept.get(group, {}).get(role)
@@ -82,7 +82,7 @@ def main() -> int:
                    args.seeds, "--arch", "ga", "--arch", "ga_tdp", "--out", str(out),
                    *args.extra]
         subprocess.run(command, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
-        rates = measure(suite_runs(out))
+        rates = measure(suite_runs(out), classify)
     RATES_FILE.write_text(json.dumps(rates_data(
         rates, measured=str(date.today()), model=args.model, templates=args.templates,
         seeds=args.seeds, options=args.extra), indent=1) + "\n")

@@ -28,7 +28,7 @@ from .budget import Budget, BudgetExhausted
 from .engine import Engine
 from .env import env_number
 from .events import EpisodeEnded, Event
-from .llm import CallLog, CallRecord, backend_settings
+from .llm import CallLog, CallRecord, backend_settings, endpoints_of
 from .llm.human import PersonLeft
 from .lock import hold
 from .log import CALLS, EpisodeLog, RunFormatError, RunHeader, RunResult, read_prompts
@@ -130,11 +130,15 @@ def _run(scenario: Scenario, llm, *, seed: int, out_dir: Path, overwrite: bool, 
     roles = getattr(llm, "recorded", None)  # a Router: each agent's role's model
     if roles is not None:
         models = {agent: llm.model_of(agent) for agent in models}
+    # Who answers over HTTP, as the models file resolved (a run that travels says what it
+    # reached, not only the alias typed): also what a failure names.
+    endpoints = endpoints_of(llm)
     header = RunHeader(scenario=scenario.name, seed=seed, start_time=scenario.start_time,
                        models=models, backend=backend_settings(llm),
                        world=scenario.world,
                        config={**scenario.config(), **(extra_header or {}),
                                **({"roles": roles} if roles else {}),
+                               **({"endpoints": endpoints} if endpoints else {}),
                                **({"command": COMMAND.get()} if COMMAND.get() else {}),
                                **(RECORDED.get() or {})})
     check = CHECK_CONFIG.get()
@@ -206,7 +210,7 @@ def _run(scenario: Scenario, llm, *, seed: int, out_dir: Path, overwrite: bool, 
                            checkpoints_skipped=skipped,
                            restored_from=restored.t if restored is not None else None,
                            **schedule_figures(engine, calls.records))
-        why = unreached(calls.records) if status == "completed" else None
+        why = unreached(calls.records, endpoints) if status == "completed" else None
         if why is not None:  # not finished: the suite runs it again
             result.status, result.error = "unavailable", why
         log.finish(result)
@@ -277,37 +281,43 @@ def fallback_counts(calls: list[CallRecord]) -> dict[str, Any]:
             "fallback_fraction": fraction, "degraded": fraction > degraded_above()}
 
 
-def unreached(calls: list[CallRecord]) -> str | None:
-    """Why no call reached a model, when none did (every one unavailable), or none of one
+def unreached(calls: list[CallRecord], endpoints: dict[str, dict] | None = None
+              ) -> str | None:
+    """Why the run is not finished when calls never reached a model: none did, none of one
     role's did (a run whose roles are answered by different endpoints, one of them dead: its
-    numbers rest on that role's canned answers); else None."""
-    if not calls:
-        return None
-    by_role: dict[str, list[CallRecord]] = {}
-    for call in calls:
-        by_role.setdefault(call.role or "", []).append(call)
-    for role, mine in by_role.items():
-        if not all("unavailable" in call.faults for call in mine):
-            continue
-        seen = _faults_seen(mine)
-        if len(mine) == len(calls):
-            return (f"no LLM call reached a model: all {len(calls)} calls were unavailable"
-                    f"{f' ({seen})' if seen else ''}; check the endpoint, the model name and "
-                    "the key")
-        endpoint = mine[0].endpoint or mine[0].model
-        return (f"no call of the {role} role reached its model ({endpoint}): all {len(mine)} "
-                f"were unavailable{f' ({seen})' if seen else ''}; check that endpoint, the "
-                "model name and the key")
-    # Some calls, not all: an endpoint that died (or refused) mid-run. What the agents did
-    # after rests on canned answers, so the run is not finished either: the same command goes
-    # on from the cache, asking only what was never answered.
+    numbers rest on that role's canned answers), or some did not (an endpoint that failed
+    during the run); else None. Each names the role, the model ("alias (model id)"), its
+    endpoint's URL (`endpoints`, the header's), the first call lost and what to do."""
     lost = [call for call in calls if "unavailable" in call.faults]
-    if lost:
-        seen = _faults_seen(lost)
-        return (f"{len(lost)} of {len(calls)} LLM calls never reached a model"
-                f"{f' ({seen})' if seen else ''}, from call {lost[0].seq} on; the endpoint "
-                "failed during the run")
-    return None
+    if not lost:
+        return None
+    by_who: dict[tuple[str, str], list[CallRecord]] = {}
+    for call in calls:
+        by_who.setdefault((call.role or "", _who(call)), []).append(call)
+    parts = []
+    for (role, who), mine in by_who.items():
+        failed = [call for call in mine if "unavailable" in call.faults]
+        if not failed:
+            continue
+        url = (endpoints or {}).get(who, {}).get("base_url")
+        seen = _faults_seen(failed)
+        first = failed[0]
+        asked = ", ".join(x for x in (first.tag, first.agent) if x)
+        parts.append(f"{f'the {role} role: ' if role else ''}{who}"
+                     f"{f' at {url}' if url else ''}, {len(failed)} of {len(mine)} calls"
+                     f"{f' ({seen})' if seen else ''}, from call {first.seq} ({asked}) on")
+    if len(lost) == len(calls):
+        what = f"no LLM call reached a model: {'; '.join(parts)}"
+    else:
+        what = f"{len(lost)} of {len(calls)} LLM calls never reached a model: {'; '.join(parts)}"
+    return (f"{what}; check or restart that endpoint (its URL, the model name and the key), "
+            "then run the same command (the answers given so far come from the cache)")
+
+
+def _who(call: CallRecord) -> str:
+    from .llm import model_name
+
+    return model_name(call.model, call.endpoint)
 
 
 def _faults_seen(calls: list[CallRecord]) -> str:

@@ -20,6 +20,7 @@ def summarize(run: Run) -> dict[str, Any]:
     for call in run.calls:
         for row in (by_tag[call.tag], by_model[answered_by(call)]):
             row["calls"] += 1
+            row["answers"] += call.attempts  # an unusable answer asked again: both paid
             row["prompt_tokens"] += call.prompt_tokens
             row["completion_tokens"] += call.completion_tokens
             row["cache_hits"] += int(call.cached)
@@ -44,7 +45,7 @@ def summarize(run: Run) -> dict[str, Any]:
         if run.result and run.result.degraded else None,
         "events_by_kind": dict(Counter(e.kind for e in run.events)),
         "llm_calls_by_purpose": {tag: dict(c) for tag, c in sorted(by_tag.items())},
-        # "model" or "role: model @ endpoint alias": what each model answered (and costs)
+        # "model" or "role: alias (model)": what each model answered (and costs)
         "llm_calls_by_model": {who: dict(c) for who, c in sorted(by_model.items())},
         "llm_faults": dict(faults),
         "sim_time_s": max((e.t for e in run.events), default=0.0),
@@ -78,9 +79,11 @@ def schedule(run: Run) -> dict[str, Any] | None:
 
 
 def answered_by(call) -> str:
-    """Who answered a call, as `sandbox log` groups them: its role (when it was made in one),
-    its model and its endpoint alias (when it was named by one)."""
-    who = call.model + (f" @ {call.endpoint}" if call.endpoint else "")
+    """Who answered a call, as `sandbox log` groups them: its role (when it was made in one)
+    and its model as named everywhere ("alias (model id)" when named by an alias)."""
+    from .llm import model_name
+
+    who = model_name(call.model, call.endpoint)
     return f"{call.role}: {who}" if call.role else who
 
 
@@ -229,9 +232,13 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
     if len(summary["llm_calls_by_purpose"]) > 1:
         calls.add_row("[bold]all[/]", *_call_cells(total))
     console.print(calls)
+    if total["answers"] > total["calls"]:
+        console.print(f"answers given: {total['answers']} for {total['calls']} calls (an "
+                      "unusable answer asked again; the tokens above count every one)",
+                      highlight=False)
     by_model = summary.get("llm_calls_by_model") or {}
-    if len(by_model) > 1 or any(":" in who or "@" in who for who in by_model):
-        models = Table(title="LLM calls by model (role: model @ endpoint)")
+    if len(by_model) > 1 or any(":" in who or "(" in who for who in by_model):
+        models = Table(title="LLM calls by model (role: alias (model))")
         for col in ("answered by", "calls", "tok in", "tok out", "cached", "retries", "faults",
                     "ms/call"):
             models.add_column(col, justify="left" if col == "answered by" else "right",

@@ -63,8 +63,10 @@ class BenchDir:
 
     @property
     def judges(self) -> list[str]:
-        """The judge models the manifest records (every run owes a judgment of each)."""
-        return list(self.manifest.get("judges") or [])
+        """The judges the manifest records (every run owes a judgment of each), each as its
+        judgments name it ("alias (model id)" for an alias; `judge_names`)."""
+        names = self.manifest.get("judge_names") or {}
+        return [names.get(j, j) for j in self.manifest.get("judges") or []]
 
 
 def manifest_data(path: Path) -> Any:

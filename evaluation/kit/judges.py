@@ -26,7 +26,7 @@ from pydantic import BaseModel
 
 from sandbox.hashing import stable_seed
 from sandbox.judgments import Judgment, TurnVerdict
-from sandbox.llm import LLMRequest, Message, timed_complete
+from sandbox.llm import LLMRequest, Message, model_name, timed_complete
 from sandbox.prompts import render
 from tasks.kit import Sampling, content_digest
 
@@ -137,18 +137,24 @@ def judge_seed(item: str, model: str) -> int:
     return stable_seed(item, model)
 
 
+def judge_name(llm) -> str:
+    """Who a judge is: its model and, named by an alias, its endpoint ("alias (model id)"):
+    two aliases of one model id are two judges, each with its own judgments."""
+    return model_name(llm.model_id, getattr(llm, "endpoint", None))
+
+
 def judge_dialogue(spec: JudgeSpec, dialogue: Dialogue, llm, sampling: Sampling) -> Judgment:
     """Ask `llm` for `spec`'s verdict on `dialogue`. Never raises on a bad answer."""
     budget = spec.max_tokens(dialogue, sampling) if spec.max_tokens else sampling.max_tokens
     request = LLMRequest(
-        messages=spec.messages(dialogue), tag=spec.tag, agent=f"judge:{llm.model_id}",
+        messages=spec.messages(dialogue), tag=spec.tag, agent=f"judge:{judge_name(llm)}",
         schema=spec.schema(dialogue) if spec.schema else None, parser=spec.parser,
         fallback=spec.fallback(dialogue), temperature=sampling.temperature,
         top_p=sampling.top_p, max_tokens=budget, seed=judge_seed(dialogue.item, llm.model_id))
     completion = timed_complete(llm, request)
     verdict = spec.verdict(completion.parsed, dialogue)
     return Judgment(
-        judge=spec.name, model=llm.model_id, item=dialogue.item,
+        judge=spec.name, model=judge_name(llm), item=dialogue.item,
         status="fallback" if "fallback" in completion.faults else "ok",
         scores=verdict.scores, flags=verdict.flags, turns=verdict.turns, answer=verdict.answer,
         faults=completion.faults, prompt_tokens=completion.usage.prompt_tokens,

@@ -29,7 +29,7 @@ from sandbox.log import CALLS
 from tasks.kit import Sampling
 
 from .dialogue import Dialogue
-from .judges import JudgeSpec, judge_dialogue, judgment_problem, off_scale
+from .judges import JudgeSpec, judge_dialogue, judge_name, judgment_problem, off_scale
 
 
 @dataclass(frozen=True)
@@ -163,13 +163,14 @@ def _run_asks(run_dir: Path, dialogue: Dialogue, specs: Sequence[JudgeSpec], pan
                 and off_scale(spec, j) is None}
         for model in panel.models:
             llm = panel.llm(model)
+            name = judge_name(llm)
             yield Ask(
-                llm=llm, kept=lambda have=have, model_id=llm.model_id: have.get(model_id),
+                llm=llm, kept=lambda have=have, name=name: have.get(name),
                 ask=lambda asked, spec=spec: settle_status(
                     judge_dialogue(spec, dialogue, asked, panel.sampling)),
                 save=lambda judgment: save_judgment(run_dir, judgment),
                 note=f"judge {model}" if len(specs) == 1 else f"{spec.name} {model}",
-                recorded=(spec.tag, f"judge:{llm.model_id}"))
+                recorded=(spec.tag, f"judge:{name}"))
 
 
 def unsaved_judge_calls(run_dir: Path, specs: Sequence[JudgeSpec]) -> Counter:

@@ -22,6 +22,7 @@ from pathlib import Path
 from sandbox import lock
 from sandbox.errors import UserError, one_line
 from sandbox.files import FileFormatError
+from sandbox.llm.base import LLMConfigError
 from sandbox.redact import redact, redact_command, redact_logs, remember_environment
 
 COMMANDS = [
@@ -196,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
                 _schedule(getattr(args, "schedule", None)):
             check_environment()
             return args.func(args)
-    except (UserError, FileFormatError) as exc:  # a bad input, wherever it was found
+    except (UserError, FileFormatError, LLMConfigError) as exc:  # a bad input or setting
         print(f"sandbox {args.command}: error: {one_line(redact(str(exc)))}", file=sys.stderr)
         return 2
     except OSError as exc:  # the machine, not the input: a disk that filled, a mount gone

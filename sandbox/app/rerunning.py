@@ -34,11 +34,16 @@ DECIDED = {"--out": True, "--overwrite": False, "--cache": True, "--cache-only":
 
 
 def recorded_command(run: Path) -> list[str]:
-    """The recorded `sandbox ...` words, or a UserError saying why there are none."""
+    """The recorded `sandbox ...` words, or a UserError saying why there are none; its models
+    file where the run found it, whatever directory the command is run from (`travelled`)."""
     try:
         header = read_header(run)
     except RunFormatError as exc:
         raise UserError(str(exc)) from exc
+    return travelled(_words(header, run), header)
+
+
+def _words(header: RunHeader, run: Path) -> list[str]:
     command = header.config.get("command")
     made_by = header.config.get("benchmark_command")
     if (not command or not isinstance(command, list)) and isinstance(made_by, list):
@@ -51,6 +56,61 @@ def recorded_command(run: Path) -> list[str]:
                         "episodes and benchmarks' dialogues recorded theirs); run the command "
                         "that made it again instead: it resumes")
     return [str(word) for word in command]
+
+
+MODELS_FLAG = "--models"
+
+
+def travelled(words: list[str], header: RunHeader) -> list[str]:
+    """`words` with the models file the run resolved: the absolute path its header recorded
+    (config.endpoints) in place of the one typed (relative to wherever the run was made);
+    when that file is gone (a run directory given to a colleague), one rebuilt from what the
+    header recorded of each alias (model, URL, key variable, dialect), said in one line."""
+    endpoints = (header.config.get("endpoints") or {}).values()
+    recorded = next((e.get("models_file") for e in endpoints
+                     if isinstance(e, dict) and e.get("models_file")), None)
+    if recorded is None or not any(w == MODELS_FLAG or w.startswith(f"{MODELS_FLAG}=")
+                                   for w in words):
+        return words
+    path = recorded if Path(recorded).is_file() else _rebuilt(endpoints, recorded)
+    out, skip = [], False
+    for word in words:
+        if skip:
+            out.append(path)
+            skip = False
+        elif word == MODELS_FLAG:
+            out.append(word)
+            skip = True
+        elif word.startswith(f"{MODELS_FLAG}="):
+            out.append(f"{MODELS_FLAG}={path}")
+        else:
+            out.append(word)
+    return out
+
+
+def _rebuilt(endpoints: Iterable[dict], recorded: str) -> str:
+    """A models file made from a header's endpoints (removed when the command ends)."""
+    import atexit
+    import tempfile
+
+    import yaml
+
+    from sandbox import terminal
+
+    aliases = {e["alias"]: {k: v for k, v in (("model", e.get("model")),
+                                              ("base_url", e.get("base_url")),
+                                              ("key_env", e.get("key_env")),
+                                              ("json_dialect", e.get("json_dialect")))
+                            if v is not None}
+               for e in endpoints if isinstance(e, dict) and e.get("alias")}
+    folder = Path(tempfile.mkdtemp(prefix="sandbox-models-"))
+    atexit.register(shutil.rmtree, folder, True)
+    path = folder / "models.yaml"
+    path.write_text(yaml.safe_dump(aliases, sort_keys=True), encoding="utf-8")
+    terminal.console().print(f"[yellow]models file:[/] {recorded} is gone; using the aliases "
+                             f"the run's header recorded ({', '.join(sorted(aliases))})",
+                             highlight=False, soft_wrap=True)
+    return str(path)
 
 
 def without_decided(words: list[str]) -> list[str]:
@@ -155,11 +215,13 @@ def copy_cache(run: Path, out: Path) -> bool:
 
 def comparable_config(config: dict) -> dict:
     """A header's config without what differs between a run and its replay for no reason:
-    the command, the forks, where architecture files were read from, and empty entries (a
-    field added since RUN ran, at its empty default, changes nothing)."""
+    the command, the forks, where architecture files were read from, how its endpoints were
+    reached (a cache-only replay asks no server its dialect; a rebuilt models file is
+    elsewhere), and empty entries (a field added since RUN ran, at its empty default, changes
+    nothing)."""
     out = {}
     for key, value in config.items():
-        if key in ("command", "forks", "source") or value in (None, [], {}):
+        if key in ("command", "forks", "source", "endpoints") or value in (None, [], {}):
             continue
         out[key] = comparable_config(value) if isinstance(value, dict) else value
     return out

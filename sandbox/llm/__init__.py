@@ -43,9 +43,9 @@ __all__ = [
     "Completion", "Endpoint", "LLMConfigError", "LLMError", "LLMRequest", "LLMSettings",
     "LLMUnavailable", "Message", "ModelsFile", "RetryingLLM", "SCRIPTS",
     "SCRIPTS_ENTRY_POINT_GROUP", "ScriptedBackend", "StructuredLLM", "TransientLLMError",
-    "Usage", "backend_settings", "cache_in", "caches_in", "calls_recorded", "load_models_file",
-    "make_backend", "make_llm", "parse_structured", "resolve", "scripted_names",
-    "timed_complete", "unknown_alias",
+    "Usage", "backend_settings", "cache_in", "caches_in", "calls_recorded", "endpoints_of",
+    "load_models_file", "make_backend", "make_llm", "model_name", "parse_structured",
+    "resolve", "scripted_names", "timed_complete", "unknown_alias",
 ]
 
 BACKENDS = ("local", "openai", "scripted")
@@ -66,7 +66,8 @@ class LLMSettings(BaseModel):
 
     model: str = "local/smollm2-135m"
     base_url: str | None = None  # openai backend; default OPENAI_BASE_URL or OpenAI
-    json_dialect: str | None = None  # openai backend: json_schema | json_object
+    json_dialect: str | None = None  # openai backend: json_schema | json_object | text;
+    # None: asked of the server (sandbox/llm/dialects.py)
     max_concurrency: int | None = None  # default: what the backend allows
     timeout_s: float = 120.0
     retry_attempts: int = 5
@@ -78,6 +79,7 @@ class LLMSettings(BaseModel):
     # of the environment variable that holds its key; None for the bare backend/model form.
     endpoint: str | None = None
     api_key_env: str | None = None
+    models_file: str | None = None  # the absolute path of the file the alias is from
 
     @property
     def cache_model(self) -> str:
@@ -97,11 +99,13 @@ def resolve(ref: str, models: ModelsFile, base: LLMSettings | None = None) -> LL
         return base.model_copy(update={
             "model": entry.model, "base_url": entry.base_url, "json_dialect": entry.json_dialect,
             "max_concurrency": entry.max_concurrency or base.max_concurrency,
-            "timeout_s": entry.timeout_s, "endpoint": ref, "api_key_env": entry.key_env})
+            "timeout_s": entry.timeout_s, "endpoint": ref, "api_key_env": entry.key_env,
+            "models_file": str(Path(models.path).resolve()) if models.path else None})
     if "/" not in ref:
         raise unknown_alias(ref, models)
     split_model(ref)  # a bad backend fails here, with its own hint
-    return base.model_copy(update={"model": ref, "endpoint": None, "api_key_env": None})
+    return base.model_copy(update={"model": ref, "endpoint": None, "api_key_env": None,
+                                   "models_file": None})
 
 
 def split_model(model: str) -> tuple[str, str]:
@@ -144,7 +148,9 @@ def make_backend(settings: LLMSettings, check: bool = True):
 
         llm = OpenAIBackend(name, base_url=settings.base_url, dialect=settings.json_dialect,
                             timeout_s=settings.timeout_s, api_key=_key(settings),
-                            max_concurrency=settings.max_concurrency or 8)
+                            max_concurrency=settings.max_concurrency or 8,
+                            alias=settings.endpoint, key_env=settings.api_key_env,
+                            models_file=settings.models_file)
         if check and settings.cache_mode != "replay":
             llm.check()
     else:
@@ -160,13 +166,22 @@ def make_backend(settings: LLMSettings, check: bool = True):
 def _key(settings: LLMSettings) -> str | None:
     """The key of an alias from the variable its models file names (LLMConfigError when that
     variable is unset); None for the bare form, which reads $OPENAI_API_KEY as before."""
+    replay = settings.cache_mode == "replay"
     if settings.api_key_env is None:
-        return None
+        # A cache-only run sends nothing: it needs no key, even for OpenAI's own endpoint.
+        return None if not replay or os.environ.get("OPENAI_API_KEY") else NOT_SENT
     key = os.environ.get(settings.api_key_env)
     if not key:
-        raise LLMConfigError(f"model {settings.endpoint}: its key variable "
+        if replay:
+            return NOT_SENT
+        raise LLMConfigError(f"model {settings.endpoint} ({settings.model}): its key variable "
                              f"${settings.api_key_env} is not set (the models file names it)")
     return key
+
+
+# The key of a cache-only run's endpoint whose variable is unset: every answer comes from the
+# cache, so none is sent (a call the cache lacks stops the run before it would be).
+NOT_SENT = "unused-cache-only"
 
 
 def backend_settings(llm) -> dict:
@@ -178,6 +193,34 @@ def backend_settings(llm) -> dict:
         llm = llm.inner
     settings = getattr(llm, "settings", None)
     return dict(settings()) if callable(settings) else {}
+
+
+def model_name(model: str, alias: str | None) -> str:
+    """How a model is named everywhere a person reads it: "alias (model id)" when it was named
+    by an alias of the models file, else its model id."""
+    return f"{alias} ({model})" if alias else model
+
+
+def endpoints_of(llm) -> dict[str, dict]:
+    """Who answers an episode's calls (each role's stack of a Router, or the one stack), by
+    `model_name`: model, alias, endpoint URL (no credential), the name of the key's variable,
+    the JSON dialect and how it was set. Only endpoints reached over HTTP: a run of the
+    embedded or scripted model has none."""
+    stacks = list(getattr(llm, "llms", {}).values()) or [llm]
+    found: dict[str, dict] = {}
+    for stack in stacks:
+        backend = stack
+        while hasattr(backend, "inner"):
+            backend = backend.inner
+        if not hasattr(backend, "shown_url"):
+            continue
+        name = model_name(backend.model_id, backend.alias)
+        found[name] = {"model": backend.model_id, "alias": backend.alias,
+                       "base_url": backend.shown_url, "key_env": backend.key_env,
+                       "models_file": backend.models_file,
+                       "json_dialect": backend.dialect,
+                       "json_dialect_from": backend.dialect_from}
+    return found
 
 
 def make_llm(settings: LLMSettings, backend=None, check: bool = True) -> LLM:

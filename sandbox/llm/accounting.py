@@ -42,8 +42,10 @@ class CallRecord(BaseModel):
     # bare backend/model form). Both absent from lines written before they existed.
     role: str | None = None
     endpoint: str | None = None
+    # Every answer the call was given (an unusable one asked again: `attempts` > 1), all paid.
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    attempts: int = 1
     latency_s: float = 0.0
     cached: bool = False
     retries: int = 0
@@ -78,6 +80,8 @@ def steady(line: str) -> bytes:
 
 # Written only when set: a call of a single-model run reads as it always has.
 _ONLY_WHEN_SET = ("role", "endpoint", "depth")
+# Written only when not the default: a call answered once reads as it always has.
+_ONLY_WHEN_NOT = {"attempts": 1}
 
 
 PROMPTS = "prompts.jsonl"  # beside calls.jsonl: each call's messages and answer, by seq
@@ -143,6 +147,7 @@ class CallLog:
                 model=completion.model or model, role=role, endpoint=endpoint,
                 prompt_tokens=completion.usage.prompt_tokens,
                 completion_tokens=completion.usage.completion_tokens,
+                attempts=completion.attempts,
                 latency_s=round(completion.latency_s, 4), cached=completion.cached,
                 retries=completion.retries, faults=list(completion.faults),
                 prefix_tokens=completion.prefix_tokens,
@@ -151,7 +156,8 @@ class CallLog:
                 dictated_tokens=completion.dictated_tokens, depth=depth)
             self.records.append(rec)
             self._append([rec.model_dump_json(
-                exclude={k for k in _ONLY_WHEN_SET if getattr(rec, k) is None}) + "\n"])
+                exclude={k for k in _ONLY_WHEN_SET if getattr(rec, k) is None}
+                | {k for k, v in _ONLY_WHEN_NOT.items() if getattr(rec, k) == v}) + "\n"])
             if self._prompts:
                 self._prompts.write(PromptRecord(
                     seq=rec.seq, messages=[m.model_dump() for m in request.messages],
@@ -191,6 +197,7 @@ class AccountingLLM:
         self.max_concurrency = inner.max_concurrency
         self.calls = calls
         self.clock = clock
+        self.endpoint = getattr(inner, "endpoint", None)  # who answers, as its caller names it
 
     def complete(self, request: LLMRequest) -> Completion:
         completion = timed_complete(self.inner, request)

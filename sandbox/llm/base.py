@@ -109,6 +109,10 @@ class Completion(BaseModel):
     latency_s: float = 0.0
     cached: bool = False
     retries: int = 0  # transport retries (timeouts, 429, 5xx)
+    # Answers the model gave for this call: more than one when an unusable answer (malformed,
+    # cut at max_tokens, off the schema) was asked again; `usage` is all of theirs together,
+    # as the endpoint counts and bills them.
+    attempts: int = 1
     faults: list[str] = Field(default_factory=list)  # e.g. "malformed_json", "fallback"
     finish_reason: str | None = None
     model: str = ""

@@ -12,6 +12,7 @@
       timeout_s: 60
       price_in: 0.15                 # dollars per million prompt tokens (optional)
       price_out: 0.60
+      latency_s: 1.5                 # a typical call's seconds (optional): a dry run's wall time
 
 Every option that takes a model takes an alias of this file or the bare `backend/model` form
 (which goes to --base-url, as before). `resolve` turns either into the LLMSettings that reach
@@ -31,7 +32,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
 
-from ..files import FileFormatError, read_with_lines
+from ..files import FileFormatError, read_text, read_with_lines
 from ..redact import redact_url
 from .base import LLMConfigError
 
@@ -61,15 +62,18 @@ class Endpoint(BaseModel):
     model: str  # backend/model, as --model takes it
     base_url: str | None = None
     key_env: str | None = None  # the name of the environment variable holding the key
-    json_dialect: Literal["json_schema", "json_object"] | None = None
+    json_dialect: Literal["json_schema", "json_object", "text"] | None = None  # None: asked
     # Strict: YAML's `true` is no number (it once read as 1 call at a time, or $1 a million),
     # and `.inf` is no price (a dry run printed `$inf`).
     max_concurrency: StrictInt | None = Field(default=None, ge=1, le=1024)
     timeout_s: float = Field(default=120.0, gt=0, le=3600)
+    # dollars per million prompt / answer tokens
     price_in: float | None = Field(default=None, ge=0, le=PRICE_MAX, allow_inf_nan=False)
     price_out: float | None = Field(default=None, ge=0, le=PRICE_MAX, allow_inf_nan=False)
+    # A typical call's seconds, for a dry run's wall time before the suite has measured it.
+    latency_s: float | None = Field(default=None, gt=0, le=3600, allow_inf_nan=False)
 
-    @field_validator("timeout_s", "price_in", "price_out", mode="before")
+    @field_validator("timeout_s", "price_in", "price_out", "latency_s", mode="before")
     @classmethod
     def _no_boolean(cls, value):
         if isinstance(value, bool):
@@ -110,7 +114,8 @@ class Endpoint(BaseModel):
                 "base_url": redact_url(self.base_url) if self.base_url else None,
                 "key_env": self.key_env, "json_dialect": self.json_dialect,
                 "max_concurrency": self.max_concurrency, "timeout_s": self.timeout_s,
-                "price_in": self.price_in, "price_out": self.price_out}
+                "price_in": self.price_in, "price_out": self.price_out,
+                "latency_s": self.latency_s}
 
 
 class ModelsFile(BaseModel):
@@ -153,16 +158,33 @@ def load_models_file(path: Path | str | None = None) -> ModelsFile:
         if written:
             raise FileFormatError(path, f"refused: `{written[0]}` would write a key into the "
                                   "file; keys come from the environment: name the variable "
-                                  "with key_env", f"{where}.{written[0]}")
+                                  "with key_env", _field_at(path, alias, lines, written[0]))
         try:
             aliases[alias] = Endpoint.model_validate(entry)
         except ValidationError as exc:
             first = exc.errors()[0]
             field = ".".join(str(p) for p in first["loc"])
             # The message only: pydantic's own text quotes the input, which may be a key.
-            raise FileFormatError(path, first["msg"], f"{where}.{field}" if field else where) \
-                from None
+            raise FileFormatError(path, first["msg"], _field_at(path, alias, lines, field)
+                                  if field else where) from None
     return ModelsFile(path=path, aliases=aliases)
+
+
+def _field_at(path: Path, alias: str, lines: dict, field: str) -> str:
+    """`alias.field (line N)`: the line of the field itself within the alias's block (the
+    line to edit), else the alias's."""
+    start = lines.get(alias)
+    if start is None:
+        return f"{alias}.{field}"
+    text = read_text(path).splitlines()
+    top = str(field).split(".")[0]
+    for number in range(max(start - 1, 0), len(text)):
+        line = text[number]
+        if number >= start and line[:1] not in ("", " ", "\t", "#"):
+            break  # the next alias
+        if re.match(rf"\s+{re.escape(top)}\s*:", line):
+            return f"{alias}.{field} (line {number + 1})"
+    return f"{alias}.{field} (alias at line {start})"
 
 
 def unknown_alias(ref: str, models: ModelsFile) -> LLMConfigError:

@@ -7,7 +7,13 @@ messages, seed and JSON schema come in the body and the purpose tag in the `X-Sa
 header the openai backend sends.
 
 `refuse_chat=401` makes it a dead key: the models list still answers, every chat call is
-refused with that status (settable while it runs, to bring the key back to life).
+refused with that status (settable while it runs, to bring the key back to life); a dialect
+probe is still answered: a key that died after the command started.
+`formats=("json_object",)` makes it refuse a request whose response_format is of another type
+(here json_schema) as llama-cpp-python's server does: HTTP 500 with a validation error
+(`--refuse-json-schema`; `formats=()` refuses every response_format). A one-token probe of the
+JSON dialect (sandbox/llm/dialects.py) is answered too, counted apart (`probes`): it is no
+episode's call.
 `die_after=N` makes it an endpoint that dies during a run: it answers N chat calls, then every
 connection is reset, as by a server that crashed (set `dead = False` to bring it back, or
 `die_after=None`); from the command line, `--die-after N` ends the process after the Nth
@@ -15,7 +21,9 @@ answer, a real kill.
 
 A fault rate makes it misbehave like a real endpoint under load. Each request draws, from one
 seeded generator, whether it fails and how (`FAULT_KINDS`). The server counts requests, faults
-by kind and the most requests it held at once (`stats()`, also `GET /loopback/stats`).
+by kind, the most requests it held at once, and the tokens of every answer it gave (what its
+usage said: the server-side count a run's calls.jsonl is held against) (`stats()`, also
+`GET /loopback/stats`).
 
     with Loopback(script="town", latency_s=0.5, fault_rate=0.3, seed=0) as server:
         llm = make_llm(LLMSettings(model="openai/town", base_url=server.url))
@@ -42,6 +50,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pydantic import BaseModel
 
 from .base import LLMRequest, Message
+from .dialects import PROBE_TAG
 from .scripted import ScriptedBackend
 
 TAG_HEADER = "X-Sandbox-Tag"
@@ -60,6 +69,12 @@ FAULT_KINDS = (
     "503",              # service unavailable
     "reset",            # the connection is reset before any answer
 )
+RESPONSE_FORMATS = ("json_schema", "json_object")
+# How llama-cpp-python's server (0.3.36) refuses a json_schema response_format: a 500 whose
+# body is FastAPI's validation error.
+LLAMA_CPP_REFUSAL = ("1 validation error:\n  {{'type': 'literal_error', 'loc': ('body', "
+                     "'response_format', 'type'), 'msg': \"Input should be {allowed}\", "
+                     "'input': '{given}'}}")
 
 
 class _Server(ThreadingHTTPServer):
@@ -76,7 +91,8 @@ class Loopback:
                  faults: tuple[str, ...] = FAULT_KINDS, seed: int = 0,
                  timeout_sleep_s: float = 10.0, retry_after_s: float = 1.0,
                  echo_auth: bool = False, refuse_chat: int | None = None,
-                 die_after: int | None = None, host: str = "127.0.0.1", port: int = 0):
+                 die_after: int | None = None, formats: tuple[str, ...] = RESPONSE_FORMATS,
+                 host: str = "127.0.0.1", port: int = 0):
         unknown = set(faults) - set(FAULT_KINDS)
         if unknown:
             raise ValueError(f"unknown fault kinds {sorted(unknown)}: known are {FAULT_KINDS}")
@@ -106,6 +122,11 @@ class Loopback:
         # and what its death does besides resetting every connection (the command line's:
         # end the process).
         self.die_after = die_after
+        # The response_format types it takes (besides text); another is refused as invalid.
+        self.formats = tuple(formats)
+        self.probes = 0  # dialect probes answered or refused
+        self.refused_formats = 0  # episode requests refused for their response_format
+        self.prompt_tokens = self.completion_tokens = 0  # of every answer given
         self.arrived = self.answered = 0  # chat calls that came in, and those answered
         self.dead = False
         self.on_death = None
@@ -136,7 +157,10 @@ class Loopback:
         with self._lock:
             return {"requests": self.requests, "in_flight": self.in_flight,
                     "max_in_flight": self.max_in_flight, "faults": dict(self.faults),
-                    "free_text_faults": dict(self.free_text_faults)}
+                    "free_text_faults": dict(self.free_text_faults), "probes": self.probes,
+                    "refused_formats": self.refused_formats,
+                    "prompt_tokens": self.prompt_tokens,
+                    "completion_tokens": self.completion_tokens}
 
     def calls(self) -> list[tuple[str, str]]:
         """(tag, agent) of every chat request received so far."""
@@ -146,7 +170,8 @@ class Loopback:
     def reset_stats(self) -> None:
         with self._lock:
             self.request_log.clear()
-            self.requests = self.max_in_flight = 0
+            self.requests = self.max_in_flight = self.probes = self.refused_formats = 0
+            self.prompt_tokens = self.completion_tokens = 0
             self.faults.clear()
             self.free_text_faults.clear()
 
@@ -259,6 +284,16 @@ def _off_schema(text: str) -> str:
                        for k, v in value.items()})
 
 
+def _chat(loopback: Loopback, body: dict, text: str, finish: str, prompt_tokens: int,
+          completion_tokens: int) -> dict:
+    return {"id": f"loopback-{loopback.requests}", "object": "chat.completion",
+            "created": int(time.time()), "model": body.get("model", loopback.backend.model_id),
+            "choices": [{"index": 0, "finish_reason": finish,
+                         "message": {"role": "assistant", "content": text}}],
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                      "total_tokens": prompt_tokens + completion_tokens}}
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive: the client's pool reuses its connections
     # The headers and the body go out in two writes: with Nagle's algorithm on, the body waits
@@ -292,6 +327,15 @@ class _Handler(BaseHTTPRequestHandler):
         except (ValueError, KeyError, TypeError) as exc:
             self._json(400, {"error": {"message": f"bad request body: {exc}"}})
             return
+        tag = self.headers.get(TAG_HEADER) or ""
+        if tag == PROBE_TAG:  # no episode's call: not counted among them, never faulted
+            if loopback.dead:
+                self._reset()
+            elif not self._refuse_format(loopback, body, probe=True):
+                with loopback._lock:
+                    loopback.probes += 1
+                self._json(200, _chat(loopback, body, "{", "length", 1, 1))
+            return
         with loopback._lock:  # the call after the Nth to arrive finds it dead, in flight or not
             loopback.arrived += 1
             if loopback.die_after is not None and loopback.arrived > loopback.die_after:
@@ -299,6 +343,8 @@ class _Handler(BaseHTTPRequestHandler):
             dead = loopback.dead
         if dead:  # a crashed server: no answer, the connection reset
             self._reset()
+            return
+        if self._refuse_format(loopback, body, probe=False):
             return
         with loopback._lock:
             loopback.request_log.append((self.headers.get(TAG_HEADER) or "",
@@ -351,13 +397,28 @@ class _Handler(BaseHTTPRequestHandler):
             text = _off_schema(text)
         elif fault == "empty":
             text = ""
-        self._json(200, {
-            "id": f"loopback-{loopback.requests}", "object": "chat.completion",
-            "created": int(time.time()), "model": body.get("model", loopback.backend.model_id),
-            "choices": [{"index": 0, "finish_reason": finish,
-                         "message": {"role": "assistant", "content": text}}],
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                      "total_tokens": prompt_tokens + completion_tokens}})
+        if fault is not None:  # the usage says what was sent, as a real server's does
+            completion_tokens = len(text.split())
+        with loopback._lock:
+            loopback.prompt_tokens += prompt_tokens
+            loopback.completion_tokens += completion_tokens
+        self._json(200, _chat(loopback, body, text, finish, prompt_tokens, completion_tokens))
+
+    def _refuse_format(self, loopback: Loopback, body: dict, probe: bool) -> bool:
+        """Refuse a response_format it does not take, as llama-cpp-python's server does."""
+        given = (body.get("response_format") or {}).get("type", "text")
+        if given == "text" or given in loopback.formats:
+            return False
+        with loopback._lock:
+            if probe:
+                loopback.probes += 1
+            else:
+                loopback.refused_formats += 1
+        allowed = " or ".join(f"'{f}'" for f in ("text", *loopback.formats))
+        self._json(500, {"error": {"message": LLAMA_CPP_REFUSAL.format(allowed=allowed,
+                                                                       given=given),
+                                   "type": "internal_server_error"}})
+        return True
 
     def _json(self, status: int, payload: dict, headers: dict | None = None) -> None:
         if status >= 400 and self.server.loopback.echo_auth and "error" in payload:
@@ -412,6 +473,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--refuse-chat", type=int, metavar="STATUS",
                    help="refuse every chat call with this HTTP status, e.g. 401 (a dead key; "
                         "the models list still answers)")
+    p.add_argument("--refuse-json-schema", action="store_true",
+                   help="refuse a json_schema response_format as llama-cpp-python's server "
+                        "does (HTTP 500, a validation error); json_object is taken")
     p.add_argument("--die-after", type=int, metavar="N",
                    help="end the process after answering N chat calls: an endpoint that dies "
                         "during a run")
@@ -429,7 +493,8 @@ def main(argv: list[str] | None = None) -> int:
                           faults=tuple(f.strip() for f in args.faults.split(",") if f.strip()),
                           seed=args.seed, timeout_sleep_s=args.timeout_sleep,
                           refuse_chat=args.refuse_chat, die_after=args.die_after,
-                          host=args.host, port=args.port)
+                          formats=("json_object",) if args.refuse_json_schema
+                          else RESPONSE_FORMATS, host=args.host, port=args.port)
     except (ValueError, LLMConfigError, OSError) as exc:
         p.exit(2, f"{p.prog}: error: {exc}\n")
     server.on_death = lambda: os._exit(3)  # killed: no statistics, no clean shutdown

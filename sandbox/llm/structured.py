@@ -2,7 +2,9 @@
 
 Small local models and busy servers return broken JSON: fenced, with prose around it, cut off at
 max_tokens, or with values outside the schema. A run must never die on that, so every answer goes
-through `parse_structured`; what could not be used is counted in `Completion.faults`.
+through `parse_structured`; what could not be used is counted in `Completion.faults`. Every
+answer asked for is paid for: the completion returned carries the tokens of all of them
+(`usage`) and how many there were (`attempts`), not the last one's alone.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import re
 
 from pydantic import BaseModel, ValidationError
 
-from .base import CacheMiss, Completion, LLMRequest, LLMUnavailable
+from .base import CacheMiss, Completion, LLMRequest, LLMUnavailable, Usage
 from .sentences import first_sentences, next_sentence_at
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
@@ -102,6 +104,13 @@ class StructuredLLM:
         faults: list[str] = []
         retries = 0
         last: Completion | None = None
+        spent = Usage()  # the tokens of every answer given so far
+        answered = 0
+
+        def paid(completion: Completion, **update) -> Completion:
+            return completion.model_copy(update={"usage": spent, "attempts": answered,
+                                                 **update})
+
         for attempt in range(self.max_attempts):
             # A new seed per attempt: the same request would give the same broken answer.
             attempt_request = request.model_copy(update={"seed": (request.seed or 0) + attempt})
@@ -113,7 +122,11 @@ class StructuredLLM:
                 retries += exc.retries
                 faults.extend(exc.faults)
                 faults.append("unavailable")
-                return self._fallback(request, faults, retries, str(exc))
+                return paid(self._fallback(request, faults, retries, str(exc)))
+            answered += last.attempts
+            spent = Usage(prompt_tokens=spent.prompt_tokens + last.usage.prompt_tokens,
+                          completion_tokens=spent.completion_tokens
+                          + last.usage.completion_tokens)
             retries += last.retries
             faults.extend(last.faults)
             # Sentences past max_sentences are dropped: then an answer cut off at max_tokens
@@ -130,7 +143,7 @@ class StructuredLLM:
                 # Any text is a free-text answer, except none at all: asked again, like an
                 # unusable structured answer.
                 if last.text.strip():
-                    return last.model_copy(update={"faults": faults, "retries": retries})
+                    return paid(last, faults=faults, retries=retries)
                 parsed = None
                 faults.append("empty")
             elif schema is not None:
@@ -143,11 +156,10 @@ class StructuredLLM:
                     parsed = None
                     faults.append("unparseable")
             if parsed is not None:
-                return last.model_copy(update={"parsed": parsed, "faults": faults,
-                                               "retries": retries})
+                return paid(last, parsed=parsed, faults=faults, retries=retries)
             if attempt + 1 < self.max_attempts:
                 faults.append("reasked")
-        return self._fallback(request, faults, retries, last.text if last else "", last)
+        return paid(self._fallback(request, faults, retries, last.text if last else "", last))
 
     def _fallback(self, request: LLMRequest, faults: list[str], retries: int, text: str,
                   last: Completion | None = None) -> Completion:

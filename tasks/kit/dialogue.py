@@ -70,4 +70,25 @@ class DialogueScenario:
         for speaker in speakers:
             engine.emit(AgentJoined(t=0, agent=speaker.name, location=PLACE,
                                     **self.joined(speaker)))
-        engine.process(self.dialogue(engine, speakers))
+        engine.process(self.dialogue(engine, [EndsWhenUnanswered(s) for s in speakers]))
+
+
+class EndsWhenUnanswered:
+    """A speaker whose turn never reached its model ends the dialogue there: its line is a
+    canned one, and every answer its partner (a paid model, maybe) gave to more of them would
+    be thrown away, since the run is unavailable and is run again. Anything else is the
+    speaker's own (attribute access passes through)."""
+
+    def __init__(self, speaker):
+        self.speaker = speaker
+        self.name = speaker.name
+
+    def __getattr__(self, name: str):
+        return getattr(self.speaker, name)
+
+    def speak(self, engine: Engine, *args, **kwargs) -> Process:
+        seen = len(engine.calls.records)
+        said = yield from self.speaker.speak(engine, *args, **kwargs)
+        lost = any("unavailable" in call.faults for call in engine.calls.records[seen:]
+                   if call.agent == self.name)
+        return said.model_copy(update={"end_conversation": True}) if lost else said

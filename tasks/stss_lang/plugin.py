@@ -199,7 +199,7 @@ def run_main(args) -> int:
         raise UserError(str(exc)) from exc
     models = {"performer": args.model, "partner": args.partner_model or args.model}
     sampling = {r.name: r.sampling for r in STSS_LANG.roles}
-    pool = model_pool(args, [*models.values(), *judges])
+    pool = model_pool(args, [*models.values(), *judges], models)
     selected = len(items.select(args.every))
     limits = run_limits(args, parallel)  # one budget for every --arch
     hold_output(args.out)  # refused at once while another command writes into it

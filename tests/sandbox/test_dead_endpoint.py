@@ -32,7 +32,7 @@ def test_a_run_no_call_of_which_reached_a_model_is_unavailable_and_run_again(tmp
         argv = ["run", "single_room", "--model", "openai/default", "--base-url", server.url,
                 "--quiet", "--out", str(out)]
         assert main(argv) == 1
-        printed = capsys.readouterr().err  # the reason, on stderr
+        printed = capsys.readouterr().err  # why a command failed goes where scripts look
         [line] = [line for line in printed.splitlines() if line.startswith("unavailable:")]
         assert "no LLM call reached a model" in line and "rejected_401" in line
         dead = result(out)

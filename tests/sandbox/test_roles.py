@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -61,7 +62,7 @@ def test_paper_routing_sends_the_evaluated_endpoint_only_the_performers_routed_c
     # The answers of the two endpoints are cached apart, each under its alias.
     cached = [json.loads(line) for line in (out / "llm_cache.jsonl").read_text().splitlines()]
     assert {c["model"] for c in cached} == {"openai/town@under_test", "openai/town@town"}
-    assert "evaluated: openai/town @ under_test" in capsys.readouterr().out  # sandbox log
+    assert "evaluated: under_test (openai/town)" in capsys.readouterr().out  # sandbox log
     # A rerun from the cache alone (no endpoint running) makes the same log.
     events = (out / "events.jsonl").read_bytes()
     assert main([*argv, "--cache-only", "--overwrite"]) == 0
@@ -147,6 +148,29 @@ def test_a_pingpong_player_and_its_judge_answer_from_two_endpoints(tmp_path):
         assert by_role == {("player", "local"), ("interrogator", "local"), ("judge", "hosted")}
 
 
+def test_a_judge_named_by_an_alias_is_named_so_everywhere_and_two_aliases_are_two_judges(
+        tmp_path, capsys):
+    with Loopback("pingpong") as player, Loopback("pingpong") as judges:
+        # One model id behind two aliases: two judges, each with its own judgments.
+        models = models_file(tmp_path, a={"model": "openai/smol", "base_url": player.url},
+                             b={"model": "openai/smolB", "base_url": judges.url},
+                             c={"model": "openai/smolB", "base_url": judges.url})
+        out = tmp_path / "pp"
+        assert main(["pingpong", "--models", str(models), "--player", "a", "--interrogator",
+                     "b", "--judge", "b", "--judge", "c", "--every", "32",
+                     "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["pingpong-board", str(out)]) == 0
+    board = capsys.readouterr().out
+    runs = list((out / "runs").iterdir())
+    assert "unjudged judgment" not in board and f"judgments: {2 * len(runs)} usable" in board
+    assert "| a (openai/smol) |" in board
+    assert "by b (openai/smolB), c (openai/smolB)" in board
+    for run in runs:
+        assert {p.name for p in (run / "judgments").iterdir()} == {
+            "pingpong__b_openai_smolB.json", "pingpong__c_openai_smolB.json"}
+
+
 @pytest.mark.parametrize(("entry", "said"), [
     ({"model": "openai/x", "api_key": "sk-secret-value-1234"}, "keys come from the environment"),
     ({"model": "openai/x", "key_env": "sk-secret-value-1234"}, "not a key"),
@@ -180,6 +204,27 @@ def test_a_key_variable_named_and_unset_is_named(tmp_path, capsys, monkeypatch):
                  "--background-model", "hosted", "--out", str(tmp_path / "run")]) == 2
     err = capsys.readouterr().err
     assert "background model (hosted)" in err and "$MY_HOSTED_KEY is not set" in err
+
+
+def test_a_models_file_error_gives_the_line_of_the_field(tmp_path, capsys):
+    models = tmp_path / "models.yaml"
+    models.write_text("ok:\n  model: openai/x\nbad:\n  model: openai/y\n"
+                      "  base_url: http://h/v1\n  max_concurrency: 0\n")
+    assert main(["list", "models", "--models", str(models)]) == 2
+    assert "bad.max_concurrency (line 6)" in capsys.readouterr().err
+
+
+def test_a_judges_key_variable_unset_names_the_role_and_the_alias(tmp_path, capsys,
+                                                                   monkeypatch):
+    monkeypatch.delenv("MY_JUDGE_KEY", raising=False)
+    models = models_file(tmp_path, grader={"model": "openai/gpt-4o-mini",
+                                           "key_env": "MY_JUDGE_KEY"})
+    assert main(["pingpong", "--models", str(models), "--player", "scripted/pingpong",
+                 "--interrogator", "scripted/pingpong", "--judge", "grader", "--every", "64",
+                 "--out", str(tmp_path / "pp")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "the judge model (grader)" in err[0]
+    assert "grader (openai/gpt-4o-mini)" in err[0] and "$MY_JUDGE_KEY is not set" in err[0]
 
 
 def test_the_key_comes_from_the_named_variable_and_is_written_nowhere(tmp_path, monkeypatch):
@@ -248,8 +293,14 @@ def test_a_dead_endpoint_of_one_role_makes_the_run_unavailable_naming_the_role(t
         assert main(argv) == 1
         result = json.loads((out / "result.json").read_text())
         assert result["status"] == "unavailable"
-        assert "no call of the background role reached its model (b)" in result["error"]
-        assert "unavailable:" in capsys.readouterr().err
+        # Who failed: the role, the alias and model, the endpoint, the first call lost, and
+        # what to do; on stderr too.
+        error = result["error"]
+        assert f"the background role: b (openai/town) at {dead.url}" in error
+        assert re.search(r"(\d+) of \1 calls \(rejected_401 \d+\), from call \d+ \(", error)
+        assert "the evaluated role" not in error and "check or restart that endpoint" in error
+        said = capsys.readouterr().err
+        assert "unavailable: " in said and "then run the same command with --overwrite" in said
         assert not (out / "score.json").exists()  # canned answers are not scored
         dead.refuse_chat = None  # the endpoint is back: the same command goes on
         assert main([*argv, "--overwrite"]) == 0

@@ -106,12 +106,14 @@ def test_a_credential_in_the_base_url_appears_nowhere(shape, tmp_path, monkeypat
         logging.getLogger().removeHandler(handler)
         handler.close()
     printed = capsys.readouterr()
-    assert refused == 1 and closed == 2
+    # Refused: a run gone unavailable (1), or, where the URL's query hides the models list, the
+    # key refused by the dialect's test call before the run starts (2).
+    assert refused in (1, 2) and closed == 2
     assert "cannot reach the LLM endpoint" in printed.err and "***" in printed.err
     assert key not in printed.out + printed.err
     assert key not in logs.read_text(encoding="utf-8")
     files = _searchable(tmp_path)
-    assert any(p.name == "result.json" for p in files)
+    assert refused == 2 or any(p.name == "result.json" for p in files)
     for path in files:
         assert key.encode() not in path.read_bytes(), path
 

@@ -119,3 +119,28 @@ def test_a_kit_dry_run_refuses_another_configuration_in_its_out(tmp_path, capsys
                      "--out", str(out), *dry]) == 2
         [err] = capsys.readouterr().err.strip().splitlines()
         assert "holds a benchmark with interrogator 'scripted/pingpong'" in err, dry
+
+
+def test_a_routed_dry_run_has_a_row_per_role_and_model_priced_and_timed(tmp_path, capsys):
+    """With a background model: the evaluated model's row holds the performer's routed
+    purposes, the background's the rest, each priced from its alias; the wall time comes from
+    each endpoint's given latency, and is said unknown where none is."""
+    models = tmp_path / "models.yaml"
+    models.write_text("A:\n  model: openai/smolA\n  base_url: http://127.0.0.1:9/v1\n"
+                      "  price_in: 0.5\n  price_out: 1.0\n  latency_s: 2\n"
+                      "B:\n  model: openai/smolB\n  base_url: http://127.0.0.1:9/v1\n"
+                      "  price_in: 0.1\n  price_out: 0.2\n")
+    base = ["stss", *SMALL[2:], "--models", str(models), "--model", "A", "--background-model",
+            "B", "--out", str(tmp_path / "suite"), "--dry-run"]
+    assert main(base) == 0
+    printed = capsys.readouterr().out
+    rows = {m.group(1): (int(m.group(2)), m.group(3)) for m in re.finditer(
+        r"\| (evaluated|background) \| [AB] \| (\d+) \| \d+ \| \d+ \| (\$[\d.]+) \|", printed)}
+    assert set(rows) == {"evaluated", "background"} and "| town |" not in printed
+    evaluated, background = rows["evaluated"][0], rows["background"][0]
+    assert 0 < evaluated < background  # the performer's routed purposes only
+    assert "Wall time: not known for B" in printed
+    # `all` routing gives the evaluated model every call of the performer: more of them.
+    assert main([*base, "--performer-routing", "all"]) == 0
+    more = re.search(r"\| evaluated \| A \| (\d+) \|", capsys.readouterr().out)
+    assert int(more.group(1)) > evaluated

@@ -188,17 +188,19 @@ def judge_models(args) -> list[str]:
     return judges
 
 
-def model_pool(args, models):
+def model_pool(args, models, roles: dict[str, str] | None = None):
     """The models' pool for the model access options, every model's backend built first: a bad
-    model string or endpoint fails before any work."""
+    model string or endpoint fails before any work, naming the roles that model plays
+    (`roles`: role -> model; the judges are the models of `models` none of them names)."""
     from sandbox.app.suites.benchmark import ModelPool
 
     pool = ModelPool(access_settings(args), models_file(args))
-    try:
-        for model in dict.fromkeys(models):
+    for model in dict.fromkeys(models):
+        try:
             pool.backend(model)
-    except LLMConfigError as exc:
-        raise UserError(str(exc)) from exc
+        except LLMConfigError as exc:
+            plays = [role for role, m in (roles or {}).items() if m == model] or ["judge"]
+            raise UserError(f"the {' and '.join(plays)} model ({model}): {exc}") from exc
     return pool
 
 
@@ -347,6 +349,7 @@ def dry_run(bench, args) -> int:
     from sandbox.app.suites.benchmark import (
         RUNS,
         BenchmarkMismatch,
+        ModelPool,
         open_manifest,
         wanted_manifest,
     )
@@ -361,9 +364,10 @@ def dry_run(bench, args) -> int:
     except (FileFormatError, IdCollision) as exc:
         raise UserError(str(exc)) from exc
     try:  # what the run refuses (another configuration in --out), the dry run refuses
+        pool = ModelPool(access_settings(args), models_file(args))  # names only: nothing built
         open_manifest(bench, args.out, wanted_manifest(
-            bench, items, configuration(bench, args, judge_models(args))), args.rejudge,
-            write=False)
+            bench, items, configuration(bench, args, judge_models(args)), pool),
+            args.rejudge, write=False)
     except BenchmarkMismatch as exc:
         raise UserError(str(exc)) from exc
     selected = [item_id for item_id, _ in items.select(args.every)]
@@ -427,7 +431,7 @@ def run_main(bench, args) -> int:
         console.print(f"[dim]ignored keys this benchmark does not use: "
                       f"{keys_text(items.ignored_keys)}[/]", highlight=False, soft_wrap=True)
     models = {role.name: getattr(args, role.name) for role in bench.roles}
-    pool = model_pool(args, [*models.values(), *judges])
+    pool = model_pool(args, [*models.values(), *judges], models)
     selected = items.select(args.every)
     # A role the command line did not name plays on the default model: said, never silent.
     given = {word.split("=")[0] for word in getattr(args, "argv", None) or []}

@@ -226,9 +226,10 @@ def add_model_access_options(g) -> None:
                    help="OpenAI-compatible endpoint of a bare openai/<model> [default: "
                         "$OPENAI_BASE_URL or OpenAI]; the key is read from $OPENAI_API_KEY (an "
                         "alias names its own)")
-    g.add_argument("--json-dialect", choices=["json_schema", "json_object"],
-                   help="how the endpoint takes a JSON schema: json_schema (OpenAI, vLLM; the "
-                        "default) or json_object (llama.cpp server)")
+    g.add_argument("--json-dialect", choices=["json_schema", "json_object", "text"],
+                   help="how the endpoint takes a JSON schema: json_schema (OpenAI, vLLM), "
+                        "json_object (llama.cpp server) or text (the schema in the prompt) "
+                        "[default: asked of the server once, before its first call]")
     g.add_argument("--max-concurrency", type=CONCURRENCY,
                    help="LLM calls in flight at once [default: what the backend allows]")
     mode = g.add_mutually_exclusive_group()
@@ -401,8 +402,9 @@ def replayed_note(run) -> str:
 
 
 def run_stopped(result, console) -> int:
-    """0, or 1 with one line saying what to do when a budget stopped the run or none of its
-    calls reached a model (status unavailable: not finished)."""
+    """0, or 1 with one line saying what to do when a budget stopped the run or calls never
+    reached a model (status unavailable: not finished; said on stderr, where a script looks
+    for why a command failed)."""
     from sandbox.terminal import say_stopped
 
     if result.status == "budget":
@@ -410,7 +412,10 @@ def run_stopped(result, console) -> int:
                     "higher cap to go on (the answers so far come from the cache)")
         return 1
     if result.status == "unavailable":
-        say_stopped(f"unavailable: {result.error}; then run the same command with --overwrite")
+        # A run's directory holds a run: the same command goes on over it with --overwrite.
+        why = (result.error or "").replace("then run the same command",
+                                           "then run the same command with --overwrite", 1)
+        say_stopped(f"unavailable: {why}")
         return 1
     return 0
 

@@ -12,7 +12,7 @@ from sandbox.app.options import Count, InputDir, Words
 from sandbox.errors import UserError
 from sandbox.files import FileFormatError, input_lines, json_line, read_text
 from sandbox.log import CALLS, EVENTS, HEADER, RESULT, RunFormatError, RunResult, load_run
-from sandbox.summary import print_summary, summarize
+from sandbox.summary import answered_by, print_summary, summarize
 
 
 def register(sub) -> None:
@@ -61,8 +61,7 @@ def print_calls(run, wanted: list[int], as_json: bool) -> int:
             print(json.dumps({**call.model_dump(exclude_none=True),
                               **(prompt.model_dump(exclude={"seq"}) if prompt else {})}))
             continue
-        who = " ".join(part for part in (call.role and f"{call.role}:", call.model,
-                                          call.endpoint and f"@ {call.endpoint}") if part)
+        who = answered_by(call)
         when = f"t={call.t:g} " if call.t is not None else ""
         print(f"--- call {call.seq}: {when}{call.tag} {call.agent or '-'} ({who}), "
               f"{call.prompt_tokens} + {call.completion_tokens} tokens"

@@ -56,7 +56,15 @@ from evaluation.kit import (
 from evaluation.kit.judging import JudgeTally, Panel, judge_run
 from sandbox.budget import Budget, BudgetExhausted
 from sandbox.files import FileFormatError
-from sandbox.llm import CacheMiss, LLMSettings, ModelsFile, make_backend, make_llm, resolve
+from sandbox.llm import (
+    CacheMiss,
+    LLMSettings,
+    ModelsFile,
+    make_backend,
+    make_llm,
+    model_name,
+    resolve,
+)
 from sandbox.llm.roles import RoleLLM
 from sandbox.lock import hold
 from sandbox.log import CACHE, JUDGMENTS
@@ -79,6 +87,9 @@ class Manifest(BaseModel):
     label: str
     roles: dict[str, str]  # role -> model
     judges: list[str]
+    # Each judge as typed -> who it is ("alias (model id)", or the model id): what its
+    # judgments are saved and looked up under, so two aliases of one model are two judges.
+    judge_names: dict[str, str] = Field(default_factory=dict)
     sampling: dict[str, Sampling]  # every role, and "judge"
     items: str  # where the items came from ("" for the built-in set)
     items_digest: str = ""
@@ -88,6 +99,12 @@ class Manifest(BaseModel):
     selected: list[str] = Field(default_factory=list)  # the item ids the latest run selected
     seed: int = 0
     created_at: str = Field(default_factory=lambda: datetime.now().isoformat(timespec="seconds"))
+
+    def written(self) -> str:
+        """The manifest's JSON; `judge_names` only when a judge was named by an alias (a
+        manifest of bare backend/model judges reads as it always has)."""
+        return self.model_dump_json(indent=2,
+                                    exclude={"judge_names"} if not self.judge_names else None)
 
 
 class BenchmarkMismatch(Exception):
@@ -131,7 +148,7 @@ def open_manifest(bench: Benchmark, out: Path, wanted: Manifest, rejudge: bool =
     if not path.is_file():
         if write:
             out.mkdir(parents=True, exist_ok=True)
-            write_atomic(path, wanted.model_dump_json(indent=2))
+            write_atomic(path, wanted.written())
         return wanted
     have = read_manifest(path)
     use_another = "use another --out for another configuration"
@@ -167,12 +184,13 @@ def open_manifest(bench: Benchmark, out: Path, wanted: Manifest, rejudge: bool =
                                     f"{bench.under_test} is asked again), or use another --out")
     merged = have.model_copy(update={
         "judges": have.judges + [j for j in wanted.judges if j not in have.judges],
+        "judge_names": {**have.judge_names, **wanted.judge_names},
         "label": wanted.label, "items_digest": wanted.items_digest, "every": wanted.every,
         "selected": wanted.selected, "options": {**have.options, **wanted.options},
         "judge_options": wanted.judge_options,
         "sampling": {**have.sampling, "judge": wanted.sampling["judge"]}})
     if write:
-        write_atomic(path, merged.model_dump_json(indent=2))
+        write_atomic(path, merged.written())
     return merged
 
 
@@ -192,6 +210,11 @@ class ModelPool:
         key variable and limits, or backend/model on --base-url); LLMConfigError otherwise."""
         return resolve(model, self.models, self.settings).model_copy(
             update={"cache_path": cache_path})
+
+    def name(self, model: str) -> str:
+        """Who `model` (as typed) is: "alias (model id)" for an alias, else the model id."""
+        settings = self.settings_for(model, None)
+        return model_name(settings.model, settings.endpoint)
 
     def backend(self, model: str):
         with self._lock:
@@ -368,22 +391,27 @@ def run_benchmark(bench: Benchmark, out: Path | str, items: ItemSet, pool: Model
                               monitor, on_progress, tuple(command or ()))
 
 
-def _complete(bench: Benchmark, config: Configuration) -> Configuration:
-    """The configuration with the benchmark's defaults filled in."""
+def _complete(bench: Benchmark, config: Configuration, pool: ModelPool) -> Configuration:
+    """The configuration with the benchmark's defaults filled in; its label the model under
+    test as named everywhere ("alias (model id)" for an alias)."""
     return Configuration(
         models=dict(config.models), sampling=dict(config.sampling), judges=list(config.judges),
         judge_sampling=config.judge_sampling or bench.judging.sampling,
-        label=config.label or config.models[bench.under_test], every=config.every,
+        label=config.label or pool.name(config.models[bench.under_test]), every=config.every,
         seed=config.seed, options={**bench.defaults(), **config.options},
         judge_options=bench.judging.settings(config.judge_options))
 
 
-def wanted_manifest(bench: Benchmark, items: ItemSet, config: Configuration) -> Manifest:
-    """The manifest a run of `config` over `items` wants its directory to hold."""
-    config = _complete(bench, config)
+def wanted_manifest(bench: Benchmark, items: ItemSet, config: Configuration,
+                    pool: ModelPool) -> Manifest:
+    """The manifest a run of `config` over `items` wants its directory to hold (its judges
+    as `pool` names them)."""
+    config = _complete(bench, config, pool)
+    names = {judge: pool.name(judge) for judge in config.judges}
     return Manifest(
         benchmark=bench.name, label=config.label, roles=config.models,
-        judges=list(config.judges), sampling={**config.sampling, "judge": config.judge_sampling},
+        judges=list(config.judges), judge_names={j: n for j, n in names.items() if n != j},
+        sampling={**config.sampling, "judge": config.judge_sampling},
         items=items.source, items_digest=items.digest, options=config.options,
         judge_options=config.judge_options, every=config.every, seed=config.seed,
         selected=[item_id for item_id, _ in items.select(config.every)])
@@ -392,9 +420,9 @@ def wanted_manifest(bench: Benchmark, items: ItemSet, config: Configuration) -> 
 def _run_benchmark(bench, out, items, pool, config, rejudge, parallel, limits, monitor,
                    on_progress, command) -> BenchmarkReport:
     started = time.perf_counter()
-    config = _complete(bench, config)
+    config = _complete(bench, config, pool)
     selected = items.select(config.every)
-    open_manifest(bench, out, wanted_manifest(bench, items, config), rejudge)
+    open_manifest(bench, out, wanted_manifest(bench, items, config, pool), rejudge)
     budget = limits.budget
     if parallel.executor == "ray":  # the run's budget stays in this process
         shared = dict(bench=bench, out=out, config=config, rejudge=rejudge,

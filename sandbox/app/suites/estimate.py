@@ -12,11 +12,12 @@ beside it, refreshed by a bench script on this code).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sandbox.llm import CallRecord
 from sandbox.log import read_calls
 
 TOWN = "town"  # the role of a call made where the whole town ran on one model
@@ -52,15 +53,22 @@ class Rate:
 Rates = dict[str, dict[str, Rate]]  # group -> role -> rate
 
 
-def measure(runs: Iterable[tuple[Path, float, str]]) -> Rates:
+Classify = Callable[[Path, CallRecord], str]  # (run directory, a call) -> what it counts as
+
+
+def measure(runs: Iterable[tuple[Path, float, str]], classify: Classify | None = None
+            ) -> Rates:
     """Rates per group and role from finished runs: (run directory, its resident-hours, its
-    group). A run's hours count once for each role it made calls in."""
+    group). A run's hours count once for each role it made calls in. `classify` says what a
+    call counts as instead of the role it was recorded in (a suite's own classes of calls,
+    which it maps to roles when it estimates: a routed suite's roles from one-model runs)."""
     out: Rates = {}
     for run_dir, hours, group in runs:
         records, _ = read_calls(run_dir)
         roles: dict[str, Rate] = {}
         for record in records:
-            rate = roles.setdefault(record.role or TOWN, Rate(hours))
+            key = classify(run_dir, record) if classify else record.role or TOWN
+            rate = roles.setdefault(key, Rate(hours))
             rate.calls += 1
             rate.prompt_tokens += record.prompt_tokens
             rate.completion_tokens += record.completion_tokens
@@ -114,6 +122,7 @@ class Estimate:
     wall_s: float | None = None
     wall_how: str = ""
     missing: list[str] = field(default_factory=list)  # groups with no rate at all
+    notes: list[str] = field(default_factory=list)  # said under the table
 
     def markdown(self, noun: str = "episode") -> str:
         rows = ["| Role | Model | Calls | Tokens in | Tokens out | Money | Rate from |",
@@ -131,6 +140,7 @@ class Estimate:
         if any(line.price is None for line in self.lines):
             tail.append("Money: only for models whose models-file alias gives price_in and "
                         "price_out.")
+        tail += self.notes
         tail += [f"No rate for {g}: not in the estimate (run one episode of it, then "
                  "--dry-run again)." for g in self.missing]
         return "\n".join([head, "", *rows, "", *tail]) + "\n"

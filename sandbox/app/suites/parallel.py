@@ -75,6 +75,18 @@ class Outcome:
         return self.error is not None
 
 
+def unreached(result: Any) -> bool:
+    """Whether an episode or item that ran is unfinished because its calls never reached a
+    model (an endpoint dead or refusing): a failure to whoever watches the progress line,
+    though the suite goes on and the next run asks it again."""
+    if getattr(result, "unavailable", None):  # a town suite's episode's
+        return True
+    stopped = getattr(result, "stopped", None)  # a benchmark item's: (item, why) pairs
+    return isinstance(stopped, list) and any(
+        isinstance(entry, tuple) and str(entry[-1]).startswith("unavailable")
+        for entry in stopped)
+
+
 @dataclass
 class Monitor:
     """Progress of a suite for a progress line: episodes done, running and failed, LLM calls
@@ -110,7 +122,7 @@ class Monitor:
     def finished(self, outcome: Outcome, *, skipped: bool = False, calls: int = 0) -> None:
         with self._lock:
             self.running.discard(outcome.key)
-            if outcome.failed:
+            if outcome.failed or unreached(outcome.result):
                 self.failed += 1
                 self.failures.append(outcome)
             else:

@@ -5,12 +5,16 @@ summary, prints the estimate for the episodes it ran beside what they spent
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sandbox.app.commands.common import models_file, parallel_options
 from sandbox.app.suites.estimate import TOWN, Estimate, Line, Rate, Rates, measure, read_rates
+from sandbox.llm import CallRecord
+from tasks.routing import BACKGROUND, EVALUATED, PAPER_PURPOSES
 
 if TYPE_CHECKING:  # the suite's module is imported when a suite runs, not with a command's
     from .suite import Episode
@@ -20,6 +24,41 @@ RATES_FILE = Path(__file__).with_name("rates.json")  # bench/stss_rates.py write
 # episode, 12 residents x 38 h, took 25.2 min: 3.3 s; the demo's, 3 x 4 h, 26.8 s: 2.2 s).
 EMBEDDED_S_PER_RESIDENT_HOUR = 3.0
 HISTORY = "this suite's finished episodes"
+
+# What a call is to the roles, whichever model answered it: the performer's calls the paper
+# gives the evaluated model, the performer's others, and the other residents'. Rates are kept
+# per class, so a routed suite's estimate gives each role the calls routing sends it (the
+# performer's routed purposes are not an average resident's: long TDP and planning prompts).
+ROUTED, PERFORMER_OTHER, RESIDENTS = "performer.routed", "performer.other", "residents"
+
+
+@lru_cache(maxsize=4096)
+def _performer(run_dir: Path) -> str | None:
+    try:
+        config = json.loads((run_dir / "header.json").read_text(encoding="utf-8"))["config"]
+        return config["stss_task"]["performer"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def classify(run_dir: Path, record: CallRecord) -> str:
+    """The class of an STSS episode's call (ROUTED, PERFORMER_OTHER or RESIDENTS)."""
+    if record.agent is None or record.agent != _performer(run_dir):
+        return RESIDENTS
+    return ROUTED if record.tag in PAPER_PURPOSES else PERFORMER_OTHER
+
+
+def role_of(kind: str, args) -> str:
+    """The role whose model answers a class of calls in this suite (a rate kept per role
+    before classes were kept, "town", stays what it was)."""
+    background = getattr(args, "background_model", None)
+    if kind not in (ROUTED, PERFORMER_OTHER, RESIDENTS):
+        return kind
+    if background is None or background == args.model:
+        return TOWN
+    everything = (getattr(args, "performer_routing", None) or "paper") == "all"
+    return EVALUATED if kind == ROUTED or (kind == PERFORMER_OTHER and everything) \
+        else BACKGROUND
 
 
 @dataclass
@@ -36,8 +75,9 @@ def basis(done: list[Episode], hours: dict) -> Basis:
     an episode's simulated resident-hours."""
     from .suite import arch_dir
 
-    return Basis(measure((e.run_dir, hours.get((e.template, e.seed), 0.0),
-                          arch_dir(e.architecture)) for e in done), read_rates(RATES_FILE))
+    return Basis(measure(((e.run_dir, hours.get((e.template, e.seed), 0.0),
+                           arch_dir(e.architecture)) for e in done), classify),
+                 read_rates(RATES_FILE))
 
 
 def role_models(args) -> dict[str, str]:
@@ -66,8 +106,9 @@ def estimate(args, of: Basis, episodes: list[Episode], skipped: int, hours: dict
             if group not in out.missing:
                 out.missing.append(group)
             continue
-        for role, rate in rates.items():
+        for kind, rate in rates.items():
             spend = rate.per_hour(hours.get((episode.template, episode.seed), 0.0))
+            role = role_of(kind, args)
             key = (role, models.get(role, args.model))
             total, _ = totals.get(key, (Rate(), source))
             totals[key] = (total.plus(spend), source)
@@ -84,11 +125,32 @@ def estimate(args, of: Basis, episodes: list[Episode], skipped: int, hours: dict
         out.wall_how = (f"{left_hours:.0f} simulated resident-hours on the embedded model, "
                         f"about {EMBEDDED_S_PER_RESIDENT_HOUR:g} s each on 2 cores")
     else:
-        jobs = max(1, parallel_options(args).jobs)
-        out.wall_s = sum(line.spend.latency_s for line in out.lines) / jobs
-        out.wall_how = (f"the calls' measured latency, {jobs} episode(s) at once; the "
-                        "simulation's own time not counted")
+        _endpoint_wall(out, prices, max(1, parallel_options(args).jobs))
     return out
+
+
+def _endpoint_wall(out: Estimate, prices, jobs: int) -> None:
+    """The wall time of the calls at each model's latency: the suite's own measured one (its
+    history), else the `latency_s` its models-file entry gives; a model with neither is said
+    (a kept rate's latency is the scripted model's, no endpoint's)."""
+    seconds, unknown = 0.0, []
+    for line in out.lines:
+        endpoint = prices.get(line.model)
+        if line.source == HISTORY or line.model.startswith("scripted/"):
+            seconds += line.spend.latency_s
+        elif endpoint is not None and endpoint.latency_s is not None:
+            seconds += line.spend.calls * endpoint.latency_s
+        else:
+            unknown.append(line.model)
+    if unknown:
+        out.notes.append(f"Wall time: not known for {', '.join(dict.fromkeys(unknown))} (give "
+                         "latency_s, a typical call's seconds, in its models-file entry, or "
+                         "run one episode and --dry-run again).")
+        return
+    out.wall_s = seconds / jobs
+    out.wall_how = (f"each model's latency (measured by this suite, or its models-file "
+                    f"latency_s), {jobs} episode(s) at once; the simulation's own time not "
+                    "counted")
 
 
 def actual(args, ran: list[Episode], hours: dict) -> dict[str, dict[tuple[str, str], Rate]]:
