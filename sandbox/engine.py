@@ -18,6 +18,7 @@ import heapq
 import math
 import os
 import threading
+from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import ALL_COMPLETED, FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
@@ -44,6 +45,7 @@ SCHEDULES = ("ahead", "lockstep")
 SCHEDULE_ENV = "SANDBOX_SCHEDULE"  # `--schedule` sets it for a command
 KERNEL = ""  # the kernel LP's name: what runs in no resident
 _INF = (math.inf, 0, 0, 0)
+RECENT_ANSWERS = 64  # an LP's last answers kept for `Engine.answers`
 
 
 def schedule_setting() -> str:
@@ -164,6 +166,9 @@ class LP:
     # step: the critical path's measure, the same in any schedule.
     depth: int = 0
     answered_depth: int = 0
+    # Its answers so far, and the last of them with what they were asked (`Engine.answers`).
+    answered: int = 0
+    recent: deque = field(default_factory=lambda: deque(maxlen=RECENT_ANSWERS))
 
     def head(self) -> tuple[float, int, int, int]:
         """The key of its first event: (time, round, level, index)."""
@@ -266,6 +271,16 @@ class Engine:
 
     def residents(self) -> list[str]:
         return [name for name in self._lps if name != KERNEL]
+
+    def answers(self, since: int = 0) -> tuple[int, list[tuple[LLMRequest, Completion]]]:
+        """How many answers the running LP has had, and those after the first `since` (of
+        the last RECENT_ANSWERS): what a process asked and got back, at once, in its own order
+        (calls.jsonl gets them later, in the run's written order)."""
+        lp = self._current
+        kept = lp.answered - len(lp.recent)
+        if since < kept:
+            raise ValueError(f"answers from {since} on are no longer kept (from {kept})")
+        return lp.answered, list(lp.recent)[since - kept:]
 
     def saw(self, names: list[str]) -> None:
         """The running resident perceived these residents: what it does next waits on what
@@ -413,6 +428,8 @@ class Engine:
                 completion = ask.future.result()  # an exception of the call is the run's
                 heapq.heappush(self._records, (ask.key, ask, completion))
                 lp.answered_depth = max(lp.answered_depth, ask.depth)
+                lp.answered += 1
+                lp.recent.append((ask.request, completion))
                 for budget in self.budgets:
                     budget.spend_tokens(completion.usage.prompt_tokens
                                         + completion.usage.completion_tokens)

@@ -87,8 +87,9 @@ class EndsWhenUnanswered:
         return getattr(self.speaker, name)
 
     def speak(self, engine: Engine, *args, **kwargs) -> Process:
-        seen = len(engine.calls.records)
+        seen, _ = engine.answers()
         said = yield from self.speaker.speak(engine, *args, **kwargs)
-        lost = any("unavailable" in call.faults for call in engine.calls.records[seen:]
-                   if call.agent == self.name)
+        lost = any("unavailable" in completion.faults
+                   for request, completion in engine.answers(seen)[1]
+                   if request.agent == self.name)
         return said.model_copy(update={"end_conversation": True}) if lost else said

@@ -127,4 +127,5 @@ def test_a_models_file_number_that_is_not_one_is_refused(tmp_path, capsys, field
     models = tmp_path / "models.yaml"
     models.write_text(f"m:\n  model: scripted/town\n  {field}: {value}\n")
     line = refused(["list", "models", "--models", str(models)], capsys)
-    assert str(models) in line and said in line
+    field, reason = said.split(": ", 1)
+    assert str(models) in line and f"m.{field} (line 3): {reason}" in line  # the field's line
