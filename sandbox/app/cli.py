@@ -193,8 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     remember_environment(getattr(args, "base_url", None))
     redact_logs()
     try:
-        with lock.session(), _max_sim_hours(getattr(args, "max_sim_hours", None)), \
-                _schedule(getattr(args, "schedule", None)):
+        with lock.session(), _settings(args):
             check_environment()
             return args.func(args)
     except (UserError, FileFormatError, LLMConfigError) as exc:  # a bad input or setting
@@ -219,14 +218,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 @contextmanager
-def _schedule(value: str | None):
-    """$SANDBOX_SCHEDULE set from --schedule while the command runs (every run reads it, as do
-    the local Ray workers the command starts)."""
+def _setting(name: str, value: str | None):
+    """The environment variable `name` set to `value` while the command runs, when an option
+    gave one: every check and run reads it, as do the local Ray workers the command starts."""
     if value is None:
         yield
         return
-    from sandbox.engine import SCHEDULE_ENV as name
-
     was = os.environ.get(name)
     os.environ[name] = value
     try:
@@ -238,24 +235,22 @@ def _schedule(value: str | None):
             os.environ[name] = was
 
 
-@contextmanager
-def _max_sim_hours(hours: float | None):
-    """$SANDBOX_MAX_SIM_HOURS set from --max-sim-hours while the command runs (every check and
-    run reads it, as do the local Ray workers the command starts)."""
-    from sandbox.simtime import MAX_SIM_HOURS_ENV
+def _settings(args):
+    """--max-sim-hours ($SANDBOX_MAX_SIM_HOURS) and --schedule ($SANDBOX_SCHEDULE), for the
+    command."""
+    from contextlib import ExitStack
 
-    if hours is None:
-        yield
-        return
-    was = os.environ.get(MAX_SIM_HOURS_ENV)
-    os.environ[MAX_SIM_HOURS_ENV] = repr(hours)
-    try:
-        yield
-    finally:
-        if was is None:
-            os.environ.pop(MAX_SIM_HOURS_ENV, None)
-        else:
-            os.environ[MAX_SIM_HOURS_ENV] = was
+    stack = ExitStack()
+    hours, schedule = getattr(args, "max_sim_hours", None), getattr(args, "schedule", None)
+    if hours is not None:
+        from sandbox.simtime import MAX_SIM_HOURS_ENV
+
+        stack.enter_context(_setting(MAX_SIM_HOURS_ENV, repr(hours)))
+    if schedule is not None:
+        from sandbox.engine import SCHEDULE_ENV
+
+        stack.enter_context(_setting(SCHEDULE_ENV, schedule))
+    return stack
 
 
 def check_environment() -> None:
