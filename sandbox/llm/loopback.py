@@ -36,6 +36,7 @@ From the command line (prints the URL, then the counts when stopped with Ctrl-C)
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -130,8 +131,9 @@ class Loopback:
         self.arrived = self.answered = 0  # chat calls that came in, and those answered
         self.dead = False
         self.on_death = None
-        self._rng = random.Random(seed)  # drawn in arrival order, under the lock
-        self._latency_rng = random.Random(seed + 1)  # apart: faults drawn as without it
+        self.seed = seed
+        self._seen: dict[str, int] = {}  # each request body -> how many times it came
+        self._latency_rng = random.Random(seed + 1)  # latencies, in arrival order
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self.requests = 0
@@ -203,14 +205,20 @@ class Loopback:
         self.stop()
 
     # -- answering ------------------------------------------------------------------------------
-    def _begin(self, free_text: bool = False) -> str | None:
-        """Count a request in; the fault it gets, if any."""
+    def _begin(self, body: dict, free_text: bool = False) -> str | None:
+        """Count a request in; the fault it gets, if any: drawn from the seed, the request and
+        how many times the same request came before (its retries draw again), not from the
+        order requests arrive in, so a run that sends the same calls in another order (its
+        residents running ahead) meets the same faults."""
         with self._lock:
             self.requests += 1
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
-            if self.fault_rate and self._rng.random() < self.fault_rate:
-                fault = self._rng.choice(self.fault_kinds)
+            asked = json.dumps(body, sort_keys=True, default=str)
+            seen = self._seen[asked] = self._seen.get(asked, 0) + 1
+            draw = random.Random(hashlib.sha256(f"{self.seed}:{seen}:{asked}".encode()).digest())
+            if self.fault_rate and draw.random() < self.fault_rate:
+                fault = draw.choice(self.fault_kinds)
                 self.faults[fault] += 1
                 if free_text:
                     self.free_text_faults[fault] += 1
@@ -356,7 +364,7 @@ class _Handler(BaseHTTPRequestHandler):
                 "message": f"refused ({loopback.refuse_chat}, injected): the key is not valid",
                 "type": "invalid_request_error"}})
             return
-        fault = loopback._begin(free_text=not body.get("response_format"))
+        fault = loopback._begin(body, free_text=not body.get("response_format"))
         try:
             self._complete(loopback, body, fault)
         finally:
