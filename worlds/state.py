@@ -94,7 +94,7 @@ class WorldState:
         self._hop_grids: dict[Address, list[array]] = {}  # arena -> tiles to it (_hops)
         self._spt = world.seconds_per_tile(WALKING_SPEED)
         self._horizon: float | None = None
-        engine.reach = self  # residents run ahead as far as this town lets them meet (clear)
+        engine.reach = self  # residents run ahead as far as this town lets them meet (meets)
 
     # -- agents ---------------------------------------------------------------------------------
     def place(self, agent: str, where: Address | str | Tile) -> Tile:
@@ -184,7 +184,7 @@ class WorldState:
         `walk_failed` and raises AddressError, before any time passes: the agent stays put.
         """
         engine, world = self.engine, self.world
-        if speed > WALKING_SPEED:  # how far a resident can get by when is bounded by it (clear)
+        if speed > WALKING_SPEED:  # how far a resident can get by when is bounded by it (meets)
             raise ValueError(f"{agent} cannot walk faster than {WALKING_SPEED} m/s ({speed})")
         start = self.tile_of(agent)
         try:
@@ -278,18 +278,19 @@ class WorldState:
             return self._standing[agent]
         return walk.path[tile_index(walk.t0, walk.seconds_per_tile, len(walk.path), t)]
 
-    def clear(self, resident: str, t: float, others: Iterable[tuple[str, float]]) -> bool:
-        """Whether none of `others` (a resident, the time it is at) could be, by `t`, in an
+    def meets(self, resident: str, t: float, others: Iterable[tuple[str, float]]) -> str | None:
+        """The first of `others` (a resident, the time it is at) that could be, by `t`, in an
         arena where what `resident` does up to `t` could be seen or could see them: where it
-        stands, where its walk is at `t`, and at its arrival every arena the walk crosses. A
-        walk's steps before its arrival only cross arenas, which nobody reads from the
-        walker's process (where a walker is at any moment follows from its walk: `tile_of`):
-        they are always clear."""
+        stands, where its walk is at `t`, and at its arrival every arena the walk crosses;
+        `resident` itself when it is nowhere the rule can tell; None when nobody could. A walk's
+        steps before its arrival only cross arenas, which nobody reads from the walker's
+        process (where a walker is at any moment follows from its walk: `tile_of`): nobody
+        meets them."""
         walk = self._walking.get(resident)
         if walk is not None and t < walk.arrival:
-            return True
+            return None
         if resident not in self._arena:
-            return False
+            return resident
         arenas = {self.arena_of(resident), self.world.arena_at(self.tile_at(resident, t))}
         if walk is not None:
             # Its arrival ends the walk: from then on it stands where it arrived, also to those
@@ -297,9 +298,18 @@ class WorldState:
             # able to look anywhere along the way before it arrives.
             arenas.update(self.world.arena_at(walk.path[e.index]) for e in walk.enters)
         if None in arenas:
-            return False
-        return all(self.earliest(other, c, arena) > t for other, c in others
-                   for arena in arenas)
+            return resident
+        for other, c in others:
+            for arena in arenas:
+                if self.earliest(other, c, arena) <= t:
+                    return other
+        return None
+
+    def where(self, resident: str) -> tuple:
+        """All `meets` reads of `resident` besides the time: its walk under way (the object
+        itself: a new walk is another), the tile it stands on, its arena. While these and the
+        times are the same, so is the answer (the engine keeps it: sandbox/README.md)."""
+        return self._walking.get(resident), self._standing.get(resident), self._arena.get(resident)
 
     def horizon(self) -> float:
         """How far (seconds) from the one furthest behind a step may be and still be clear of
