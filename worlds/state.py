@@ -86,6 +86,7 @@ class WorldState:
         # 4,000-resident day spent 138 s of 520 in sharing_arena before). Both kept sorted, so
         # the first few names of a crowded arena are found without going through all of it.
         self._crossing: dict[str, list[str]] = {}
+        self._crosses: dict[str, frozenset[str]] = {}  # a walker -> the arenas its walk enters
         self._objects: dict[Address, str] = {}
         self._on_enter: list[EnterCallback] = []
         # agent -> the tiles of its last walk, as far as it went: what it passed (perception
@@ -216,11 +217,13 @@ class WorldState:
 
     def _start_walking(self, agent: str, walk: _Walk) -> None:
         self._walking[agent] = walk
+        self._crosses[agent] = frozenset(entry.arena for entry in walk.enters)
         for arena in dict.fromkeys(entry.arena for entry in walk.enters):  # each arena once
             insort(self._crossing.setdefault(arena, []), agent)
 
     def _stop_walking(self, agent: str) -> None:
         walk = self._walking.pop(agent, None)
+        self._crosses.pop(agent, None)
         if walk is not None:
             for arena in dict.fromkeys(entry.arena for entry in walk.enters):
                 _drop(self._crossing[arena], agent)
@@ -299,7 +302,17 @@ class WorldState:
             arenas.update(self.world.arena_at(walk.path[e.index]) for e in walk.enters)
         if None in arenas:
             return resident
+        # Who is less than a tile's walk behind `t` can be there by then only if it stands
+        # there already or its walk goes there (the others are not read further).
+        names = {str(arena) for arena in arenas}
+        spt, placed, walking, crosses = self._spt, self._arena, self._walking, self._crosses
         for other, c in others:
+            if c + spt > t and other in placed:
+                if other in walking:
+                    if crosses[other].isdisjoint(names):
+                        continue
+                elif placed[other] not in arenas:
+                    continue
             for arena in arenas:
                 if self.earliest(other, c, arena) <= t:
                     return other
@@ -387,7 +400,7 @@ class WorldState:
     def set_state(self, state: dict[str, Any]) -> None:
         """Make this (new, empty) town the one `get_state` saw. Nothing is logged."""
         self._standing = {a: (int(t[0]), int(t[1])) for a, t in state["standing"]}
-        self._walking, self._crossing = {}, {}
+        self._walking, self._crossing, self._crosses = {}, {}, {}
         for agent, w in state["walking"]:
             self._start_walking(agent, _Walk(
                 [(int(x), int(y)) for x, y in w["path"]], w["t0"], w["seconds_per_tile"],
