@@ -20,7 +20,7 @@ from __future__ import annotations
 import heapq
 from array import array
 from bisect import bisect_left, insort
-from collections.abc import Callable, Container, Generator, Iterable
+from collections.abc import Callable, Collection, Container, Generator
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
@@ -87,6 +87,7 @@ class WorldState:
         # the first few names of a crowded arena are found without going through all of it.
         self._crossing: dict[str, list[str]] = {}
         self._crosses: dict[str, frozenset[str]] = {}  # a walker -> the arenas its walk enters
+        self._placed_for = -1  # how many residents were all in the town when last asked
         self._objects: dict[Address, str] = {}
         self._on_enter: list[EnterCallback] = []
         # agent -> the tiles of its last walk, as far as it went: what it passed (perception
@@ -281,8 +282,8 @@ class WorldState:
             return self._standing[agent]
         return walk.path[tile_index(walk.t0, walk.seconds_per_tile, len(walk.path), t)]
 
-    def meets(self, resident: str, t: float, others: Iterable[tuple[str, float]]) -> str | None:
-        """The first of `others` (a resident, the time it is at) that could be, by `t`, in an
+    def meets(self, resident: str, t: float, behind) -> str | None:
+        """One of those `behind` (sandbox.engine.Behind) that could be, by `t`, in an
         arena where what `resident` does up to `t` could be seen or could see them: where it
         stands, where its walk is at `t`, and at its arrival every arena the walk crosses;
         `resident` itself when it is nowhere the rule can tell; None when nobody could. A walk's
@@ -303,20 +304,45 @@ class WorldState:
         if None in arenas:
             return resident
         # Who is less than a tile's walk behind `t` can be there by then only if it stands
-        # there already or its walk goes there (the others are not read further).
-        names = {str(arena) for arena in arenas}
-        spt, placed, walking, crosses = self._spt, self._arena, self._walking, self._crosses
-        for other, c in others:
-            if c + spt > t and other in placed:
-                if other in walking:
-                    if crosses[other].isdisjoint(names):
-                        continue
-                elif placed[other] not in arenas:
-                    continue
-            for arena in arenas:
-                if self.earliest(other, c, arena) <= t:
+        # there already or its walk goes there: those are looked up in these arenas, and only
+        # those further behind are read one by one (half a tile: a margin for rounding).
+        near = t - self._spt / 2
+        far = behind.until(near) if self._all_placed(behind.rank) else len(behind)
+        for other, c in zip(behind.names[:far], behind.times[:far], strict=True):
+            if self._meets_in(other, c, t, arenas):
+                return other
+        lists = [self._occupants.get(arena, ()) for arena in arenas]
+        lists += [self._crossing.get(str(arena), ()) for arena in arenas]
+        if sum(map(len, lists)) < len(behind) - far:  # who is there, if fewer (most steps)
+            for other in sorted({a for names in lists for a in names}):
+                c = behind.time_of(other)
+                if c is not None and c > near and self._meets_in(other, c, t, arenas):
                     return other
+            return None
+        # else those behind, each asked whether it is there (a crowded street)
+        names = {str(arena) for arena in arenas}
+        placed, crosses = self._arena, self._crosses
+        for other, c in zip(behind.names[far:len(behind)], behind.times[far:len(behind)],
+                            strict=True):
+            walk_goes = crosses.get(other)
+            there = (not walk_goes.isdisjoint(names) if walk_goes is not None
+                     else placed[other] in arenas)
+            if there and self._meets_in(other, c, t, arenas):
+                return other
         return None
+
+    def _all_placed(self, residents: Collection[str]) -> bool:
+        """Whether every one of `residents` is in the town (one who is not could be anywhere:
+        `meets` reads them all). Nobody leaves the town, so once true for so many residents it
+        stays true: checked again only when there are more."""
+        if self._placed_for != len(residents):
+            if not all(name in self._arena for name in residents):
+                return False
+            self._placed_for = len(residents)
+        return True
+
+    def _meets_in(self, other: str, c: float, t: float, arenas: set[Address]) -> bool:
+        return any(self.earliest(other, c, arena) <= t for arena in arenas)
 
     def where(self, resident: str) -> tuple:
         """All `meets` reads of `resident` besides the time: its walk under way (the object
@@ -401,6 +427,7 @@ class WorldState:
         """Make this (new, empty) town the one `get_state` saw. Nothing is logged."""
         self._standing = {a: (int(t[0]), int(t[1])) for a, t in state["standing"]}
         self._walking, self._crossing, self._crosses = {}, {}, {}
+        self._placed_for = -1
         for agent, w in state["walking"]:
             self._start_walking(agent, _Walk(
                 [(int(x), int(y)) for x, y in w["path"]], w["t0"], w["seconds_per_tile"],
