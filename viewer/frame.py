@@ -4,55 +4,20 @@ by side (`viewer.beside.Beside`) is drawn by `draw.beside.BesideRenderer`, the s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
 import pygame
 
+from .beside import Beside
 from .draw import theme
-from .draw.conversation import ConversationView
+from .draw.beside import BesideRenderer
 from .draw.hud import TimelineBar, draw_top_bar
+from .draw.pane import Pane, make_view
 from .playback import Playback
 from .replay import Replay
 
 
-@dataclass
-class Pane:
-    """One run's view and where it sits in the window (all of it, or one side)."""
-
-    replay: Replay
-    view: Any  # a TownView or a ConversationView
-    rect: pygame.Rect
-
-    @property
-    def town(self):
-        """The town view, None for a conversation."""
-        return self.view if self.replay.is_town else None
-
-    def local(self, pos: tuple[int, int]) -> tuple[int, int]:
-        """A window position in the pane's own coordinates."""
-        return pos[0] - self.rect.x, pos[1] - self.rect.y
-
-    def follow(self, agent: str) -> None:
-        if self.town is not None and agent in self.replay.timeline.agents:
-            self.town.follow(agent)
-
-
-def make_view(replay: Replay, size: tuple[int, int]):
-    if replay.is_town:
-        from .draw.town import TownView
-
-        return TownView(replay, size)
-    return ConversationView(replay)
-
-
 def make_renderer(subject, size: tuple[int, int]):
     """The renderer of a Replay, or of a Beside pair (two panes on one timeline)."""
-    from .beside import Beside
-
     if isinstance(subject, Beside):
-        from .draw.beside import BesideRenderer
-
         return BesideRenderer(subject, size)
     return Renderer(subject, size)
 

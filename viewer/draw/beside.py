@@ -12,7 +12,6 @@ from __future__ import annotations
 import pygame
 
 from ..beside import Beside
-from ..frame import Pane, make_view
 from ..playback import Playback
 from . import theme
 from .hud import (
@@ -26,6 +25,7 @@ from .hud import (
     draw_task_band,
     format_clock,
 )
+from .pane import Pane, make_view
 
 TIMELINE = TIMELINE_BAR + 22  # the shared timeline: a row of marker labels above two tick rows
 GAP = 4  # between the panes
