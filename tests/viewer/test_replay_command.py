@@ -7,6 +7,7 @@ import json
 import pygame
 
 from sandbox.app.cli import main
+from sandbox.events import AgentJoined
 from tests.viewer.runs import ADA_ARRIVAL, MINI_TOWN, town_events, write_run
 
 
@@ -20,6 +21,19 @@ def test_export_writes_a_png_every_interval_within_the_window(town_run, tmp_path
     image = pygame.image.load(str(frames[0]))
     assert image.get_size() == (1280, 800)
     assert "wrote 5 frames" in capsys.readouterr().out
+
+
+def test_export_names_the_date_of_both_ends(tmp_path, capsys):
+    """A run over midnight: 23:59 .. 00:01 alone would read as going back in time."""
+    events = [AgentJoined(t=0, agent="Ada Stone", location="mini:Oak House:kitchen",
+                          persona="a baker", architecture="ga"),
+              AgentJoined(t=16 * 3600 + 3 * 60, agent="Ben Ortiz",
+                          location="mini:Oak House:kitchen", persona="a barista",
+                          architecture="ga")]  # the next day, 00:03
+    run = write_run(tmp_path / "night", events)
+    assert main(["replay", str(run), "--export", str(tmp_path / "frames"), "--every", "2m",
+                 "--from", "2024-03-04 23:59", "--to", "2024-03-05 00:01"]) == 0
+    assert "(2024-03-04 23:59:00 .. 2024-03-05 00:01:00)" in capsys.readouterr().out
 
 
 def test_export_can_assemble_an_animated_gif(town_run, tmp_path):
