@@ -28,6 +28,7 @@ class Renderer:
         self.size = size
         self.timeline_bar = TimelineBar()
         self.note = ""  # a transient message for the top bar (e.g. "exported frame")
+        self.still = False  # an exported frame: no play/pause and speed in the top bar
         self.view = make_view(replay, size)
         self.panes = [Pane(replay, self.view, pygame.Rect((0, 0), size))]
         self.active: int | None = None  # the pane keys and clicks act on (one pane: it)
@@ -39,5 +40,5 @@ class Renderer:
         self.panes[0].rect = surface.get_rect()
         surface.fill(theme.BACKGROUND)
         self.view.draw(surface, playback.t)
-        draw_top_bar(surface, self.replay, playback, self.note)
+        draw_top_bar(surface, self.replay, playback, self.note, still=self.still)
         self.timeline_bar.draw(surface, self.replay, playback)

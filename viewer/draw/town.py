@@ -135,28 +135,33 @@ class TownView:
         return max(9, min(18, int(self.camera.scale * 0.45)))
 
     def _spread(self, t: float) -> dict[str, tuple[float, float]]:
-        """Sprite centres in map units. Agents on the exact same spot (a doorway, a table) are
-        fanned out on a small circle: within a quarter tile when the zoom leaves room, else
-        just far enough apart that every sprite stays visible and clickable."""
+        """Sprite centres in map units. Agents whose discs would overlap at this zoom (one
+        spot, a doorway, a crowd on neighbouring tiles) are spread around their middle: each
+        group packed in rings, discs just apart, nearer ones nearer the middle and on their
+        own side of it, so a crowd reads as so many residents, never as one blob. One spot
+        alone still gets at least a quarter tile of room when the zoom leaves it."""
         points: dict[str, tuple[float, float]] = {}
         for name in self.replay.timeline.agents:
             point = self.positions.point(name, t)
             if point is not None:
                 points[name] = point
-        groups: dict[tuple[float, float], list[str]] = {}
-        for name, point in points.items():
-            groups.setdefault((round(point[0], 3), round(point[1], 3)), []).append(name)
         r, scale = self._radius(), self.camera.scale
-        for (x, y), names in groups.items():
-            n = len(names)
-            if n < 2:
-                continue
-            apart = (r + 3) / math.sin(math.pi / n) / scale  # neighbours just touch
-            radius = max(0.25, apart)
-            for i, name in enumerate(names):
-                angle = 2 * math.pi * i / n - math.pi / 2
-                points[name] = (x + radius * math.cos(angle), y + radius * math.sin(angle))
-        return points
+        apart = (2 * r + 4) / scale
+        groups = overlapping(points, apart)
+        spread = dict(points)
+        for _ in range(len(points)):  # a spread group that now touches another joins it
+            spread = dict(points)
+            for names in groups:
+                spread.update(spread_group(points, names, (2 * r + 5) / scale))
+            merged = overlapping(spread, apart)
+            joined = [set(m) for m in merged if not any(set(m) <= set(g) for g in groups)]
+            if not joined:
+                break
+            for extra in joined:
+                touching = [g for g in groups if extra & set(g)]
+                names = [n for n in points if n in extra or any(n in g for g in touching)]
+                groups = [g for g in groups if g not in touching] + [names]
+        return spread
 
     def _draw_clock(self, surface: pygame.Surface, t: float) -> pygame.Rect:
         when = self.replay.clock(t)
@@ -270,3 +275,59 @@ class TownView:
             surface.blit(name, (box.left + 10, box.top + 5))
             theme.blit_lines(surface, lines, (box.left + 10, box.top + 5 + name.get_height()),
                              13, theme.TEXT_DARK, spacing=0)
+
+
+def overlapping(points: dict[str, tuple[float, float]], apart: float) -> list[list[str]]:
+    """Groups of two or more names whose points lie closer than `apart`, directly or through
+    others of the group (each group in the order the points are given)."""
+    names = list(points)
+    parent = list(range(len(names)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            i = parent[i]
+        return i
+
+    for i in range(len(names)):
+        for j in range(i + 1, len(names)):
+            if math.dist(points[names[i]], points[names[j]]) < apart:
+                a, b = root(i), root(j)
+                parent[max(a, b)] = min(a, b)
+    found: dict[int, list[str]] = {}
+    for i, name in enumerate(names):
+        found.setdefault(root(i), []).append(name)
+    return [g for g in found.values() if len(g) > 1]
+
+
+def spread_group(points: dict[str, tuple[float, float]], names: list[str],
+                 step: float) -> dict[str, tuple[float, float]]:
+    """New points for a group of agents too close to tell apart: packed `step` apart around
+    their middle (`ring_slots`), the one nearest the middle in it, the rest each on its own
+    side (clockwise from the top, as the slots go); one spot alone gets a quarter tile."""
+    cx = sum(points[n][0] for n in names) / len(names)
+    cy = sum(points[n][1] for n in names) / len(names)
+    slots = ring_slots(len(names), step, min_radius=0.25 if len(names) <= 6 else 0.0)
+    order = sorted(names, key=lambda n: (
+        round(math.dist(points[n], (cx, cy)), 3),
+        round((math.atan2(points[n][1] - cy, points[n][0] - cx) + math.pi / 2) % (2 * math.pi),
+              3)))
+    return {name: (cx + dx, cy + dy) for name, (dx, dy) in zip(order, slots, strict=True)}
+
+
+def ring_slots(n: int, step: float, min_radius: float = 0.0) -> list[tuple[float, float]]:
+    """`n` offsets `step` apart: a small group on one circle (at least `min_radius` wide),
+    a larger one in rings around a middle one (6, 12, 18 ... to a ring), clockwise from the
+    top."""
+    if n <= 6:
+        radius = max(min_radius, step / 2 / math.sin(math.pi / n))
+        return [(radius * math.cos(2 * math.pi * i / n - math.pi / 2),
+                 radius * math.sin(2 * math.pi * i / n - math.pi / 2)) for i in range(n)]
+    slots = [(0.0, 0.0)]
+    ring = 1
+    while len(slots) < n:
+        count = min(6 * ring, n - len(slots))
+        for i in range(count):
+            angle = 2 * math.pi * i / count - math.pi / 2
+            slots.append((ring * step * math.cos(angle), ring * step * math.sin(angle)))
+        ring += 1
+    return slots
