@@ -196,3 +196,45 @@ def test_the_viewer_loads_no_minds_tasks_or_scorers():
 
 def test_the_load_check_sees_a_heavy_import():
     assert "sandbox.engine" in loaded_by("sandbox.runner")
+
+
+def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
+    """Module -> the project modules it imports (at the top or inside a function); `from X
+    import name` counts as importing X.name when that is a module, else X."""
+    paths = [p for package in sorted(FORBIDDEN) for p in sorted((root / package).rglob("*.py"))]
+    modules = {module_name(p, root) for p in paths}
+    graph: dict[str, set[str]] = {}
+    for path in paths:
+        name = module_name(path, root)
+        targets = set()
+        for _, imported in imports(path, root):
+            while imported and imported not in modules:
+                imported = imported.rpartition(".")[0]
+            if imported and imported != name:
+                targets.add(imported)
+        graph[name] = targets
+    return graph
+
+
+def import_circles(root: Path = ROOT) -> list[str]:
+    """Pairs of modules that import each other, a package's __init__ and its own modules
+    aside (the package gathers what they define)."""
+    graph = import_graph(root)
+    return sorted(f"{a} <-> {b}" for a, targets in graph.items() for b in targets
+                  if a < b and a in graph.get(b, set())
+                  and not in_layer(b, a) and not in_layer(a, b))
+
+
+def test_no_two_modules_import_each_other():
+    """A concept in one file: two modules that need each other (even lazily, inside a
+    function) are one concept cut in two."""
+    assert import_circles() == []
+
+
+def test_the_circle_check_sees_a_lazy_import(tmp_path):
+    pkg = tmp_path / "viewer"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from .b import B\n")
+    (pkg / "b.py").write_text("def f():\n    from . import a\n")
+    assert import_circles(tmp_path) == ["viewer.a <-> viewer.b"]

@@ -14,7 +14,8 @@ import pygame
 from .beside import Beside
 from .draw import theme
 from .draw.hud import TOP_BAR
-from .frame import Pane, make_renderer
+from .draw.pane import Pane
+from .frame import make_renderer
 from .playback import Playback
 from .replay import Replay
 from .source import ReplayError

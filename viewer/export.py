@@ -57,6 +57,7 @@ def export_frames(replay: Replay | Beside, out_dir: Path | str, times: list[floa
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     renderer = make_renderer(replay, size)
+    renderer.still = True
     if follow:
         renderer.follow(follow)
     surface = pygame.Surface(size)

@@ -4,55 +4,20 @@ by side (`viewer.beside.Beside`) is drawn by `draw.beside.BesideRenderer`, the s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
 import pygame
 
+from .beside import Beside
 from .draw import theme
-from .draw.conversation import ConversationView
+from .draw.beside import BesideRenderer
 from .draw.hud import TimelineBar, draw_top_bar
+from .draw.pane import Pane, make_view
 from .playback import Playback
 from .replay import Replay
 
 
-@dataclass
-class Pane:
-    """One run's view and where it sits in the window (all of it, or one side)."""
-
-    replay: Replay
-    view: Any  # a TownView or a ConversationView
-    rect: pygame.Rect
-
-    @property
-    def town(self):
-        """The town view, None for a conversation."""
-        return self.view if self.replay.is_town else None
-
-    def local(self, pos: tuple[int, int]) -> tuple[int, int]:
-        """A window position in the pane's own coordinates."""
-        return pos[0] - self.rect.x, pos[1] - self.rect.y
-
-    def follow(self, agent: str) -> None:
-        if self.town is not None and agent in self.replay.timeline.agents:
-            self.town.follow(agent)
-
-
-def make_view(replay: Replay, size: tuple[int, int]):
-    if replay.is_town:
-        from .draw.town import TownView
-
-        return TownView(replay, size)
-    return ConversationView(replay)
-
-
 def make_renderer(subject, size: tuple[int, int]):
     """The renderer of a Replay, or of a Beside pair (two panes on one timeline)."""
-    from .beside import Beside
-
     if isinstance(subject, Beside):
-        from .draw.beside import BesideRenderer
-
         return BesideRenderer(subject, size)
     return Renderer(subject, size)
 
@@ -63,6 +28,7 @@ class Renderer:
         self.size = size
         self.timeline_bar = TimelineBar()
         self.note = ""  # a transient message for the top bar (e.g. "exported frame")
+        self.still = False  # an exported frame: no play/pause and speed in the top bar
         self.view = make_view(replay, size)
         self.panes = [Pane(replay, self.view, pygame.Rect((0, 0), size))]
         self.active: int | None = None  # the pane keys and clicks act on (one pane: it)
@@ -74,5 +40,5 @@ class Renderer:
         self.panes[0].rect = surface.get_rect()
         surface.fill(theme.BACKGROUND)
         self.view.draw(surface, playback.t)
-        draw_top_bar(surface, self.replay, playback, self.note)
+        draw_top_bar(surface, self.replay, playback, self.note, still=self.still)
         self.timeline_bar.draw(surface, self.replay, playback)

@@ -282,6 +282,25 @@ def x_range(plot: Plot) -> tuple[float, float]:
     return lo - pad, hi + pad
 
 
+def _wrapped(paragraphs: list[str], width: int) -> str:
+    return "\n".join(line for text in paragraphs
+                     for line in textwrap.wrap(text, width, break_on_hyphens=False))
+
+
+def _fit_width(fig, text, paragraphs: list[str]) -> None:
+    """Wrap `paragraphs` into the `text` artist at the longest line length that keeps it
+    inside the figure (a long model name is broken inside the word only when it must be)."""
+    renderer = fig.canvas.get_renderer()
+    limit = fig.bbox.width - 4
+    width = max((len(p) for p in paragraphs), default=1)
+    while True:
+        text.set_text(_wrapped(paragraphs, width))
+        box = text.get_window_extent(renderer)
+        if (box.x0 >= 2 and box.x1 <= limit) or width <= 12:
+            return
+        width -= 2 if width < 40 else max(2, width // 10)
+
+
 def plot_png(plot: Plot, path: Path | str) -> Path:
     """Draw `plot` as a PNG (matplotlib, headless). Configurations without a score are listed
     with no point."""
@@ -309,14 +328,15 @@ def plot_png(plot: Plot, path: Path | str) -> Path:
     ax.set_ylim(-0.7, len(points) - 0.3)
     if plot.scale is not None:
         ax.set_xlim(*x_range(plot))
-    ax.set_xlabel(plot.axis)
+    xlabel = ax.set_xlabel(plot.axis)
     if plot.reference is not None:
         ax.axvline(plot.reference, color="#888", linestyle="--", linewidth=1)
-    title = "\n".join(textwrap.wrap(plot.title, 70))
+    title = [plot.title]
     if plot.test_double:
-        title += "\n" + "\n".join(textwrap.wrap(
-            f"TEST DOUBLE ({', '.join(plot.test_double)}): checks the pipeline, not a model", 70))
-    ax.set_title(title, fontsize=11, color="#a4161a" if plot.test_double else "black")
+        title.append(f"TEST DOUBLE ({', '.join(plot.test_double)}): checks the pipeline, not "
+                     "a model")
+    heading = ax.set_title(_wrapped(title, 70), fontsize=11,
+                           color="#a4161a" if plot.test_double else "black")
     ax.grid(axis="x", alpha=0.3)
     if plot.interval and any(p.ci is not None for p in points):
         fig.text(0.99, 0.01, plot.interval, ha="right", va="bottom", fontsize=7, color="#555")
@@ -326,6 +346,12 @@ def plot_png(plot: Plot, path: Path | str) -> Path:
         fig.text(0.01, bottom - (i + 1) * line, note, ha="left", va="bottom", fontsize=7,
                  color="#7a3b00")
     fig.tight_layout(rect=(0, bottom, 1, 1))
+    # Long model names: the title and the axis label are wrapped until they fit the figure
+    # (centred over the axes, they ran past its edges and were cut), then laid out again.
+    for _ in range(2):
+        _fit_width(fig, heading, title)
+        _fit_width(fig, xlabel, [plot.axis])
+        fig.tight_layout(rect=(0, bottom, 1, 1))
     path = Path(path)
     image = io.BytesIO()
     fig.savefig(image, format=path.suffix.lstrip(".") or "png")

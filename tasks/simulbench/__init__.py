@@ -10,11 +10,10 @@ its commands added, by the plug-in (plugin.py, entry point `sandbox.benchmarks: 
 See README.md.
 """
 
+from .categories import OVERRIDES, categorize
 from .extract import Collected, cut, extract, source_file
 from .importer import (
     OUR_TASKS,
-    OVERRIDES,
-    categorize,
     check_history,
     load_scripts,
     load_tasks,

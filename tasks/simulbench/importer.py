@@ -7,13 +7,15 @@
 
 Every problem is a FileFormatError naming the file, the line or field, and the reason (the
 commands exit 2 with that one line). The published script file does not mark FirstChan and
-SubseqChan: `categorize` works them out per dialogue, with the one correction the published
-counts need (OVERRIDES; see ../shared/specs/simulbench.md section 2).
+SubseqChan: `categories.categorize` works them out (see there).
+
+    python -m tasks.simulbench.importer simulbench_all.jsonl   # writes published_split.json
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -23,35 +25,19 @@ from pydantic import ValidationError
 from sandbox.files import FileFormatError, read_data, read_text
 from sandbox.storage import write_atomic
 
+from . import categories
+from .categories import categorize
 from .models import (
     DEFAULT_REQUEST_TYPE,
     PUBLIC_SCRIPT_FIELDS,
     PUBLIC_TASK_FIELDS,
     TURNS,
-    Category,
     Script,
     SimTask,
-)
-from .published import (
-    category_by_turn,
-    fits_published_turns,
-    id_key,
-    in_published_split,
-    published_category,
 )
 
 OUR_TASKS = Path(__file__).with_name("tasks.yaml")
 _OUR_KEYS = {"name", "first_turn", "request_type", "type", "kind", "id"}
-
-# The published file has 94 scripts that open a challenging run of their dialogue, where the
-# paper counts 93 FirstChan scripts: script 154 (045#JSON_Data_Store, turn 4) is alone in its
-# dialogue because its turn-3 FirstChan script was dropped by the full-score filter, so it is a
-# SubseqChan script. Keyed by (id, source_id, turn_num): a file where id 154 is another script
-# is not touched; the id is compared as a number, so "154" is 154.
-OVERRIDES: dict[tuple[Any, str, int], Category] = {
-    (154, "045#JSON_Data_Store", 4): "subseqchan",
-}
-
 
 class _DuplicateKey(ValueError):
     pass
@@ -225,71 +211,6 @@ def load_scripts(path: Path | str, tasks: Sequence[SimTask] | None = None) -> li
     return categorize(scripts)
 
 
-def categorize(scripts: list[Script]) -> list[Script]:
-    """Set each script's category: LastOnly for turn_num 0; a Hard script of the published set
-    takes the published split (tasks.simulbench.published, whatever file it comes in): by its
-    id, or, in a file renumbered from the published set (every Hard script fits the split by
-    its dialogue and turn), by its turn against its dialogue's first challenging turn; any
-    other's is worked out from this file: of its dialogue's Hard scripts here the earliest
-    turn is FirstChan, the later ones SubseqChan; then OVERRIDES. Ids are compared as the
-    published file numbers them ("154" is 154). `categorized_by` says which: "published",
-    "published turn" or "file"."""
-    first: dict[tuple[str, str], int] = {}
-    by_id: dict[tuple[str, str], bool] = {}  # every Hard script of the dialogue matches by id
-    for s in scripts:
-        if s.hard:
-            key = (s.source_id, s.source_file_name)
-            first[key] = min(first.get(key, s.turn_num), s.turn_num)
-            by_id[key] = by_id.get(key, True) and published_category(s) is not None
-    # A renumbered subset's ids name other scripts of the published set (now and then one of
-    # the same dialogue), and its dialogues' earliest scripts are not their FirstChan ones (a
-    # SubseqChan-only file): its turns decide, for the whole file. A dialogue is taken by its
-    # ids only when all of its scripts match (a chance match of one id is not the dialogue).
-    by_turn = not all(by_id.values()) and fits_published_turns(scripts)
-    for s in scripts:
-        if not s.hard:
-            s.category, s.categorized_by = "lastonly", "turn"
-            continue
-        if by_turn:
-            s.category, s.categorized_by = category_by_turn(s), "published turn"
-            continue
-        if by_id[(s.source_id, s.source_file_name)]:
-            s.category, s.categorized_by = published_category(s), "published"
-            continue
-        earliest = first[(s.source_id, s.source_file_name)] == s.turn_num
-        s.category, s.categorized_by = ("firstchan" if earliest else "subseqchan"), "file"
-        s.category = OVERRIDES.get((id_key(s.id), s.source_id, s.turn_num), s.category)
-    return scripts
-
-
-def category_note(scripts: Sequence[Script]) -> str | None:
-    """A line saying how the Hard scripts' categories were found when not by the published
-    ids: by their turns in a renumbered published subset; or worked out from the file alone
-    when the file looks cut from a numbered set (its integer ids do not run 0..n-1) or holds
-    dialogues of the published set whose turns do not fit it. Such a file may hold a
-    dialogue's later scripts without its FirstChan one."""
-    by_turn = sum(s.categorized_by == "published turn" for s in scripts)
-    inferred = [s for s in scripts if s.categorized_by == "file"]
-    ids = sorted(k for k in (id_key(s.id) for s in scripts) if isinstance(k, int))
-    cut = bool(ids) and ids != list(range(len(ids)))
-    published = sum(in_published_split(s) for s in inferred)
-    notes = []
-    if by_turn:
-        notes.append(f"{by_turn} Hard scripts' FirstChan/SubseqChan taken from the published "
-                     "split by their turn against their dialogue's first challenging turn: "
-                     "their ids are not the published ones (a renumbered file)")
-    if inferred and (cut or published):
-        why = (f"which looks cut from a numbered set (its ids do not run 0.."
-               f"{len(scripts) - 1})") if cut else \
-            (f"{published} of them of published dialogues whose ids and turns do not fit the "
-             "published split")
-        notes.append(f"{len(inferred)} Hard scripts' FirstChan/SubseqChan worked out from this "
-                     f"file alone, {why}; a dialogue's earliest script here is taken for its "
-                     "FirstChan. Run the whole file with --subset instead, or see "
-                     "tasks/simulbench/published.py")
-    return "; ".join(notes) or None
-
-
 def write_scripts(scripts: Iterable[Script], path: Path | str) -> Path:
     """Scripts in the published test-script format: the 8 fields, one JSON object a line."""
     path = Path(path)
@@ -297,3 +218,25 @@ def write_scripts(scripts: Iterable[Script], path: Path | str) -> Path:
     lines = [json.dumps(s.public(), ensure_ascii=False) for s in scripts]
     write_atomic(path, "\n".join(lines) + "\n")
     return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Derive the published split from the whole published script file and write it beside
+    categories.py (`categories.SPLIT_FILE`)."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m tasks.simulbench.importer simulbench_all.jsonl",
+              file=sys.stderr)
+        return 2
+    scripts = load_scripts(args[0])
+    split = categories.derive_split(scripts)
+    categories.SPLIT_FILE.write_text(json.dumps(split, indent=1) + "\n", encoding="utf-8")
+    categories.read_split.cache_clear()
+    count = {c: sum(s.category == c for s in scripts) for c in ("firstchan", "subseqchan")}
+    print(f"{len(split)} dialogues with Hard scripts (FirstChan {count['firstchan']}, "
+          f"SubseqChan {count['subseqchan']}) into {categories.SPLIT_FILE}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

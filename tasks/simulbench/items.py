@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from tasks.kit import ItemSet, content_digest, name_id, slug
 
-from .importer import category_note
+from .categories import category_note
 from .models import DIALOGUES_PER_TASK, Script, SimTask
 
 SUBSETS = ("all", "hard", "lastonly", "firstchan", "subseqchan", "stateful", "stateless")

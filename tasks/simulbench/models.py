@@ -62,7 +62,7 @@ class Script(BaseModel):
     `turn_num` 0 is a LastOnly script (7 messages); 1..4 the 1-based turn whose user query ends
     the script (a Hard script, 2 * turn_num - 1 messages). `category` is not a field of the
     public file: it is worked out over the whole set when the file is read (tasks.simulbench.
-    importer.categorize) and is never written."""
+    categories.categorize) and is never written."""
 
     model_config = ConfigDict(extra="forbid")
 

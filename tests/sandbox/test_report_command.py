@@ -121,7 +121,11 @@ def test_a_directory_of_boards_gets_one_board_over_them_linked_to_its_summary(tm
     boards = [s for s in sections if s["board"]]
     (both,) = boards
     assert len(re.findall(r"<tr><td[^>]*>\d</td>", both["board"])) == 2  # a row per cell
-    assert len(both["items"]) == 8 and sections[both["parent"]]["where"] == "sweep/roleplay"
+    # titled by benchmark and configuration; sweep/roleplay holds nothing of its own: no
+    # section of its own, the board is the sweep's
+    assert both["title"] == "PingPong role-play benchmark: a, b"
+    assert len(both["items"]) == 8 and sections[both["parent"]]["where"] == "sweep"
+    assert "directory" not in [s["title"] for s in sections]
     loose = next(s for s in sections if s["where"] == "sweep/loose")
     assert len(loose["items"]) == 4
 
@@ -143,9 +147,20 @@ def test_a_sweeps_summary_links_its_boards_with_the_sweeps_numbers(tmp_path, cap
         rows = [re.findall(r"<td[^>]*>(.*?)</td>", row)
                 for row in re.findall(r"<tr>(.*?)</tr>", boards[section]["board"])]
         assert [c.replace("&", "&amp;") for c in cells] in rows, section
-        assert sections[boards[section]["parent"]]["where"] == f"exp/{bench}"
+        assert sections[boards[section]["parent"]]["where"] == "exp"
         assert {r["id"].split("/")[0] for r in boards[section]["items"]} == \
             {"plain", "verbose"}
+    # each comparison the sweep wrote: a section under the sweep, its files in the site
+    compared = {s["source"]: s for s in sections if s["source"]}
+    assert sorted(compared) == ["comparisons/pingpong/plain__vs__verbose.md",
+                                "comparisons/refutebench/plain__vs__verbose.md"]
+    for source, section in compared.items():
+        assert section["parent"] == 0 and "B - A" in section["text"]
+        assert [f["name"] for f in section["files"]] == ["plain__vs__verbose.md",
+                                                         "plain__vs__verbose.json"]
+        copied = tmp_path / "site" / section["files"][0]["href"]
+        # as written, this machine's paths made relative
+        assert copied.read_text() == (out / source).read_text().replace(f"{out}", "exp")
 
 
 def test_a_site_inside_what_it_reports_is_refused(tmp_path, board, capsys):

@@ -192,12 +192,13 @@ def test_string_ids_give_the_same_categories_as_integer_ids(tmp_path):
 
 
 def test_a_file_cut_from_the_published_set_keeps_the_published_split(tmp_path, monkeypatch):
-    from tasks.simulbench import published
-    from tasks.simulbench.importer import category_note
+    from tasks.simulbench import categories as published
+    from tasks.simulbench.categories import category_note
+    from tasks.simulbench.importer import main as importer_main
 
     monkeypatch.setattr(published, "SPLIT_FILE", tmp_path / "split.json")
     whole = write_lines(tmp_path / "all.jsonl", published_like(PUBLISHED_LIKE))
-    assert published.main([str(whole)]) == 0
+    assert importer_main([str(whole)]) == 0
     split = json.loads((tmp_path / "split.json").read_text())
     assert {(r["source_id"], r["first_turn"]) for r in split} == {
         ("044#Kanban", 2), ("045#JSON_Data_Store", 4), ("046#Other", 1)}
@@ -223,7 +224,7 @@ def published_hard_scripts() -> list[tuple[int, str, str, int]]:
     from the shipped split table: a dialogue's ids run in turn order up to turn 4, except
     077#Language_Detector's gpt-3.5-turbo-1 dialogue, whose turn-3 script the full-score
     filter dropped (its ids 222, 223, 224 are turns 1, 2, 4)."""
-    from tasks.simulbench.published import SPLIT_FILE
+    from tasks.simulbench.categories import SPLIT_FILE
 
     rows = []
     for r in json.loads(SPLIT_FILE.read_text(encoding="utf-8")):
@@ -238,7 +239,7 @@ def published_hard_scripts() -> list[tuple[int, str, str, int]]:
 
 
 def test_the_shipped_split_is_the_published_sets(tmp_path, monkeypatch):
-    from tasks.simulbench import published
+    from tasks.simulbench import categories as published
 
     hard = published_hard_scripts()
     assert [r[0] for r in hard] == list(range(275))  # ids 0-274, each in one dialogue once
@@ -257,8 +258,7 @@ def test_the_shipped_split_is_the_published_sets(tmp_path, monkeypatch):
 
 
 def test_a_file_cut_from_the_published_set_is_categorised_by_the_shipped_split(tmp_path):
-    from tasks.simulbench.importer import category_note
-    from tasks.simulbench.published import published_split
+    from tasks.simulbench.categories import category_note, published_split
 
     hard = published_hard_scripts()
     split = published_split()
@@ -275,7 +275,7 @@ def test_a_file_cut_from_the_published_set_is_categorised_by_the_shipped_split(t
 
 
 def test_a_dialogue_whose_firstchan_script_was_filtered_out_keeps_it_before_its_first(tmp_path):
-    from tasks.simulbench.published import derive_split
+    from tasks.simulbench.categories import derive_split
 
     rows = published_like([(154, "045#JSON_Data_Store", "gpt-3.5-turbo-1.json", 4)])
     split = derive_split(load_scripts(write_lines(tmp_path / "all.jsonl", rows)))
@@ -289,8 +289,7 @@ def renumbered(rows: list[tuple[int, str, str, int]]) -> list[dict]:
 
 
 def test_a_renumbered_published_subset_is_categorised_by_its_turns_and_says_so(tmp_path):
-    from tasks.simulbench.importer import category_note
-    from tasks.simulbench.published import published_split
+    from tasks.simulbench.categories import category_note, published_split
 
     hard = published_hard_scripts()
     split = published_split()
@@ -311,7 +310,7 @@ def test_a_renumbered_published_subset_is_categorised_by_its_turns_and_says_so(t
 
 
 def test_another_collection_on_the_published_tasks_is_categorised_from_its_own_file(tmp_path):
-    from tasks.simulbench.importer import category_note
+    from tasks.simulbench.categories import category_note
 
     # its judge found turn 1 of 000#Linux_Terminal's gpt-3.5-turbo-2 dialogue challenging
     # (the published split: turn 3), so the file is not a published subset: every dialogue's

@@ -241,3 +241,75 @@ def test_a_run_that_stops_short_is_identical_so_far_until_both_have_finished(tmp
     assert pair.refresh() == 1 and pair.parted is None
     short = write_run(tmp_path / "short", events[:7])
     assert Beside(Replay(left), Replay(short)).parted == events[7].t
+
+
+def renderer_at(runs, t: float, follow: str | None = None):
+    from viewer.frame import make_renderer
+    from viewer.playback import Playback
+
+    pair = Beside(Replay(runs["day"]), Replay(runs["changed"]))
+    renderer = make_renderer(pair, SIZE)
+    renderer.still = True
+    if follow:
+        renderer.follow(follow)
+    surface = pygame.Surface(SIZE)
+    playback = Playback(start=pair.start, end=pair.end)
+    playback.seek(t)
+    renderer.draw(surface, playback)
+    return renderer, surface
+
+
+def test_a_followed_agents_panel_leaves_the_map_half_its_pane(runs):
+    """The panel once took 400 of a pane's 638 pixels, the map squeezed beside it."""
+    renderer, _ = renderer_at(runs, FORK_AT + 1830, follow="Kenji Mori")
+    for pane in renderer.panes:
+        assert pane.view.camera.viewport.width >= pane.rect.width // 2
+
+
+def test_a_whole_town_in_a_pane_lists_its_residents_in_the_room_below_it(runs):
+    """A wide town fits a half-window's width with room below: each resident is listed
+    there, a disc of its colour, so the pane's space is used and small discs are named."""
+    from viewer.draw import theme
+
+    renderer, surface = renderer_at(runs, FORK_AT + 1830)
+    pixels = pygame.surfarray.array3d(surface)
+    for pane in renderer.panes:
+        view = pane.view
+        below = pane.rect.top + view.camera.to_screen(0, view.world.height)[1]
+        assert pane.rect.bottom - below > 60  # the room there is
+        region = pixels[pane.rect.left:pane.rect.right, below:pane.rect.bottom]
+        for info in view.replay.timeline.agents.values():
+            disc = theme.shade(theme.agent_colour(info.index), 0.9)
+            assert (region == disc).all(axis=-1).any(), f"{info.name} is not listed"
+
+
+def test_no_place_name_lies_under_a_resident_its_caption_or_a_bubble(runs, monkeypatch):
+    from viewer.draw import town
+    from viewer.draw.mapimage import Labels
+
+    drawn: list[tuple[object, pygame.Rect]] = []  # (the labels' owner, where one was drawn)
+    place = Labels._place
+
+    def record(self, surface, camera, p, message, size, bold, taken, *args, **kwargs):
+        ok = place(self, surface, camera, p, message, size, bold, taken, *args, **kwargs)
+        if ok:
+            drawn.append((self, taken[-1].copy()))
+        return ok
+
+    monkeypatch.setattr(Labels, "_place", record)
+    for t, follow in ((FORK_AT + 1830, "Kenji Mori"), (FORK_AT + 1830, None),
+                      (FORK_AT + 300, "Arthur Okonkwo")):
+        drawn.clear()
+        renderer, _ = renderer_at(runs, t, follow)
+        view = renderer.panes[1].view
+        drawn_here = [rect for owner, rect in drawn if owner is view.labels]
+        assert drawn_here
+        r = view._radius()
+        points = view._spread(t)
+        covered = [pygame.Rect(0, 0, 2 * r + 4, 2 * r + 4) for _ in points]
+        for rect, p in zip(covered, points.values(), strict=True):
+            rect.center = view.camera.to_screen(*p)
+        covered += [box for box, _ in view._captions(t, points)]
+        covered += [town.bubble_area(b, r) for b in view._bubbles(t, points)]
+        for label in drawn_here:
+            assert label.collidelist(covered) == -1, (t, follow, label)

@@ -7,6 +7,7 @@ import json
 import pygame
 
 from sandbox.app.cli import main
+from sandbox.events import AgentJoined
 from tests.viewer.runs import ADA_ARRIVAL, MINI_TOWN, town_events, write_run
 
 
@@ -20,6 +21,19 @@ def test_export_writes_a_png_every_interval_within_the_window(town_run, tmp_path
     image = pygame.image.load(str(frames[0]))
     assert image.get_size() == (1280, 800)
     assert "wrote 5 frames" in capsys.readouterr().out
+
+
+def test_export_names_the_date_of_both_ends(tmp_path, capsys):
+    """A run over midnight: 23:59 .. 00:01 alone would read as going back in time."""
+    events = [AgentJoined(t=0, agent="Ada Stone", location="mini:Oak House:kitchen",
+                          persona="a baker", architecture="ga"),
+              AgentJoined(t=16 * 3600 + 3 * 60, agent="Ben Ortiz",
+                          location="mini:Oak House:kitchen", persona="a barista",
+                          architecture="ga")]  # the next day, 00:03
+    run = write_run(tmp_path / "night", events)
+    assert main(["replay", str(run), "--export", str(tmp_path / "frames"), "--every", "2m",
+                 "--from", "2024-03-04 23:59", "--to", "2024-03-05 00:01"]) == 0
+    assert "(2024-03-04 23:59:00 .. 2024-03-05 00:01:00)" in capsys.readouterr().out
 
 
 def test_export_can_assemble_an_animated_gif(town_run, tmp_path):
@@ -114,3 +128,33 @@ def test_replay_without_a_display_says_so_in_one_line_and_exits(town_run):
     assert err == ["sandbox replay: error: no display to open a window on ($DISPLAY and "
                    "$WAYLAND_DISPLAY are not set): write PNG frames with --export DIR or an "
                    "animated GIF with --gif FILE"]
+
+
+def right_of_top_bar(png) -> int:
+    """The leftmost column of what the top bar shows at its right (the clock, and in a window
+    the play state before it): pixels other than the bar's own colour."""
+    import numpy as np
+
+    from viewer.draw import theme
+    from viewer.draw.hud import TOP_BAR
+
+    image = pygame.image.load(str(png))
+    pixels = pygame.surfarray.array3d(image)[:, 2:TOP_BAR - 2]
+    width = image.get_width()
+    right = pixels[width * 3 // 4:]
+    columns = np.nonzero(np.any(np.any(right != theme.PANEL, axis=-1), axis=1))[0]
+    return width * 3 // 4 + int(columns.min())
+
+
+def test_an_exported_frame_has_the_clock_but_no_pause_or_speed_glyph(town_run, tmp_path):
+    from viewer import Replay
+    from viewer.draw import theme
+    from viewer.draw.hud import MARGIN, format_clock
+
+    out = tmp_path / "frames"
+    assert main(["replay", str(town_run), "--export", str(out), "--from", "08:01",
+                 "--to", "08:01"]) == 0
+    (frame,) = out.glob("*.png")
+    pygame.font.init()
+    clock = theme.text(format_clock(Replay(town_run), 60.0), 16, theme.TEXT, bold=True)
+    assert abs(right_of_top_bar(frame) - (1280 - MARGIN - clock.get_width())) <= 2

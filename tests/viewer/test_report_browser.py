@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 
 import pytest
 
@@ -117,6 +118,14 @@ def test_an_items_transcript_opens_with_verdicts_beside_the_turns(page, made):
     assert verdicts and all("scripted/pingpong" in v and "in character" in v for v in verdicts)
     assert text_of(page, ".verdict .note")  # the judge's reasons
     assert text_of(page, "table.calls tbody tr")  # calls and tokens
+    # the judge scores turns: its row says what its verdicts carry, not "-"
+    scores = page.eval("document.querySelector('table.judgments tbody td:nth-child(4)')"
+                       ".textContent")
+    assert re.search(r"in_character \d+(\.\d+)? \(mean of \d+ turns?\)", scores), scores
+    # the command that remakes the item: the benchmark's, and how
+    assert text_of(page, "pre.command")[0].startswith("sandbox pingpong ")
+    assert "remove the item's result.json" in text_of(page, "p.how")[0]
+    assert "settings.json" in " ".join(text_of(page, ".reads li"))  # not in the site
     page.screenshot(made["shots"] / "item-dialogue.png")
     assert page.errors == []
 
@@ -139,8 +148,48 @@ def test_the_replay_slider_moves_an_agent_and_shows_speech(page, made):
     state = at(float(said) + 1)
     assert state["spoken"], "a line said a second ago is shown"
     assert text_of(page, ".said .now")
+    # the clock and the lines said carry the day: "Sat 22 Apr 15:00:00", not "15:00:00"
+    day = r"[A-Z][a-z]{2} \d{1,2} [A-Z][a-z]{2} \d\d:\d\d:\d\d"
+    assert re.fullmatch(day, text_of(page, ".replay .clock")[0])
+    assert all(re.match(day, line) for line in text_of(page, ".said div"))
     page.screenshot(made["shots"] / "item-town.png")
     canvas = page.eval("document.querySelector('canvas.map').toDataURL()")
     (made["shots"] / "replay.png").write_bytes(base64.b64decode(canvas.split(",")[1]))
     assert page.errors == []
     print(f"screenshots: {made['shots']}")
+
+
+@pytest.fixture(scope="module")
+def sweep_site(tmp_path_factory):
+    """A sweep of two benchmarks by two models (tests/sandbox/test_sweep.py's), reported."""
+    from tests.sandbox.test_sweep import experiment
+
+    root = tmp_path_factory.mktemp("sweep")
+    assert main(["sweep", experiment(root)]) == 0
+    assert main(["report", str(root / "exp"), "--out", str(root / "site")]) == 0
+    return root / "site"
+
+
+def test_a_sweeps_report_opens_with_contents_titled_by_benchmark_and_configuration(
+        page, sweep_site, made):
+    page.open(sweep_site / "index.html")
+    page.wait_for("document.querySelector('nav.toc')")
+    entries = text_of(page, "nav.toc > ul > li > a")
+    assert entries == ["Sweep of experiment.yaml"]
+    below = text_of(page, "nav.toc li li > a")
+    assert "PingPong role-play benchmark: plain, verbose" in below
+    assert "Comparison on refutebench: plain vs verbose" in below
+    assert "directory" not in " ".join(text_of(page, "h2"))
+    # the summary names each comparison's file: a link to it, and its files are in the site
+    link = "Array.from(document.querySelectorAll('.text td a'))" \
+           ".find(a => a.textContent === 'comparisons/pingpong/plain__vs__verbose.md')"
+    target = page.eval(f"{link}.getAttribute('href')").lstrip("#")
+    section = page.eval(f"document.getElementById({json.dumps(target)}).textContent")
+    assert "Comparison on pingpong: plain vs verbose" in section
+    hrefs = page.eval(f"Array.from(document.querySelectorAll('#{target} .files a'))"
+                      ".map(a => a.getAttribute('href'))")
+    assert [h.rsplit("/", 1)[1] for h in hrefs] == ["plain__vs__verbose.md",
+                                                     "plain__vs__verbose.json"]
+    assert all((sweep_site / h).is_file() for h in hrefs)
+    page.screenshot(made["shots"] / "sweep.png")
+    assert page.errors == []

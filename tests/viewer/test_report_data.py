@@ -120,3 +120,53 @@ def test_nothing_absolute_is_left_in_a_site(tmp_path, town_run):
         if path.is_file() and path.suffix in (".js", ".html", ".json"):
             text = path.read_text(encoding="utf-8")
             assert str(tmp_path) not in text and str(Path.home()) + "/" not in text, path
+
+
+def test_a_forks_page_gives_the_forks_own_command_not_its_parents(tmp_path):
+    from sandbox.app.rerunning import Fork, recorded_forks
+
+    parent = ["sandbox", "run", "town_day", "--model", "scripted/town", "--out", "runs/day"]
+    fork = Fork(parent="runs/day", at=3600, time="09:00",
+                architectures={"Ada Stone": "ga_no_reflection"},
+                command=["sandbox", "fork", "runs/day", "--at", "09:00", "--agent-arch",
+                         "Ada Stone=ga_no_reflection", "--out", "runs/day-fork"])
+    run = write_run(tmp_path / "day-fork", town_events(),
+                    config={"command": parent, **recorded_forks([fork])})
+    data = run_data(run, Scrubber())
+    assert data["command"] == ("sandbox fork runs/day --at 09:00 --agent-arch "
+                               "'Ada Stone=ga_no_reflection' --out runs/day-fork")
+    assert data["command_how"].startswith("a fork of runs/day at 09:00")
+
+
+def test_a_benchmark_items_page_gives_the_command_that_remakes_it(tmp_path):
+    made_by = ["sandbox", "pingpong", "--player", "scripted/pingpong", "--settings",
+               "settings.json", "--out", "runs/board"]
+    run = write_run(tmp_path / "item", town_events()[7:11], world=None,
+                    config={"benchmark_command": made_by})
+    data = run_data(run, Scrubber())
+    assert data["command"] == " ".join(made_by)
+    assert "remove the item's result.json" in data["command_how"]
+    assert data["reads"] == [{"file": "settings.json", "as": "--settings"}]
+
+
+def test_a_persons_script_of_answers_is_named_as_a_file_the_site_does_not_hold(tmp_path):
+    command = ["sandbox", "run", "town_day", "--human", "Ada Stone", "--human-ui",
+               f"script:{tmp_path}/answers.yaml", "--models=models.yaml", "--out", "runs/me"]
+    run = write_run(tmp_path / "me", town_events(), config={"command": command})
+    data = run_data(run, Scrubber({tmp_path: "here"}))
+    assert data["reads"] == [
+        {"file": "here/answers.yaml", "as": "--human-ui: a person's script of answers"},
+        {"file": "models.yaml", "as": "--models"}]
+
+
+def test_the_judgments_table_carries_the_scores_of_its_verdicts_on_the_turns(tmp_path):
+    run = write_run(tmp_path / "room", town_events()[7:11], world=None)
+    save_judgment(run, Judgment(judge="roleplay", model="scripted/j", status="ok", turns=[
+        TurnVerdict(turn=0, scores={"fluency": 4.0}, flags={"is_refusal": False}),
+        TurnVerdict(turn=1, scores={"fluency": 3.0, "in_character": 5.0},
+                    flags={"is_refusal": True})]))
+    (judgment,) = run_data(run, Scrubber())["judgments"]
+    assert judgment["scores"] == {}  # this judge scores turns only
+    assert judgment["turn_scores"] == {"fluency": {"mean": 3.5, "n": 2},
+                                       "in_character": {"mean": 5.0, "n": 1}}
+    assert judgment["turn_flags"] == {"is_refusal": {"raised": 1, "n": 2}}

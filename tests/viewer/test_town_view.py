@@ -269,3 +269,28 @@ def test_a_walk_that_could_not_happen_is_shown_on_the_map_and_in_the_panel(tmp_p
            "tile (3, 4)" in text
     assert view._caption("Ada Stone", t + 60) == "could not get to loft"
     assert view._caption("Ada Stone", t + 3700) == "milling flour"
+
+
+def test_a_crowd_on_neighbouring_tiles_is_spread_into_discs_one_can_tell_apart(tmp_path):
+    """Nine residents on a 3 x 3 block of the real town's cafe and three on one tile beside
+    them: at the whole-town zoom their discs once piled into one blob."""
+    if TOWN_MAP is None:
+        pytest.skip("worlds/maps/town.yaml is not there")
+    names = ["Ada Stone", "Ben Ortiz", "Cy Park", "Dee Lund", "Eli Marsh", "Fay Quinn",
+             "Gus Hale", "Hal Ives", "Ivy North", "Jo Reyes", "Kim Soto", "Lu Tran"]
+    tiles = [(x, y) for y in (36, 37, 38) for x in (4, 5, 6)] + [(8, 40)] * 3
+    place = "town:Copper Kettle Cafe:dining room"
+    events = [e for name, tile in zip(names, tiles, strict=True) for e in (
+        AgentJoined(t=0, agent=name, location=place),
+        Placed(t=0, agent=name, tile=tile, place=place))]
+    view, surface = render(Replay(write_run(tmp_path / "crowd", events, world="town")), 0.0)
+    points = view.screen_points(0.0)
+    r = view._radius()
+    assert 2 * r + 2 > view.camera.scale  # the zoom at which neighbours' discs would touch
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            gap = ((points[a][0] - points[b][0]) ** 2 + (points[a][1] - points[b][1]) ** 2) ** .5
+            assert gap >= 2 * r + 2, f"{a} and {b} overlap ({gap:.1f} px apart)"
+    for name in names:  # each disc whole, of its own colour, where the view says it is
+        x, y = sprite_centre(view, surface, name)
+        assert abs(x - points[name][0]) <= 1 and abs(y - points[name][1]) <= 1

@@ -12,7 +12,6 @@ from __future__ import annotations
 import pygame
 
 from ..beside import Beside
-from ..frame import Pane, make_view
 from ..playback import Playback
 from . import theme
 from .hud import (
@@ -25,7 +24,9 @@ from .hud import (
     draw_note,
     draw_task_band,
     format_clock,
+    play_state,
 )
+from .pane import Pane, make_view
 
 TIMELINE = TIMELINE_BAR + 22  # the shared timeline: a row of marker labels above two tick rows
 GAP = 4  # between the panes
@@ -53,6 +54,7 @@ class BesideRenderer:
         self.size = size
         self.timeline_bar = BesideTimeline()
         self.note = ""
+        self.still = False  # an exported frame: no play/pause and speed in the top bar
         self.active: int | None = None  # the pane last clicked: its caption is underlined
         self.panes = [Pane(replay, make_view(replay, rect.size), rect)
                       for replay, rect in zip(pair.replays, pane_rects(size), strict=True)]
@@ -87,9 +89,8 @@ class BesideRenderer:
         width = surface.get_width()
         pygame.draw.rect(surface, theme.PANEL, (0, 0, width, TOP_BAR))
         pygame.draw.line(surface, theme.PANEL_EDGE, (0, TOP_BAR - 1), (width, TOP_BAR - 1))
-        state = "▶" if playback.playing else "❚❚"
-        right = theme.text(f"{state} {playback.speed:g}x   {format_clock(self.replay, playback.t)}",
-                           16, theme.TEXT, bold=True)
+        right = theme.text(play_state(playback, self.still) +
+                           format_clock(self.replay, playback.t), 16, theme.TEXT, bold=True)
         surface.blit(right, right.get_rect(midright=(width - MARGIN, TOP_BAR // 2)))
         heads = []
         for replay in self.pair.replays:

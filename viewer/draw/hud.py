@@ -28,8 +28,16 @@ def format_duration(seconds: float) -> str:
     return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
 
 
+def play_state(playback: Playback, still: bool) -> str:
+    """The top bar's "▶ 64x" / "❚❚ 1x" before the clock; nothing on a still (an exported
+    frame plays at no speed and is not paused)."""
+    if still:
+        return ""
+    return f"{'▶' if playback.playing else '❚❚'} {playback.speed:g}x   "
+
+
 def draw_top_bar(surface: pygame.Surface, replay: Replay, playback: Playback,
-                 note: str = "") -> None:
+                 note: str = "", still: bool = False) -> None:
     width = surface.get_width()
     pygame.draw.rect(surface, theme.PANEL, (0, 0, width, TOP_BAR))
     pygame.draw.line(surface, theme.PANEL_EDGE, (0, TOP_BAR - 1), (width, TOP_BAR - 1))
@@ -41,8 +49,7 @@ def draw_top_bar(surface: pygame.Surface, replay: Replay, playback: Playback,
     if forks:
         title += f"  ·  {forks[-1][1]}"
     clock = format_clock(replay, playback.t)
-    state = "▶" if playback.playing else "❚❚"
-    right = f"{state} {playback.speed:g}x   {clock}"
+    right = play_state(playback, still) + clock
     right_img = theme.text(right, 16, theme.TEXT, bold=True)
     surface.blit(right_img, right_img.get_rect(midright=(width - MARGIN, TOP_BAR // 2)))
     room = width - right_img.get_width() - 3 * MARGIN

@@ -17,6 +17,9 @@ from .mapimage import Labels, MapImage
 from .panel import PANEL_WIDTH, InspectionPanel
 
 _BUBBLE_WIDTH = 250
+MIN_PANEL_WIDTH = 280
+_ROSTER_LINE = 18  # the residents listed under a whole map with room below it
+_ROSTER_COLUMN = 300
 _CAPTION_ZOOM = 14  # from this many pixels per tile every agent shows its action
 
 
@@ -41,8 +44,24 @@ class TownView:
     # -- layout -------------------------------------------------------------------------------
     def viewport(self) -> pygame.Rect:
         width, height = self.size
-        right = width - (PANEL_WIDTH if self.selected else 0)
+        right = width - (self.panel_width() if self.selected else 0)
         return pygame.Rect(0, TOP_BAR, right, height - TOP_BAR - TIMELINE_BAR)
+
+    def panel_width(self) -> int:
+        """The inspection panel's width: its own in a window, less in a narrow pane (one side
+        of `--beside`), where the map keeps at least half (the panel's text wraps to it)."""
+        return max(MIN_PANEL_WIDTH, min(PANEL_WIDTH, self.size[0] // 2))
+
+    def _keep_map_in_view(self) -> None:
+        """While following: where the map is larger than the view, no void past its edge (the
+        view stops at the map's border); where it is smaller, centred."""
+        camera = self.camera
+        for axis, size, span in (("cx", self.world.width, camera.viewport.width),
+                                 ("cy", self.world.height, camera.viewport.height)):
+            half = span / 2 / camera.scale
+            value = getattr(camera, axis)
+            setattr(camera, axis, size / 2 if 2 * half >= size else
+                    min(max(value, half), size - half))
 
     def _relayout(self) -> None:
         self.camera.viewport = self.viewport()
@@ -115,19 +134,33 @@ class TownView:
             point = self.positions.point(self.following, t)
             if point is not None:
                 self.camera.cx, self.camera.cy = point
+                self._keep_map_in_view()
         viewport = self.camera.viewport
         previous_clip = surface.get_clip()
         surface.set_clip(viewport)
         self.map_image.blit(surface, self.camera)
-        # Labels sit under the agents, so they do not flicker as agents walk over them.
-        self.labels.draw(surface, self.camera, [self._draw_clock(surface, t)])
+        clock = self._draw_clock(surface, t)
         points = self._spread(t)
+        captions = self._captions(t, points)
+        bubbles = self._bubbles(t, points)
+        # A place's name is left out where it would sit under a resident, its caption or a
+        # bubble: the two never cover each other (a half-hidden "dining room" read "ning
+        # room"); a label drawn is still under the agents.
+        r = self._radius()
+        residents = [pygame.Rect(0, 0, 2 * r + 4, 2 * r + 4) for _ in points]
+        for rect, point in zip(residents, points.values(), strict=True):
+            rect.center = self.camera.to_screen(*point)
+        self.labels.draw(surface, self.camera, [clock, *residents,
+                                                *(box for box, _ in captions),
+                                                *(bubble_area(b, r) for b in bubbles)])
         self._draw_conversation_links(surface, t, points)
-        self._draw_agents(surface, t, points)
-        self._draw_bubbles(surface, t, points)
+        self._draw_agents(surface, points, captions)
+        self._draw_bubbles(surface, bubbles)
+        self._draw_roster(surface, t, points)
         surface.set_clip(previous_clip)
         if self.selected:
-            panel_rect = pygame.Rect(viewport.right, viewport.top, PANEL_WIDTH, viewport.height)
+            panel_rect = pygame.Rect(viewport.right, viewport.top, self.panel_width(),
+                                     viewport.height)
             self.panel.draw(surface, panel_rect, self.selected, t,
                             following=self.following == self.selected)
 
@@ -135,28 +168,33 @@ class TownView:
         return max(9, min(18, int(self.camera.scale * 0.45)))
 
     def _spread(self, t: float) -> dict[str, tuple[float, float]]:
-        """Sprite centres in map units. Agents on the exact same spot (a doorway, a table) are
-        fanned out on a small circle: within a quarter tile when the zoom leaves room, else
-        just far enough apart that every sprite stays visible and clickable."""
+        """Sprite centres in map units. Agents whose discs would overlap at this zoom (one
+        spot, a doorway, a crowd on neighbouring tiles) are spread around their middle: each
+        group packed in rings, discs just apart, nearer ones nearer the middle and on their
+        own side of it, so a crowd reads as so many residents, never as one blob. One spot
+        alone still gets at least a quarter tile of room when the zoom leaves it."""
         points: dict[str, tuple[float, float]] = {}
         for name in self.replay.timeline.agents:
             point = self.positions.point(name, t)
             if point is not None:
                 points[name] = point
-        groups: dict[tuple[float, float], list[str]] = {}
-        for name, point in points.items():
-            groups.setdefault((round(point[0], 3), round(point[1], 3)), []).append(name)
         r, scale = self._radius(), self.camera.scale
-        for (x, y), names in groups.items():
-            n = len(names)
-            if n < 2:
-                continue
-            apart = (r + 3) / math.sin(math.pi / n) / scale  # neighbours just touch
-            radius = max(0.25, apart)
-            for i, name in enumerate(names):
-                angle = 2 * math.pi * i / n - math.pi / 2
-                points[name] = (x + radius * math.cos(angle), y + radius * math.sin(angle))
-        return points
+        apart = (2 * r + 4) / scale
+        groups = overlapping(points, apart)
+        spread = dict(points)
+        for _ in range(len(points)):  # a spread group that now touches another joins it
+            spread = dict(points)
+            for names in groups:
+                spread.update(spread_group(points, names, (2 * r + 5) / scale))
+            merged = overlapping(spread, apart)
+            joined = [set(m) for m in merged if not any(set(m) <= set(g) for g in groups)]
+            if not joined:
+                break
+            for extra in joined:
+                touching = [g for g in groups if extra & set(g)]
+                names = [n for n in points if n in extra or any(n in g for g in touching)]
+                groups = [g for g in groups if g not in touching] + [names]
+        return spread
 
     def _draw_clock(self, surface: pygame.Surface, t: float) -> pygame.Rect:
         when = self.replay.clock(t)
@@ -178,21 +216,37 @@ class TownView:
             for a, b in zip(ends, ends[1:], strict=False):
                 pygame.draw.line(surface, theme.ACCENT, a, b, 2)
 
-    def _draw_agents(self, surface, t, points) -> None:
+    def _captions(self, t, points) -> list[tuple[pygame.Rect, str]]:
+        """Where each shown action caption goes (box, text): under its agent, the selected
+        agent's first; one that would overlap another is left out."""
         r = self._radius()
         talking = {p for c in self.replay.timeline.active_conversations(t) for p in c.participants}
         show_all_captions = self.camera.scale >= _CAPTION_ZOOM
-        # The selected agent last, so it is drawn on top; captions under all sprites, so a
-        # crowd's labels never hide one of its members.
-        order = sorted(points, key=lambda n: n == self.selected)
-        taken: list[pygame.Rect] = []  # captions never overlap: the selected agent's first
-        for name in sorted(order, key=lambda n: n != self.selected):
+        taken: list[pygame.Rect] = []
+        placed = []
+        for name in sorted(points, key=lambda n: n != self.selected):
             if (show_all_captions or name == self.selected) and name not in talking:
                 caption = self._caption(name, t)
                 if caption:
                     sx, sy = self.camera.to_screen(*points[name])
-                    self._draw_caption(surface, caption, (sx, sy + r + 4), taken)
-        for name in order:
+                    message = theme.fit(caption, 11, 170)
+                    box = theme.text(message, 11, theme.TEXT_DARK).get_rect(
+                        midtop=(sx, sy + r + 4)).inflate(8, 2)
+                    if box.collidelist(taken) == -1:
+                        taken.append(box)
+                        placed.append((box, message))
+        return placed
+
+    def _draw_agents(self, surface, points, captions) -> None:
+        r = self._radius()
+        # Captions under all sprites, so a crowd's labels never hide one of its members; the
+        # selected agent last, so it is drawn on top.
+        for box, message in captions:
+            img = theme.text(message, 11, theme.TEXT_DARK)
+            pygame.draw.rect(surface, (250, 250, 245), box, border_radius=3)
+            pygame.draw.rect(surface, (90, 90, 100), box, 1, border_radius=3)
+            surface.blit(img, img.get_rect(center=box.center))
+        for name in sorted(points, key=lambda n: n == self.selected):
             info = self.replay.timeline.agents[name]
             sx, sy = self.camera.to_screen(*points[name])
             colour = theme.agent_colour(info.index)
@@ -217,24 +271,49 @@ class TownView:
             return "walking to " + leg.destination.split(":")[-1]
         return ""
 
-    def _draw_caption(self, surface, caption, top_centre, taken: list[pygame.Rect]) -> None:
-        message = theme.fit(caption, 11, 170)
-        img = theme.text(message, 11, theme.TEXT_DARK)
-        box = img.get_rect(midtop=top_centre).inflate(8, 2)
-        if box.collidelist(taken) != -1:
+    def _draw_roster(self, surface, t, points) -> None:
+        """Under a whole map that leaves room below it (a wide town in a narrow pane), who is
+        there and what each does, in the map's own order: the room is used, and residents
+        the map shows small are named."""
+        camera = self.camera
+        bottom = camera.to_screen(0, self.world.height)[1] + 10
+        free = pygame.Rect(camera.viewport.left + 10, bottom, camera.viewport.width - 20,
+                           camera.viewport.bottom - bottom - 6)
+        if self.following or free.height < 2 * _ROSTER_LINE or not points:
             return
-        taken.append(box)
-        pygame.draw.rect(surface, (250, 250, 245), box, border_radius=3)
-        pygame.draw.rect(surface, (90, 90, 100), box, 1, border_radius=3)
-        surface.blit(img, img.get_rect(center=box.center))
+        columns = max(1, free.width // _ROSTER_COLUMN)
+        width = free.width // columns
+        rows = free.height // _ROSTER_LINE
+        names = [n for n in self.replay.timeline.agents if n in points]
+        shown = names[:columns * rows]
+        for i, name in enumerate(shown):
+            if i == len(shown) - 1 and len(names) > len(shown):
+                theme.blit_text(surface, f"+{len(names) - i} more", (
+                    free.left + (i // rows) * width, free.top + (i % rows) * _ROSTER_LINE),
+                                11, theme.TEXT_DIM)
+                break
+            x = free.left + (i // rows) * width
+            y = free.top + (i % rows) * _ROSTER_LINE
+            info = self.replay.timeline.agents[name]
+            pygame.draw.circle(surface, theme.shade(theme.agent_colour(info.index), 0.9),
+                               (x + 8, y + 8), 7)
+            theme.blit_text(surface, info.initials, (x + 8, y + 8), 8, theme.TEXT, True,
+                            "center")
+            doing = self._caption(name, t)
+            line = f"{name}" + (f" · {doing}" if doing else "")
+            theme.blit_text(surface, theme.fit(line, 12, width - 26), (x + 20, y + 1), 12,
+                            theme.TEXT)
 
-    def _draw_bubbles(self, surface, t, points) -> None:
+    def _bubbles(self, t, points) -> list[tuple]:
+        """Where the bubble of each running conversation's last line goes: (box, speaker's
+        screen point, name image, lines). Bubbles keep clear of every sprite and of each
+        other (conversations side by side)."""
         r = self._radius()
         viewport = self.camera.viewport
-        # Bubbles keep clear of every sprite and of each other (conversations side by side).
         placed = [pygame.Rect(0, 0, 2 * r + 4, 2 * r + 4) for _ in points]
         for rect, point in zip(placed, points.values(), strict=True):
             rect.center = self.camera.to_screen(*point)
+        found = []
         for conv in self.replay.timeline.active_conversations(t):
             said = conv.said_by(t)
             if not said:
@@ -258,6 +337,12 @@ class TownView:
             while (hit := box.collidelist(placed)) != -1 and box.top > viewport.top:
                 box.bottom = placed[hit].top - 4
             placed.append(box)
+            found.append((box, (sx, sy), name, lines))
+        return found
+
+    def _draw_bubbles(self, surface, bubbles) -> None:
+        r = self._radius()
+        for box, (sx, sy), name, lines in bubbles:
             tail_x = min(max(sx, box.left + 12), box.right - 12)
             pygame.draw.polygon(surface, theme.BUBBLE_EDGE, [(tail_x - 8, box.bottom - 1),
                                                              (tail_x + 8, box.bottom - 1),
@@ -270,3 +355,65 @@ class TownView:
             surface.blit(name, (box.left + 10, box.top + 5))
             theme.blit_lines(surface, lines, (box.left + 10, box.top + 5 + name.get_height()),
                              13, theme.TEXT_DARK, spacing=0)
+
+
+def bubble_area(bubble: tuple, r: int) -> pygame.Rect:
+    """What a bubble covers: its box and its tail down to the speaker's disc."""
+    box, (sx, sy), _, _ = bubble
+    return box.union(pygame.Rect(sx - 8, box.bottom, 16, max(0, sy - r - box.bottom)))
+
+
+def overlapping(points: dict[str, tuple[float, float]], apart: float) -> list[list[str]]:
+    """Groups of two or more names whose points lie closer than `apart`, directly or through
+    others of the group (each group in the order the points are given)."""
+    names = list(points)
+    parent = list(range(len(names)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            i = parent[i]
+        return i
+
+    for i in range(len(names)):
+        for j in range(i + 1, len(names)):
+            if math.dist(points[names[i]], points[names[j]]) < apart:
+                a, b = root(i), root(j)
+                parent[max(a, b)] = min(a, b)
+    found: dict[int, list[str]] = {}
+    for i, name in enumerate(names):
+        found.setdefault(root(i), []).append(name)
+    return [g for g in found.values() if len(g) > 1]
+
+
+def spread_group(points: dict[str, tuple[float, float]], names: list[str],
+                 step: float) -> dict[str, tuple[float, float]]:
+    """New points for a group of agents too close to tell apart: packed `step` apart around
+    their middle (`ring_slots`), the one nearest the middle in it, the rest each on its own
+    side (clockwise from the top, as the slots go); one spot alone gets a quarter tile."""
+    cx = sum(points[n][0] for n in names) / len(names)
+    cy = sum(points[n][1] for n in names) / len(names)
+    slots = ring_slots(len(names), step, min_radius=0.25 if len(names) <= 6 else 0.0)
+    order = sorted(names, key=lambda n: (
+        round(math.dist(points[n], (cx, cy)), 3),
+        round((math.atan2(points[n][1] - cy, points[n][0] - cx) + math.pi / 2) % (2 * math.pi),
+              3)))
+    return {name: (cx + dx, cy + dy) for name, (dx, dy) in zip(order, slots, strict=True)}
+
+
+def ring_slots(n: int, step: float, min_radius: float = 0.0) -> list[tuple[float, float]]:
+    """`n` offsets `step` apart: a small group on one circle (at least `min_radius` wide),
+    a larger one in rings around a middle one (6, 12, 18 ... to a ring), clockwise from the
+    top."""
+    if n <= 6:
+        radius = max(min_radius, step / 2 / math.sin(math.pi / n))
+        return [(radius * math.cos(2 * math.pi * i / n - math.pi / 2),
+                 radius * math.sin(2 * math.pi * i / n - math.pi / 2)) for i in range(n)]
+    slots = [(0.0, 0.0)]
+    ring = 1
+    while len(slots) < n:
+        count = min(6 * ring, n - len(slots))
+        for i in range(count):
+            angle = 2 * math.pi * i / count - math.pi / 2
+            slots.append((ring * step * math.cos(angle), ring * step * math.sin(angle)))
+        ring += 1
+    return slots

@@ -17,6 +17,7 @@ from collections import Counter
 from datetime import datetime, timedelta
 from functools import lru_cache
 from pathlib import Path
+from statistics import fmean
 from typing import Any
 
 from sandbox.events import Event
@@ -51,15 +52,13 @@ def run_data(run_dir: Path, scrub: Scrubber, *, replay: bool = True) -> dict[str
         return data
     header = run.header
     config = header.config or {}
-    command = config.get("command")
     data.update({
         "scenario": header.scenario, "seed": header.seed,
         "start_time": header.start_time.isoformat(sep=" "), "world": scrub.text(header.world or ""),
         "models": scrub.data(header.models), "backend": scrub.data(header.backend),
         "code_version": header.code_version,
         "config": scrub.data({k: v for k, v in config.items() if k != "command"}),
-        "command": scrub.text(shlex.join(map(str, command))) if isinstance(command, list)
-        else None,
+        **_reproduce(config, scrub),
         "result": scrub.data(run.result.model_dump()) if run.result else None,
         "events": len(run.events),
         "kinds": dict(Counter(e.kind for e in run.events).most_common()),
@@ -74,6 +73,57 @@ def run_data(run_dir: Path, scrub: Scrubber, *, replay: bool = True) -> dict[str
         data["replay"] = _replay(run_dir, header, run.events, scrub, data["problems"])
     data["damaged"] = bool(data["problems"]) or outcome.state != "finished"
     return data
+
+
+# Files a command reads that a report does not copy: a value with one of these endings, or a
+# person's script of answers (`--human-ui script:FILE`).
+READ_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl", ".txt", ".csv", ".py", ".j2")
+
+
+def _reproduce(config: dict[str, Any], scrub: Scrubber) -> dict[str, Any]:
+    """The command that remakes this run, what to know about it, and the files it reads that
+    the site does not hold. A fork's own `sandbox fork ...` (its header's last fork), not the
+    parent's command it carries; a benchmark's item, the benchmark's command (it remakes the
+    item from its cache once the item's result.json is gone: `sandbox rerun` says so too)."""
+    forks = config.get("forks") or []
+    fork = forks[-1] if forks and isinstance(forks[-1], dict) else {}
+    words, how = None, ""
+    if fork.get("command"):
+        words = fork["command"]
+        how = (f"a fork of {fork.get('parent', '?')} at {fork.get('time', '?')}: this command "
+               "remakes it from its parent, which must be there with its cache")
+    elif isinstance(config.get("command"), list):
+        words = config["command"]
+    elif isinstance(config.get("benchmark_command"), list):
+        words = config["benchmark_command"]
+        how = ("the benchmark's command that made this item: remove the item's result.json "
+               "and run it again to remake the item from its cache")
+    if not words:
+        return {"command": None, "command_how": "", "reads": []}
+    words = [str(w) for w in words]
+    return {"command": scrub.text(shlex.join(words)), "command_how": scrub.text(how),
+            "reads": [scrub.data(r) for r in files_read(words)]}
+
+
+def files_read(words: list[str]) -> list[dict[str, str]]:
+    """The files a command's words name for it to read: {"file", "as"} (the option, or
+    "argument"). A person's script of answers (`--human-ui script:FILE`) says so."""
+    found: list[dict[str, str]] = []
+    option = "argument"
+    for word in words[2:]:  # past `sandbox COMMAND`
+        if word.startswith("--"):
+            option, _, value = word.partition("=")
+            if not value:
+                continue
+        else:
+            value = word
+        if value.startswith("script:"):
+            found.append({"file": value[len("script:"):],
+                          "as": f"{option}: a person's script of answers"})
+        elif value.lower().endswith(READ_SUFFIXES):
+            found.append({"file": value, "as": option})
+        option = "argument"
+    return found
 
 
 def _calls(calls: list) -> dict[str, Any]:
@@ -109,7 +159,8 @@ def _judgments(run_dir: Path, config: dict[str, Any], scrub: Scrubber):
         judgments.append(scrub.data({
             "judge": judgment.judge, "model": judgment.model, "status": judgment.status,
             "scores": judgment.scores, "flags": judgment.flags, "faults": judgment.faults,
-            "turns": len(judgment.turns), "prompt_tokens": judgment.prompt_tokens,
+            "turns": len(judgment.turns), **_turn_means(judgment.turns),
+            "prompt_tokens": judgment.prompt_tokens,
             "completion_tokens": judgment.completion_tokens, "cached": judgment.cached}))
         for verdict in judgment.turns:
             judged.setdefault((conversation, verdict.turn), []).append(scrub.data({
@@ -118,6 +169,22 @@ def _judgments(run_dir: Path, config: dict[str, Any], scrub: Scrubber):
                 "notes": verdict.notes}))
     problems = [scrub.text(f"judgments/{Path(u.path).name}: {u.reason}") for u in unreadable]
     return judged, judgments, problems
+
+
+def _turn_means(turns: list) -> dict[str, Any]:
+    """What a judge's verdicts on the turns carry, per metric: the mean score over the turns
+    that have it and how many ("turn_scores"), and how many turns raised each flag of how
+    many ("turn_flags"). A judge that scores turns only gives nothing at the item level."""
+    scores: dict[str, list[float]] = {}
+    flags: dict[str, list[bool]] = {}
+    for verdict in turns:
+        for key, value in verdict.scores.items():
+            scores.setdefault(key, []).append(value)
+        for key, value in verdict.flags.items():
+            flags.setdefault(key, []).append(value)
+    return {"turn_scores": {k: {"mean": round(fmean(v), 4), "n": len(v)}
+                            for k, v in scores.items()},
+            "turn_flags": {k: {"raised": sum(v), "n": len(v)} for k, v in flags.items()}}
 
 
 def _judging_events(events: list[Event]) -> dict[tuple[str, int], list[dict[str, Any]]]:

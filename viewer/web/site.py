@@ -4,6 +4,7 @@
     SITE/assets/               report.js, report.css, the boards' plots
     SITE/data/site.js          the boards, and one row per item (run) of every section
     SITE/data/items/N.js       one item's transcript, verdicts, score evidence, calls, replay
+    SITE/data/files/N/         files a section links (a sweep's comparison, .md and .json)
 
 Data files are scripts that hand their object to the page (`REPORT.site(...)`,
 `REPORT.item(N, ...)`), because a page opened from a file may load scripts but not read
@@ -45,6 +46,8 @@ class Section:
         text: other Markdown to show (a sweep's summary).
         notes: why there is no board, or what the board command said.
         parent: the index of the section this one was found in (a sweep's board).
+        files: text files shown by a link (copied into data/files/N/, scrubbed).
+        source: the path its directory's summary names it by (linked to this section).
     """
 
     title: str
@@ -57,6 +60,9 @@ class Section:
     notes: list[str] = field(default_factory=list)
     parent: int | None = None
     item_root: Path | None = None  # item ids are paths relative to this
+    # Files copied into the site as they are (scrubbed) and linked: a sweep's comparison.
+    files: list[Path] = field(default_factory=list)
+    source: str = ""  # the path its directory names it by (a summary's table): linked there
 
 
 @dataclass
@@ -109,6 +115,7 @@ def write_site(out: Path, sections: list[Section], scrub: Scrubber, *, title: st
     (out / "assets").mkdir(exist_ok=True)
     for old in (out / "data" / "items").glob("*.js"):  # an earlier report's items
         old.unlink()
+    shutil.rmtree(out / "data" / "files", ignore_errors=True)  # and its copied files
     stats = SiteStats()
     for name in ASSETS:
         write_atomic(out / "assets" / name, files(__package__).joinpath("assets", name)
@@ -136,12 +143,19 @@ def write_site(out: Path, sections: list[Section], scrub: Scrubber, *, title: st
             board_json = f"data/board-{index}.json"
             write_atomic(out / board_json, json.dumps(scrub.data(section.board_data), indent=1,
                                                       ensure_ascii=False) + "\n")
+        copied = []
+        for path in section.files:
+            target = out / "data" / "files" / str(index) / path.name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(target, scrub.text(path.read_text(encoding="utf-8")))
+            copied.append({"name": path.name, "href": target.relative_to(out).as_posix()})
         site_sections.append({
             "title": scrub.text(section.title), "where": scrub.text(section.where),
             "board": markdown_html(scrub.text(section.board)) if section.board else "",
             "text": markdown_html(scrub.text(section.text)) if section.text else "",
             "plot": plot, "board_json": board_json, "parent": section.parent,
-            "notes": [scrub.text(note) for note in section.notes], "items": rows})
+            "notes": [scrub.text(note) for note in section.notes], "items": rows,
+            "files": copied, "source": scrub.text(section.source)})
     site = {"title": scrub.text(title), "command": scrub.text(command),
             "sections": site_sections, "items": n}
     write_atomic(out / "data" / "site.js", _script("REPORT.site", site))

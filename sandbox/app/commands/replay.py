@@ -164,7 +164,9 @@ def _export(replay, args, size, every, start, end) -> int:
     if not times:
         raise UserError(f"no frames: the window {args.from_ or 'start'}..{args.to or 'end'} "
                         f"lies outside the run (it spans 0..{replay.end:g} s)")
-    span = f"{replay.clock(times[0]):%Y-%m-%d %H:%M:%S} .. {replay.clock(times[-1]):%H:%M:%S}"
+    # Both ends with their date: a run over midnight has two 06:38s.
+    span = (f"{replay.clock(times[0]):%Y-%m-%d %H:%M:%S} .. "
+            f"{replay.clock(times[-1]):%Y-%m-%d %H:%M:%S}")
     from .common import claim_directory, claim_outputs
 
     claim_outputs(args, args.export, args.gif, what="a replay's frames")

@@ -25,10 +25,12 @@ from sandbox.outdirs import add_marker, claim
 from sandbox.storage import write_atomic
 
 from .common import claim_directory, output_dir
+from .sweep import COMPARISONS
 
 SITE_FILE = "report.json"  # marks a report site: no other command writes into one
 RUN_FILES = (HEADER, EVENTS, RESULT, CALLS)  # any of them makes a run directory, damaged or not
 SUMMARY = "summary.md"  # a sweep's
+DIRECTORY = "directory"  # the title of a directory's section until it is known what it holds
 
 
 @dataclass
@@ -115,11 +117,12 @@ def sections(path: Path, kinds, parent: int | None, out: list, name: str, plots:
     if kind is not None:
         out.append(board_section(kind, [path], name, parent, plots))
         return
-    children = sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith("."))
+    children = sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith(".")
+                      and p.name != COMPARISONS)
     here = len(out)
     summary = path / SUMMARY
-    out.append(Section("directory", name, parent=parent,
-                       text=summary.read_text(encoding="utf-8") if summary.is_file() else ""))
+    text = summary.read_text(encoding="utf-8") if summary.is_file() else ""
+    out.append(Section(DIRECTORY, name, parent=parent, text=text))
     groups: dict[str, tuple[BoardKind, list[Path]]] = {}
     loose: list[Path] = []
     for child in children:
@@ -133,10 +136,62 @@ def sections(path: Path, kinds, parent: int | None, out: list, name: str, plots:
             sections(child, kinds, here, out, f"{name}/{child.name}", plots)
     for kind, dirs in groups.values():
         out.append(board_section(kind, dirs, name, here, plots, root=path))
+    out += comparison_sections(path / COMPARISONS, name, here)
     out[here].items = loose
     out[here].item_root = path
+    out[here].title = directory_title(path, text, loose)
     if not loose and not out[here].text and len(out) == here + 1:
         out[here].notes.append(f"{name}: no run, board or benchmark directory found here")
+
+
+def directory_title(path: Path, summary: str, loose: list[Path]) -> str:
+    """A directory's section is named for what it is: a sweep by its summary's heading, runs
+    found loose by that; one that only holds boards keeps the placeholder (`prune` drops it)."""
+    heading = next((line[2:].strip() for line in summary.splitlines()
+                    if line.startswith("# ")), "")
+    if heading:
+        return heading
+    if summary or (path / "sweep.json").is_file():
+        return "sweep"
+    return "runs" if loose else DIRECTORY
+
+
+def comparison_sections(folder: Path, name: str, parent: int) -> list:
+    """A sweep's comparisons (`sandbox sweep`: COMPARISONS/BENCHMARK/A__vs__B.md and .json),
+    one section each: the Markdown shown, both files in the site and linked."""
+    from viewer.web import Section
+
+    found = []
+    for md in sorted(folder.glob("*/*.md")) if folder.is_dir() else []:
+        a, _, b = md.stem.partition("__vs__")
+        source = md.relative_to(folder.parent).as_posix()
+        found.append(Section(f"Comparison on {md.parent.name}: {a} vs {b}" if b else md.stem,
+                             f"{name}/{source}", parent=parent,
+                             text=md.read_text(encoding="utf-8"), source=source,
+                             files=[f for f in (md, md.with_suffix(".json")) if f.is_file()]))
+    return found
+
+
+def prune(found: list) -> list:
+    """Leave out the sections of directories that hold nothing of their own (no summary, no
+    loose run, no note): their boards go up to the section above, so a sweep's page is not a
+    list of empty "directory" headings. Parents are renumbered."""
+    keep: list[int] = []
+    up: dict[int, int | None] = {}
+    for i, section in enumerate(found):
+        parent = section.parent
+        while parent is not None and parent in up:
+            parent = up[parent]
+        section.parent = parent
+        if section.title == DIRECTORY and not (section.items or section.text or section.notes):
+            up[i] = parent
+        else:
+            keep.append(i)
+    index = {old: new for new, old in enumerate(keep)}
+    for i in keep:
+        parent = found[i].parent
+        found[i].parent = None if parent is None else index[parent]
+    return [found[i] for i in keep]
 
 
 def board_section(kind: BoardKind, dirs: list[Path], name: str, parent: int | None,
@@ -146,8 +201,9 @@ def board_section(kind: BoardKind, dirs: list[Path], name: str, parent: int | No
     from evaluation.kit import BoardError, plot_png
     from viewer.web import Section
 
-    where = name if root is None else f"{name} ({', '.join(d.name for d in dirs)})"
-    section = Section(kind.title, where, parent=parent, item_root=root or dirs[0],
+    # A board over several configurations (a sweep's cells) is titled by them too.
+    title = kind.title if root is None else f"{kind.title}: {', '.join(d.name for d in dirs)}"
+    section = Section(title, name, parent=parent, item_root=root or dirs[0],
                       items=[p for d in dirs for p in run_dirs(d)])
     try:
         report = kind.build(dirs)
@@ -192,6 +248,7 @@ def main(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="sandbox-report-") as plots:
         for path, name in zip(args.dirs, names, strict=True):
             sections(path, kinds, None, found, name, Path(plots))
+        found = prune(found)
         stats = write_site(args.out, found, scrub, title=args.title or ", ".join(names),
                            command=command)
     write_atomic(args.out / SITE_FILE, '{"report": "sandbox report"}\n')

@@ -83,6 +83,9 @@ const REPORT = (() => {
     const root = main();
     root.replaceChildren(h("h1", {}, site.title));
     if (site.command) root.append(h("p", {class: "dim"}, "made by ", h("code", {}, site.command)));
+    if (site.sections.length >= TOC_FROM) root.append(contents());
+    const sources = {};  // a path a summary names -> the section that shows it
+    site.sections.forEach((s, i) => { if (s.source) sources[s.source] = i; });
     site.sections.forEach((s, i) => {
       const part = h("section", {class: "part", id: "section-" + i},
         h("h2", {}, s.title, " ", h("span", {class: "dim"}, s.where)));
@@ -91,11 +94,13 @@ const REPORT = (() => {
           onclick: e => { e.preventDefault(); jump("section-" + s.parent); }},
           site.sections[s.parent].title)));
       const kids = site.sections.map((c, j) => [c, j]).filter(([c]) => c.parent === i);
-      if (kids.length) part.append(h("p", {}, "boards: ", kids.map(([c, j], k) => [k ? " · " : "",
+      if (kids.length) part.append(h("p", {}, "in it: ", kids.map(([c, j], k) => [k ? " · " : "",
         h("a", {href: "#section-" + j, onclick: e => { e.preventDefault(); jump("section-" + j); }},
           c.title)])));
       if (s.notes.length) part.append(h("ul", {class: "problems"}, s.notes.map(n => h("li", {}, n))));
-      if (s.text) part.append(h("div", {class: "text", html: s.text}));
+      if (s.text) part.append(linkSources(h("div", {class: "text", html: s.text}), sources));
+      if (s.files.length) part.append(h("p", {class: "files"}, "files: ", s.files.map((f, k) =>
+        [k ? " · " : "", h("a", {href: f.href}, f.name)])));
       if (s.board) part.append(h("div", {class: "boardmd", html: s.board}));
       if (s.plot) part.append(h("img", {class: "plot", src: s.plot, alt: "the board's plot"}));
       if (s.board_json) part.append(h("p", {}, h("a", {href: s.board_json}, "the board as JSON")));
@@ -107,6 +112,31 @@ const REPORT = (() => {
       root.append(part);
     });
     makeSortable(root);
+  }
+
+  // A long report opens with its contents: every section, nested under the one it is in.
+  const TOC_FROM = 4;
+  function contents() {
+    const list = parent => {
+      const kids = site.sections.map((c, j) => [c, j]).filter(([c]) =>
+        (c.parent === undefined ? null : c.parent) === parent);
+      return kids.length ? h("ul", {}, kids.map(([c, j]) => h("li", {},
+        h("a", {href: "#section-" + j, onclick: e => { e.preventDefault(); jump("section-" + j); }},
+          c.title), " ", h("span", {class: "dim"}, c.where), list(j)))) : null;
+    };
+    return h("nav", {class: "toc"}, h("h2", {}, "Contents"), list(null));
+  }
+  // A cell or code that names a file the site shows (a sweep's comparison in its summary's
+  // table) becomes a link to it.
+  function linkSources(root, sources) {
+    for (const el of root.querySelectorAll("td, code")) {
+      const i = sources[el.textContent.trim()];
+      if (i === undefined) continue;
+      const a = h("a", {href: "#section-" + i, onclick: e => { e.preventDefault(); jump("section-" + i); }},
+        el.textContent);
+      el.replaceChildren(a);
+    }
+    return root;
   }
 
   function jump(id) { const el = document.getElementById(id); if (el) el.scrollIntoView(); }
@@ -201,8 +231,12 @@ const REPORT = (() => {
         "Faults", "Tokens"].map(c => h("th", {}, c)))),
       h("tbody", {}, js.map(j => h("tr", {class: j.status === "ok" ? "" : "damaged"},
         h("td", {}, j.judge), h("td", {}, j.model), h("td", {}, j.status),
-        h("td", {}, Object.entries(j.scores).map(([k, v]) => `${k} ${num(v)}`).join(", ") || "-"),
-        h("td", {}, Object.entries(j.flags).filter(([, v]) => v).map(([k]) => k).join(", ") || "-"),
+        h("td", {}, [...Object.entries(j.scores).map(([k, v]) => `${k} ${num(v)}`),
+          ...Object.entries(j.turn_scores || {}).map(([k, v]) =>
+            `${k} ${num(v.mean)} (mean of ${v.n} turn${v.n === 1 ? "" : "s"})`)].join(", ") || "-"),
+        h("td", {}, [...Object.entries(j.flags).filter(([, v]) => v).map(([k]) => k),
+          ...Object.entries(j.turn_flags || {}).filter(([, v]) => v.raised).map(([k, v]) =>
+            `${k} on ${v.raised} of ${v.n} turns`)].join(", ") || "-"),
         h("td", {class: "r"}, j.turns), h("td", {}, j.faults.join("; ") || "-"),
         h("td", {class: "r"}, j.prompt_tokens + j.completion_tokens)))));
   }
@@ -224,7 +258,13 @@ const REPORT = (() => {
         `${num(r.wall_time_s)} s wall` + (r.error ? `; ${r.error}` : "")],
       ["warnings", (r.warnings || []).join("; ")],
       ["code", d.code_version], ["where", d.where]]),
-      d.command ? [h("h3", {}, "Reproduce"), h("pre", {class: "command"}, d.command)] : null,
+      d.command ? [h("h3", {}, "Reproduce"), h("pre", {class: "command"}, d.command),
+        d.command_how ? h("p", {class: "dim how"}, d.command_how) : null,
+        (d.reads || []).length ? h("div", {class: "reads"},
+          h("p", {}, "It reads files this site does not ship (put them where the command " +
+            "names them to run it):"),
+          h("ul", {}, d.reads.map(r => h("li", {}, h("code", {}, r.file), ` (${r.as})`)))) : null]
+        : null,
       h("details", {}, h("summary", {}, "the header's configuration"),
         h("pre", {}, JSON.stringify({models: d.models, backend: d.backend, config: d.config}, null, 1)))));
     if (d.scores.length) root.append(h("section", {class: "part"}, h("h2", {}, "Score"), scoresPart(d.scores)));
@@ -242,6 +282,10 @@ const REPORT = (() => {
   // -- the map replay -----------------------------------------------------------------------
   const AGENT_COLOURS = ["#e63946", "#1d71d6", "#2ea043", "#9c27b0", "#f57c00", "#0096a0",
     "#c81e8c", "#6e5a1e", "#5a3cc8", "#14785a", "#be3c14", "#3c648c"];
+
+  const DAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+  const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov",
+                  "Dec"];
 
   function replayPart(rp) {
     const m = rp.map;
@@ -282,9 +326,12 @@ const REPORT = (() => {
     said.append(...lines);
     replay = {t: 0, playing: false, timer: null, agents, canvas, slider};
 
+    // The day with the time (a run over two days has two 06:38s): "Tue 14 Feb 06:38:00",
+    // read in the run's own clock (its start has no zone, so neither does the page's date).
     function fmt(t) {
       const d = new Date(start.getTime() + t * 1000);
-      return d.toTimeString().slice(0, 8);
+      return `${DAYS[d.getDay()]} ${d.getDate()} ${MONTHS[d.getMonth()]} ` +
+        d.toTimeString().slice(0, 8);
     }
     // Where an agent is drawn at t, as the pygame view draws it (viewer/positions.py): on
     // path[i] from t0 + i * spt; the disc glides from the edge shared with the tile before to
