@@ -266,7 +266,7 @@ def register(sub) -> None:
 def register_board(sub) -> None:
     """`sandbox stss-board DIR...`: the board of one or more suites."""
     b = sub.add_parser(
-        "stss-board", help="board of STSS suites: Table 4 with intervals, n and the accounting",
+        "stss-board",  # listed under `sandbox board` (sandbox/app/commands/board.py)
         description="Merge suite directories (written by `sandbox stss --out`) into one board, "
                     "from their score files (no model is called, nothing is scored again): a "
                     "row per configuration (model x architecture; one found in several suites "
