@@ -87,6 +87,9 @@ class Board:
     build: Callable[..., Any]
     options: dict[str, dict[str, Any]] = field(default_factory=dict)
     example: str = ""  # a `sandbox NAME-board ...` line for --help
+    # Options that choose which items run, not how: a label's directories differing only in
+    # them are one row (evaluation/kit/rows.py)
+    pooled: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
