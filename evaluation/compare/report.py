@@ -141,7 +141,7 @@ def _markdown(a: Side, b: Side, data: dict[str, Any]) -> str:
 def _needed_lines(needed: dict[str, Any], unit: str) -> list[str]:
     head = (f"Matched items needed to detect a difference ({needed['test']}, alpha "
             f"{ALPHA}, power {POWER:.0%}, from the observed spread of the differences")
-    if needed["sd"] is None:
+    if needed["sd"] is None or needed.get("why"):
         return [f"{head}): {needed.get('why', 'not known')}."]
     lines = [f"{head}, sd {needed['sd']:.3f}):"]
     for name in ("observed", "effect"):

@@ -190,8 +190,11 @@ class Ledger:
                 if judgment.status == "unavailable":  # asked again by the next run
                     self.count("judgments", "unavailable", run.item, "its judge's call "
                                "reached no model", _file(run.run_dir, judgment))
-                elif not judgment.usable:
-                    self.count("judgments", "fallback")
+                elif not judgment.usable:  # kept (counted, never averaged) and named
+                    faults = f" ({', '.join(judgment.faults)})" if judgment.faults else ""
+                    self.count("judgments", "fallback", run.item, "its judge's answer could "
+                               f"not be used{faults}: the declared fallback, left out of the "
+                               "means", _file(run.run_dir, judgment))
                 elif off := off_scale(spec, judgment):
                     self.count("judgments", "out of range", run.item, off,
                                _file(run.run_dir, judgment))

@@ -2,8 +2,8 @@
 
 - A row is (label, configuration). A directory's configuration is how its items were run: the
   roles' models and sampling, the judges (those the board reads), the items (their file, by
-  digest) and the options that shape a dialogue, as its manifest records them. Not part of
-  it: the label, the selection (`--every`, `selected`), the seed, and the options a benchmark
+  digest; by name where options pool) and the options that shape a dialogue, as its manifest
+  records them. Not part of it: the label, the selection (`--every`, `selected`), the seed, and the options a benchmark
   declares as choosing *which* items run (`pooled`: RefuteBench's task families and setting),
   so a quick run and a full one, or two seeds, of one configuration are one row.
 - The same item twice in one configuration (two directories of one seed holding it) counts
@@ -44,10 +44,14 @@ def configuration(bench: BenchDir, pooled: Sequence[str] = (),
                   judges: Sequence[str] | None = None) -> dict[str, Any]:
     """How `bench`'s items were run, as the pooling rule compares it."""
     m = bench.manifest
+    # The items' digest is of the items the options built: where options pool, it differs
+    # with them, and the items' file (its name) is what says they were run the same way.
+    items = Path(m.get("items") or "").name if pooled else \
+        m.get("items_digest") or m.get("items") or ""
     return {"roles": m.get("roles") or {},
             "sampling": m.get("sampling") or {},
             "judges": sorted(j for j in bench.judges if not judges or j in judges),
-            "items": m.get("items_digest") or m.get("items") or "",
+            "items": items,
             "items file": m.get("items") or "",
             "options": {k: v for k, v in (m.get("options") or {}).items() if k not in pooled},
             "judge options": m.get("judge_options") or {}}

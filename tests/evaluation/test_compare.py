@@ -95,7 +95,25 @@ def test_items_needed_checks_out_by_simulation():
         assert 0.77 <= detected <= 0.86, (n, detected)
         assert t_test_power(n - 1, effect, sd) < 0.8 <= t_test_power(n, effect, sd)
     assert needed["effect"]["items"] < needed["observed"]["items"]  # a bigger effect: fewer
-    assert items_needed(0.0, 1.0) is None and items_needed(0.5, 0.0) == 2
+    assert items_needed(0.0, 1.0) is None and items_needed(0.5, 0.0) is None
+
+
+def test_items_needed_is_the_exact_minimum_above_a_thousand():
+    # 3,390 came out for a minimum of 3,362: above 1,000 it walked up in steps of n/100
+    for effect, sd in ((0.1, 2.06), (0.05, 1.3), (0.02, 0.9)):
+        n = items_needed(effect, sd)
+        assert n > 1000
+        assert t_test_power(n - 1, effect, sd) < 0.8 <= t_test_power(n, effect, sd)
+
+
+def test_differences_without_spread_give_no_items_needed_and_say_why():
+    needed = seeds_needed([Pair(str(i), 0.5, 0.6) for i in range(6)], effect=0.3)
+    assert needed["observed"] is None and needed["effect"] is None
+    assert "no spread" in needed["why"] and "cannot be estimated" in needed["why"]
+    from evaluation.compare.report import _needed_lines
+
+    lines = _needed_lines(needed, "item")
+    assert len(lines) == 1 and "cannot be estimated" in lines[0] and ": 2" not in lines[0]
 
 
 # -- hand-built STSS suites -------------------------------------------------------------------

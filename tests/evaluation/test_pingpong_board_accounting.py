@@ -219,13 +219,33 @@ def test_a_degraded_run_and_an_unavailable_judgment_are_named(finished, capsys):
     assert data["accounting"]["scripted/pingpong"]["runs"] == {"finished": 4, "degraded": 1}
 
 
-def test_two_players_of_one_label_are_rows_told_apart_by_directory(tmp_path, finished, capsys):
-    # both directories are named "pp": the name alone (the old tell) left two equal rows
+def test_two_directories_of_one_label_and_configuration_are_one_row_each_pair_once(
+        tmp_path, finished, capsys):
+    # both directories are named "pp": once two rows of one player, each pair counted twice
     for parent in ("a", "b"):
         shutil.copytree(finished, tmp_path / parent / "pp")
     assert main(["pingpong-board", str(tmp_path / "a" / "pp"), str(tmp_path / "b" / "pp")]) == 0
     printed = capsys.readouterr().out
-    assert "| scripted/pingpong (a/pp) |" in printed and "| scripted/pingpong (b/pp) |" in printed
-    assert "| scripted/pingpong (pp) |" not in printed
+    assert "| scripted/pingpong (a/pp) |" not in printed
+    assert "- scripted/pingpong: 4 selected (and 4 again by another directory, counted once): " \
+        "4 finished" in printed
+    assert printed.count("| 1 | scripted/pingpong |") == 1
+
+
+def test_one_label_over_two_interrogators_is_two_rows_named_by_it(tmp_path, finished, capsys):
+    other = tmp_path / "other"
+    settings = tmp_path / "settings.json"
+    assert main(["pingpong", "--player", "scripted/pingpong", "--interrogator",
+                 "scripted/pingpong-strict", "--judge", JUDGES[0], "--judge", JUDGES[1],
+                 "--settings", str(settings), "--label", "scripted/pingpong",
+                 "--out", str(other)]) == 0
+    capsys.readouterr()
+    for order in ([finished, other], [other, finished]):
+        assert main(["pingpong-board", *map(str, order)]) == 0
+        printed = capsys.readouterr().out
+        assert "| scripted/pingpong (interrogator scripted/pingpong) |" in printed
+        assert "| scripted/pingpong (interrogator scripted/pingpong-strict) |" in printed
+        assert "scripted/pingpong: 2 configurations under one label (they differ in " \
+            "interrogator): not pooled, a row each" in printed
     assert main(["pingpong-board", str(finished), str(finished)]) == 2
     assert capsys.readouterr().err.strip().endswith("is given twice: each directory once")
