@@ -3,9 +3,10 @@
 - A row is (label, configuration). A directory's configuration is how its items were run: the
   roles' models and sampling, the judges (those the board reads), the items (their file, by
   digest; by name where options pool) and the options that shape a dialogue, as its manifest
-  records them. Not part of it: the label, the selection (`--every`, `selected`), the seed, and the options a benchmark
-  declares as choosing *which* items run (`pooled`: RefuteBench's task families and setting),
-  so a quick run and a full one, or two seeds, of one configuration are one row.
+  records them. Not part of it: the label, the selection (`--every`, `selected`), the seed,
+  and the options a benchmark declares as choosing *which* items run (`pooled`: RefuteBench's
+  task families and setting), so a quick run and a full one, or two seeds, of one
+  configuration are one row.
 - The same item twice in one configuration (two directories of one seed holding it) counts
   once: the ledger names the second (`duplicate`). Under another seed it is another unit.
 - Different configurations under one label are a row each, named by the label and what
