@@ -120,6 +120,10 @@ def _score(turn: int, criterion: str, value: float):
      "7 usable, 1 out of range", "out of range judgment (turn 1 in_character 0, outside 1-5)"),
     (lambda path: edit_judgment(path, _score(1, "entertaining", float("nan"))),
      "7 usable, 1 out of range", "out of range judgment (turn 3 entertaining nan, not a number)"),
+    # the reference judge's schema takes whole numbers: a saved 3.5 was averaged
+    (lambda path: edit_judgment(path, _score(1, "fluency", 3.5)), "7 usable, 1 out of range",
+     "out of range judgment (turn 3 fluency 3.5, not a whole number (the 1-5 ratings are "
+     "integers, as the reference judge's schema takes them))"),
 ])
 def test_a_damaged_judgment_is_counted_named_left_out_and_asked_again(
         tmp_path, finished, capsys, damage, count, named):
@@ -143,6 +147,17 @@ def test_a_damaged_judgment_is_counted_named_left_out_and_asked_again(
     printed, _ = board(finished, capsys)
     assert row_of(printed) == row_of(clean)
     assert "4 selected: 4 finished; judgments: 8 usable\n" in printed
+
+
+def test_a_fallback_judgment_is_counted_and_named(finished, capsys):
+    # evaluation/README says every unusable judgment is named: a fallback was only counted
+    run_dir = runs(finished)[0]
+    edit_judgment(run_dir / "judgments" / STRICT,
+                  lambda d: d.update(status="fallback", faults=["unparsed"]))
+    printed, data = board(finished, capsys)
+    assert "4 selected: 4 finished; judgments: 7 usable, 1 fallback\n" in printed
+    assert f"  - fallback judgment (its judge's answer could not be used (unparsed): the " \
+        f"declared fallback, left out of the means): {run_dir.name} ({STRICT})" in printed
 
 
 def test_events_cut_after_judging_make_the_run_unfinished_and_its_judgments_stale(
