@@ -136,7 +136,8 @@ def _stss(path: Path, row: str | None, rules: str) -> Side:
     side = Side("stss", path, f"{model} {names.get(chosen, '?')}",
                 f"episode score (0-1; rules: {rules})", stratified=True, clustered="template",
                 test_double=test_doubles([model, background]),
-                config={"model": model, "architecture": names.get(chosen), "rules": rules})
+                config={"model": model, "architecture": names.get(chosen), "rules": rules,
+                        "conditions": stss_conditions(suite.options)})
     scores = []
     for episode in suite.episodes:
         if episode.arch_dir != chosen:
@@ -152,6 +153,35 @@ def _stss(path: Path, row: str | None, rules: str) -> Side:
     notes = row_notes(table_row(model, str(chosen), scores, background or None), side.label)
     side.notes = [n.strip().replace("**", "") for n in notes if n.strip()]
     return side
+
+
+# What an STSS episode was run under besides the model and architecture compared, as a user
+# names each (the suite's options, tasks/stss/plugin/suite.py): two sets differing in one of
+# these are not the same episodes, whatever their template and seed.
+STSS_CONDITIONS = {"world": "town", "background": "residents (--background)",
+                   "same_day": "same day", "start": "window start", "until": "window end",
+                   "background_model": "background model", "performer_routing": "routing",
+                   "embedder": "embedder", "prompts": "prompts"}
+
+
+def stss_conditions(options: dict[str, Any]) -> dict[str, Any]:
+    window = options.get("window") if isinstance(options.get("window"), dict) else {}
+    flat = {**options, **window}
+    flat.setdefault("world", "town")
+    return {name: flat.get(key) for key, name in STSS_CONDITIONS.items()}
+
+
+def unlike_conditions(a: Side, b: Side) -> str | None:
+    """The conditions in which two sets' episodes were run that differ, said in one line; None
+    when they were run alike (or the benchmark records none)."""
+    was, now = a.config.get("conditions"), b.config.get("conditions")
+    if was is None or now is None:
+        return None
+    shown = (lambda v: "the default" if v is None else  # noqa: E731
+             ("on" if v else "off") if isinstance(v, bool) else str(v))
+    differ = [f"{name} {shown(was.get(name))} (A) vs {shown(now.get(name))} (B)"
+              for name in was if was.get(name) != now.get(name)]
+    return "; ".join(differ) or None
 
 
 def _kit_side(benchmark: str, bench, ledger: Ledger, measure: str, **kw) -> Side:

@@ -160,6 +160,39 @@ def test_two_architectures_of_a_suite_by_template_and_seed(tmp_path):
         compare_dirs(str(suite), f"{suite}:ga")
 
 
+def test_stss_sets_run_under_other_conditions_are_refused_naming_each_field(tmp_path, capsys):
+    # a full-window 12-resident suite against a sweep cell's 2-resident afternoon: once
+    # "matched: 2 item(s)" and B - A, nothing said of the window or the town
+    from sandbox.app.cli import main
+
+    scores = {f"party{t}/ga/s{s}": (PUB, (t + s) / 10) for t in range(3) for s in range(2)}
+    full = fake_suite(tmp_path / "suite", scores, model="scripted/town", background=12)
+    cell = fake_suite(tmp_path / "exp" / "stss" / "town-ga", scores, model="scripted/town",
+                      background=2, world="ville",
+                      window={"same_day": True, "start": "15:00", "until": None})
+    assert main(["compare", f"{full}:ga", str(cell)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "ran their episodes under other conditions (" in err
+    assert "town town (A) vs ville (B); residents (--background) 12 (A) vs 2 (B); same day " \
+        "the default (A) vs on (B); window start the default (A) vs 15:00 (B))" in err
+    assert "matched" not in err
+    # run alike (another suite, one more episode): compared
+    other = fake_suite(tmp_path / "other", {**scores, "extra/ga/s0": (PUB, 0.5)},
+                       model="scripted/town", background=12)
+    report = compare_dirs(str(full), str(other), seed=0, resamples=100)
+    assert report.data["overall"]["n"] == 6
+
+
+def test_the_one_sided_list_names_the_side_by_its_letter(tmp_path):
+    # both sides called "scripted/town ga": "not in scripted/town ga's set" named neither
+    scores = {f"party{t}/ga/s0": (PUB, t / 10) for t in range(3)}
+    a = fake_suite(tmp_path / "a", scores, model="scripted/town")
+    b = fake_suite(tmp_path / "b", {**scores, "extra/ga/s0": (PUB, 0.5)}, model="scripted/town")
+    report = compare_dirs(str(a), str(b), seed=0, resamples=100)
+    assert report.data["b_only"] == [{"item": "extra/s0",
+                                      "why": f"not in A's set (scripted/town ga, {a})"}]
+
+
 # -- scripted doubles of two strengths, through the command -----------------------------------
 
 S = "scripted/simulbench"

@@ -308,3 +308,24 @@ def test_two_public_1_0_files_sharing_a_line_are_each_scored_on_their_own(tmp_pa
             [{**c, "label": "?"} for c in alone[name]]
         assert [c["met"]["n"] for c in alone[name]] == [2]
     assert [row["dialogues"] for row in data["rows"]] == [2, 2]
+
+
+def test_two_public_1_0_sets_compare_by_the_boards_measure(tmp_path, capsys, monkeypatch):
+    # once "0 items with a value" and exit 0: a 1.0 set has no judged rating
+    monkeypatch.setitem(SCRIPTS, "translator", lambda: ScriptedBackend(
+        {ANSWER_TAG: translator}, model_id="scripted/translator"))
+    items = tmp_path / "en-zh.memory.NC-1.jsonl"
+    items.write_text("\n".join(line("coffee", f"A fine coffee maker for {n} days.")
+                               for n in ("two", "three", "four")) + "\n", encoding="utf-8")
+    for out in ("a", "b"):
+        assert main(["refutebench", "--items", str(items), "--model", "scripted/translator",
+                     "--label", out, "--out", str(tmp_path / out)]) == 0
+    capsys.readouterr()
+    assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b")]) == 0
+    printed = capsys.readouterr().out
+    assert "B - A in share of 1.0 rule checks met (0-1)" in printed
+    assert "- matched: 3 item(s)" in printed
+    assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--metric",
+                 "overall"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is a RefuteBench 1.0 set (rule-checked, no judge)" in err
