@@ -20,7 +20,7 @@ from evaluation.kit import (
     markdown_table,
 )
 
-from .sides import Side, read_side, unlike_conditions
+from .sides import Side, merge_sides, read_side, unlike_conditions
 from .stats import ALPHA, POWER, Pair, paired_summary, seeds_needed
 
 PLOTTED_ITEMS = 40  # beyond this, the plot draws each sampled unit's mean, not each item
@@ -34,6 +34,19 @@ def compare_dirs(a: str, b: str, *, rules: str = "ours", metric: str | None = No
     return compare(read_side(a, rules=rules, metric=metric, judges=judges),
                    read_side(b, rules=rules, metric=metric, judges=judges),
                    seed=seed, resamples=resamples, effect=effect)
+
+
+def compare_sets(a: Sequence[str], b: Sequence[str], *, rules: str = "ours",
+                 metric: str | None = None, judges: Sequence[str] | None = None,
+                 seed: int = 0, resamples: int = RESAMPLES,
+                 effect: float | None = None) -> BoardReport:
+    """Compare two configurations each run into one or more directories (a sweep's cells of
+    one configuration, a seed each): every seed's items on both sides, one comparison."""
+    def side(specs: Sequence[str]) -> Side:
+        return merge_sides([read_side(spec, rules=rules, metric=metric, judges=judges)
+                            for spec in specs])
+
+    return compare(side(a), side(b), seed=seed, resamples=resamples, effect=effect)
 
 
 def pairs_of(a: Side, b: Side) -> list[Pair]:

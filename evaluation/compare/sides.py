@@ -188,8 +188,45 @@ def _kit_side(benchmark: str, bench, ledger: Ledger, measure: str, **kw) -> Side
     roles = bench.manifest.get("roles") or {}
     side = Side(benchmark, bench.path, bench.label, measure,
                 test_double=test_doubles([*roles.values(), *bench.judges]),
-                config={"roles": roles, "judges": bench.judges}, **kw)
+                config={"roles": roles, "judges": bench.judges,
+                        "seed": bench.manifest.get("seed", 0)}, **kw)
     return side
+
+
+def merge_sides(sides: Sequence[Side]) -> Side:
+    """One run set of several directories of one configuration, each its own seed (a sweep's
+    cells of one model and architecture): an item under each seed is a unit of its own,
+    keyed ITEM@sSEED, and the item (or the unit above it) is the cluster the interval
+    resamples, so the seeds of an item are drawn together. An item two directories hold
+    under one seed counts once (the first's). Sets of other benchmarks, measures or
+    conditions are a BoardError."""
+    if len(sides) == 1:
+        return sides[0]
+    first = sides[0]
+    for other in sides[1:]:
+        if (other.benchmark, other.measure) != (first.benchmark, first.measure):
+            raise BoardError(f"{first.path} and {other.path} are not one configuration's "
+                             f"seeds: {first.benchmark}, {first.measure} vs {other.benchmark}, "
+                             f"{other.measure}")
+        if other.config.get("conditions") != first.config.get("conditions"):
+            raise BoardError(f"{first.path} and {other.path} ran under other conditions: "
+                             "not one configuration's seeds")
+    seeds = [side.config.get("seed", 0) for side in sides]
+    shown = ", ".join(map(str, dict.fromkeys(seeds)))
+    merged = Side(first.benchmark, first.path, f"{first.label} (seeds {shown})", first.measure,
+                  stratified=first.stratified, clustered=first.clustered or "item",
+                  test_double=list(dict.fromkeys(t for s in sides for t in s.test_double)),
+                  config={**first.config, "seed": None, "seeds": seeds,
+                          "dirs": [str(s.path) for s in sides]})
+    for side, seed in zip(sides, seeds, strict=True):
+        for key, item in side.items.items():
+            merged.items.setdefault(f"{key}@s{seed}",
+                                    Item(item.value, item.stratum, item.cluster or key))
+        for key, why in side.absent.items():
+            if f"{key}@s{seed}" not in merged.items:
+                merged.absent.setdefault(f"{key}@s{seed}", why)
+        merged.notes += [f"{side.path.name}: {note}" for note in side.notes]
+    return merged
 
 
 def _close(side: Side, ledger: Ledger, selected: Sequence[str]) -> Side:
