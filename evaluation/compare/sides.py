@@ -131,8 +131,9 @@ def _stss(path: Path, row: str | None, rules: str) -> Side:
     if row is not None and row not in names:  # the architecture's name for its directory's
         row = next((d for d, name in names.items() if name == row), row)
     chosen = _choose(path, row, sorted(names), "arch")
-    model = suite.options["model"]
-    background = suite.options.get("background_model") or ""
+    named = suite.options.get("named") if isinstance(suite.options.get("named"), dict) else {}
+    model = named.get("model") or suite.options["model"]
+    background = named.get("background_model") or suite.options.get("background_model") or ""
     side = Side("stss", path, f"{model} {names.get(chosen, '?')}",
                 f"episode score (0-1; rules: {rules})", stratified=True, clustered="template",
                 test_double=test_doubles([model, background]),
@@ -166,7 +167,11 @@ STSS_CONDITIONS = {"world": "town", "background": "residents (--background)",
 
 def stss_conditions(options: dict[str, Any]) -> dict[str, Any]:
     window = options.get("window") if isinstance(options.get("window"), dict) else {}
-    flat = {**options, **window}
+    named = options.get("named") if isinstance(options.get("named"), dict) else {}
+    # the background model by who it is (named), not as typed: two aliases of one model
+    # are two models, one model typed two ways is one
+    flat = {**options, **window,
+            "background_model": named.get("background_model") or options.get("background_model")}
     flat.setdefault("world", "town")
     return {name: flat.get(key) for key, name in STSS_CONDITIONS.items()}
 
