@@ -214,8 +214,7 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
     wall = summary["wall_time_s"]
     console.print(f"[bold]{summary['run']}[/]  scenario={summary['scenario']} "
                   f"seed={summary['seed']} status={summary['status']}")
-    console.print("models: " + "; ".join(models_said(summary)), highlight=False,
-                  soft_wrap=True)
+    console.print("models: " + "; ".join(models_said(summary)), highlight=False)
     console.print(f"simulated time: {hours}h{rest // 60:02d}m{rest % 60:02d}s   "
                   f"wall time: {'-' if wall is None else f'{wall:.1f} s'}")
     for fork in summary.get("forks") or []:

@@ -450,13 +450,14 @@ def _scored(run: Run, task: STSSTask) -> dict:
 
 def evaluated_model(run: Run, performer: str) -> str:
     """The performer's model as named everywhere ("alias (model id)" when the models file
-    named it): the evaluated role's, when the run recorded roles; else the one model its calls
-    went to (calls.jsonl keeps each call's alias); the header's model id otherwise."""
+    named it): the evaluated role's, when the run recorded roles; else the alias of the one
+    endpoint its calls went to (calls.jsonl keeps each call's); the header's model otherwise."""
+    model = run.header.models.get(performer, "")
     roles = run.header.config.get("roles")
     evaluated = roles.get("evaluated") if isinstance(roles, dict) else None
-    if isinstance(evaluated, dict) and isinstance(evaluated.get("model"), str):
-        return model_name(evaluated["model"], evaluated.get("endpoint"))
-    model = run.header.models.get(performer, "")
+    # (a person who played the performer is listed as such, not as the town's model)
+    if isinstance(evaluated, dict) and evaluated.get("model") == model:
+        return model_name(model, evaluated.get("endpoint"))
     aliases = {c.endpoint for c in run.calls if c.agent == performer and c.model == model}
     return model_name(model, aliases.pop() if len(aliases) == 1 else None)
 

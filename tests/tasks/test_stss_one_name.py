@@ -34,12 +34,15 @@ def test_the_performer_is_listed_under_every_model_that_answered_it(suites, caps
     run = suites / "ab" / "public_spring_tasting" / "ga" / "s1"
     performer = json.loads((run / "header.json").read_text())["config"]["roles"]["performer"]
     assert main(["log", str(run)]) == 0
-    models = next(line for line in capsys.readouterr().out.splitlines()
-                  if line.startswith("models: "))
+    printed = " ".join(capsys.readouterr().out.split())  # as wrapped to the terminal
+    models = printed[printed.index("models: ") + 8:printed.index(" simulated time")]
     # was "PERFORMER=scripted/town" though most of its calls went to the background model
-    mine = next(part for part in models[8:].split("; ") if part.startswith(performer))
-    assert "B (scripted/town) for " in mine and " and A (scripted/town) for " in mine
-    assert all(part.count("=") == 1 for part in models[8:].split("; "))
+    mine = next(part for part in models.split("; ") if part.startswith(performer))
+    assert "=B (scripted/town) for " in mine and " and A (scripted/town) for " in mine
+    assert all(part.count("=") == 1 for part in models.split("; "))
+    assert main(["log", str(run), "--json"]) == 0
+    answering = json.loads(capsys.readouterr().out)["models_answering"][performer]
+    assert set(answering) == {"A (scripted/town)", "B (scripted/town)"}
 
 
 def test_boards_name_and_keep_apart_models_by_alias_and_model_id(suites, capsys):
