@@ -28,12 +28,22 @@ def summarize(run: Run) -> dict[str, Any]:
             row["faults"] += len(call.faults)
             row["latency_ms"] += int(call.latency_s * 1000)
         faults.update(call.faults)
+    # Who answered each agent's calls, by model as named everywhere: a resident whose calls
+    # went to two models (the performer under a routing) is listed under both, not under the
+    # one the header stands it for.
+    answered: dict[str, Counter] = defaultdict(Counter)
+    for call in run.calls:
+        if call.agent:
+            from .llm import model_name
+
+            answered[call.agent][model_name(call.model, call.endpoint)] += 1
     return {
         "llm_calls_by_agent_day_module": calls_by_agent_day_module(run),
         "run": str(run.dir),
         "scenario": run.header.scenario,
         "seed": run.header.seed,
         "models": run.header.models,
+        "models_answering": {agent: dict(found) for agent, found in answered.items()},
         "status": _status(run),
         "error": run.result.error if run.result else None,
         "warnings": run.result.warnings if run.result else [],
@@ -85,6 +95,23 @@ def answered_by(call) -> str:
 
     who = model_name(call.model, call.endpoint)
     return f"{call.role}: {who}" if call.role else who
+
+
+def models_said(summary: dict[str, Any]) -> list[str]:
+    """Each agent with the model(s) that answered its calls: "NAME=MODEL", or, when its calls
+    went to several, each with its count ("NAME=B (y) for 7 calls and A (x) for 3"); the header's
+    model for an agent with no call."""
+    answering = summary.get("models_answering") or {}
+    out = []
+    for agent, model in summary["models"].items():
+        found = answering.get(agent) or {}
+        if len(found) > 1:
+            out.append(f"{agent}=" + " and ".join(
+                f"{who} for {n} call{'s' * (n != 1)}"
+                for who, n in sorted(found.items(), key=lambda kv: -kv[1])))
+        else:
+            out.append(f"{agent}={next(iter(found), model)}")
+    return out
 
 
 def schedule_line(s: dict[str, Any]) -> str:
@@ -187,7 +214,7 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
     wall = summary["wall_time_s"]
     console.print(f"[bold]{summary['run']}[/]  scenario={summary['scenario']} "
                   f"seed={summary['seed']} status={summary['status']}")
-    console.print("models: " + ", ".join(f"{k}={v}" for k, v in summary["models"].items()))
+    console.print("models: " + "; ".join(models_said(summary)), highlight=False)
     console.print(f"simulated time: {hours}h{rest // 60:02d}m{rest % 60:02d}s   "
                   f"wall time: {'-' if wall is None else f'{wall:.1f} s'}")
     for fork in summary.get("forks") or []:

@@ -7,8 +7,8 @@ side lacks named. Reads run sets with the boards' own readers; calls no model.
     report = compare_dirs("runs/suite:ga", "runs/suite:ga_tdp", seed=0, effect=0.1)
 """
 
-from .report import compare, compare_dirs, one_side_only, pairs_of
-from .sides import MARKERS, Item, Side, benchmark_of, read_side, split_spec
+from .report import compare, compare_dirs, compare_sets, one_side_only, pairs_of
+from .sides import MARKERS, Item, Side, benchmark_of, merge_sides, read_side, split_spec
 from .stats import (
     Pair,
     difference_interval,
@@ -20,6 +20,7 @@ from .stats import (
 )
 
 __all__ = ["MARKERS", "Item", "Pair", "Side", "benchmark_of", "compare", "compare_dirs",
+           "compare_sets", "merge_sides",
            "difference_interval", "items_needed", "one_side_only", "paired_summary",
            "pairs_of", "read_side", "seeds_needed", "sign_flip_p", "split_spec",
            "t_test_power"]

@@ -20,7 +20,7 @@ from evaluation.kit import (
     markdown_table,
 )
 
-from .sides import Side, read_side
+from .sides import Side, merge_sides, read_side, unlike_conditions
 from .stats import ALPHA, POWER, Pair, paired_summary, seeds_needed
 
 PLOTTED_ITEMS = 40  # beyond this, the plot draws each sampled unit's mean, not each item
@@ -36,6 +36,19 @@ def compare_dirs(a: str, b: str, *, rules: str = "ours", metric: str | None = No
                    seed=seed, resamples=resamples, effect=effect)
 
 
+def compare_sets(a: Sequence[str], b: Sequence[str], *, rules: str = "ours",
+                 metric: str | None = None, judges: Sequence[str] | None = None,
+                 seed: int = 0, resamples: int = RESAMPLES,
+                 effect: float | None = None) -> BoardReport:
+    """Compare two configurations each run into one or more directories (a sweep's cells of
+    one configuration, a seed each): every seed's items on both sides, one comparison."""
+    def side(specs: Sequence[str]) -> Side:
+        return merge_sides([read_side(spec, rules=rules, metric=metric, judges=judges)
+                            for spec in specs])
+
+    return compare(side(a), side(b), seed=seed, resamples=resamples, effect=effect)
+
+
 def pairs_of(a: Side, b: Side) -> list[Pair]:
     return [Pair(k, a.items[k].value, b.items[k].value, a.items[k].stratum or b.items[k].stratum,
                  a.items[k].cluster or k) for k in sorted(set(a.items) & set(b.items))]
@@ -43,12 +56,14 @@ def pairs_of(a: Side, b: Side) -> list[Pair]:
 
 def one_side_only(a: Side, b: Side) -> dict[str, list[dict[str, str]]]:
     """Items with a value on one side only, each with why the other side has none."""
-    def missing(have: Side, lack: Side) -> list[dict[str, str]]:
-        return [{"item": k, "why": lack.absent.get(k, f"not in {lack.label}'s set")}
+    def missing(have: Side, lack: Side, side: str) -> list[dict[str, str]]:
+        # by its letter: both sides are often called alike ("scripted/town ga")
+        return [{"item": k, "why": lack.absent.get(k, f"not in {side}'s set ({lack.label}, "
+                                                      f"{lack.path})")}
                 for k in sorted(set(have.items) - set(lack.items))]
 
     neither = sorted((set(a.absent) | set(b.absent)) - set(a.items) - set(b.items))
-    return {"a_only": missing(a, b), "b_only": missing(b, a),
+    return {"a_only": missing(a, b, "B"), "b_only": missing(b, a, "A"),
             "neither": [{"item": k, "why": f"A: {a.absent.get(k, 'not in its set')}; "
                                           f"B: {b.absent.get(k, 'not in its set')}"}
                         for k in neither]}
@@ -64,6 +79,12 @@ def compare(a: Side, b: Side, *, seed: int = 0, resamples: int = RESAMPLES,
     if a.path.resolve() == b.path.resolve() and a.label == b.label:
         raise BoardError(f"{a.path} is given twice: compare two run sets (or two "
                          "architectures of one, as DIR:ARCH)")
+    if unlike := unlike_conditions(a, b):
+        # Matched by template and seed, a full-window 12-resident suite's episodes once met a
+        # 2-resident afternoon's as "matched: 2 item(s)", nothing said.
+        raise BoardError(f"{a.path} and {b.path} ran their episodes under other conditions "
+                         f"({unlike}): an item of one is not the same episode as the other's; "
+                         "compare sets run alike")
     pairs = pairs_of(a, b)
     stratified = a.stratified
     overall = paired_summary(pairs, stratified=stratified, seed=seed, resamples=resamples)
@@ -141,7 +162,7 @@ def _markdown(a: Side, b: Side, data: dict[str, Any]) -> str:
 def _needed_lines(needed: dict[str, Any], unit: str) -> list[str]:
     head = (f"Matched items needed to detect a difference ({needed['test']}, alpha "
             f"{ALPHA}, power {POWER:.0%}, from the observed spread of the differences")
-    if needed["sd"] is None:
+    if needed["sd"] is None or needed.get("why"):
         return [f"{head}): {needed.get('why', 'not known')}."]
     lines = [f"{head}, sd {needed['sd']:.3f}):"]
     for name in ("observed", "effect"):

@@ -131,12 +131,14 @@ def _stss(path: Path, row: str | None, rules: str) -> Side:
     if row is not None and row not in names:  # the architecture's name for its directory's
         row = next((d for d, name in names.items() if name == row), row)
     chosen = _choose(path, row, sorted(names), "arch")
-    model = suite.options["model"]
-    background = suite.options.get("background_model") or ""
+    named = suite.options.get("named") if isinstance(suite.options.get("named"), dict) else {}
+    model = named.get("model") or suite.options["model"]
+    background = named.get("background_model") or suite.options.get("background_model") or ""
     side = Side("stss", path, f"{model} {names.get(chosen, '?')}",
                 f"episode score (0-1; rules: {rules})", stratified=True, clustered="template",
                 test_double=test_doubles([model, background]),
-                config={"model": model, "architecture": names.get(chosen), "rules": rules})
+                config={"model": model, "architecture": names.get(chosen), "rules": rules,
+                        "conditions": stss_conditions(suite.options)})
     scores = []
     for episode in suite.episodes:
         if episode.arch_dir != chosen:
@@ -154,12 +156,82 @@ def _stss(path: Path, row: str | None, rules: str) -> Side:
     return side
 
 
+# What an STSS episode was run under besides the model and architecture compared, as a user
+# names each (the suite's options, tasks/stss/plugin/suite.py): two sets differing in one of
+# these are not the same episodes, whatever their template and seed.
+STSS_CONDITIONS = {"world": "town", "background": "residents (--background)",
+                   "same_day": "same day", "start": "window start", "until": "window end",
+                   "background_model": "background model", "performer_routing": "routing",
+                   "embedder": "embedder", "prompts": "prompts"}
+
+
+def stss_conditions(options: dict[str, Any]) -> dict[str, Any]:
+    window = options.get("window") if isinstance(options.get("window"), dict) else {}
+    named = options.get("named") if isinstance(options.get("named"), dict) else {}
+    # the background model by who it is (named), not as typed: two aliases of one model
+    # are two models, one model typed two ways is one
+    flat = {**options, **window,
+            "background_model": named.get("background_model") or options.get("background_model")}
+    flat.setdefault("world", "town")
+    return {name: flat.get(key) for key, name in STSS_CONDITIONS.items()}
+
+
+def unlike_conditions(a: Side, b: Side) -> str | None:
+    """The conditions in which two sets' episodes were run that differ, said in one line; None
+    when they were run alike (or the benchmark records none)."""
+    was, now = a.config.get("conditions"), b.config.get("conditions")
+    if was is None or now is None:
+        return None
+    shown = (lambda v: "the default" if v is None else  # noqa: E731
+             ("on" if v else "off") if isinstance(v, bool) else str(v))
+    differ = [f"{name} {shown(was.get(name))} (A) vs {shown(now.get(name))} (B)"
+              for name in was if was.get(name) != now.get(name)]
+    return "; ".join(differ) or None
+
+
 def _kit_side(benchmark: str, bench, ledger: Ledger, measure: str, **kw) -> Side:
     roles = bench.manifest.get("roles") or {}
     side = Side(benchmark, bench.path, bench.label, measure,
                 test_double=test_doubles([*roles.values(), *bench.judges]),
-                config={"roles": roles, "judges": bench.judges}, **kw)
+                config={"roles": roles, "judges": bench.judges,
+                        "seed": bench.manifest.get("seed", 0)}, **kw)
     return side
+
+
+def merge_sides(sides: Sequence[Side]) -> Side:
+    """One run set of several directories of one configuration, each its own seed (a sweep's
+    cells of one model and architecture): an item under each seed is a unit of its own,
+    keyed ITEM@sSEED, and the item (or the unit above it) is the cluster the interval
+    resamples, so the seeds of an item are drawn together. An item two directories hold
+    under one seed counts once (the first's). Sets of other benchmarks, measures or
+    conditions are a BoardError."""
+    if len(sides) == 1:
+        return sides[0]
+    first = sides[0]
+    for other in sides[1:]:
+        if (other.benchmark, other.measure) != (first.benchmark, first.measure):
+            raise BoardError(f"{first.path} and {other.path} are not one configuration's "
+                             f"seeds: {first.benchmark}, {first.measure} vs {other.benchmark}, "
+                             f"{other.measure}")
+        if other.config.get("conditions") != first.config.get("conditions"):
+            raise BoardError(f"{first.path} and {other.path} ran under other conditions: "
+                             "not one configuration's seeds")
+    seeds = [side.config.get("seed", 0) for side in sides]
+    shown = ", ".join(map(str, dict.fromkeys(seeds)))
+    merged = Side(first.benchmark, first.path, f"{first.label} (seeds {shown})", first.measure,
+                  stratified=first.stratified, clustered=first.clustered or "item",
+                  test_double=list(dict.fromkeys(t for s in sides for t in s.test_double)),
+                  config={**first.config, "seed": None, "seeds": seeds,
+                          "dirs": [str(s.path) for s in sides]})
+    for side, seed in zip(sides, seeds, strict=True):
+        for key, item in side.items.items():
+            merged.items.setdefault(f"{key}@s{seed}",
+                                    Item(item.value, item.stratum, item.cluster or key))
+        for key, why in side.absent.items():
+            if f"{key}@s{seed}" not in merged.items:
+                merged.absent.setdefault(f"{key}@s{seed}", why)
+        merged.notes += [f"{side.path.name}: {note}" for note in side.notes]
+    return merged
 
 
 def _close(side: Side, ledger: Ledger, selected: Sequence[str]) -> Side:

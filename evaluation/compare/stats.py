@@ -122,18 +122,27 @@ def items_needed(effect: float, sd: float, power: float = POWER, alpha: float = 
     """The fewest matched items for a two-sided paired t-test at `alpha` to detect a mean
     difference `effect` with probability `power`, differences spread by `sd`. None when there
     is no difference to detect (effect 0) or more than `limit` would be needed."""
-    if not effect or not math.isfinite(effect):
-        return None
-    if sd <= 0:  # every item differs by the same amount: the smallest test that can decide
-        return 2
+    if not effect or not math.isfinite(effect) or sd <= 0:
+        return None  # no difference, or no spread to plan from (seeds_needed says which)
     z = 1.959963984540054 if alpha == ALPHA else _z(1 - alpha / 2)
     guess = max(2, int(((z + 0.8416212335729143) * sd / abs(effect)) ** 2))
-    n = max(2, guess - 2)  # the normal guess is a little low; walk up with the exact power
-    while t_test_power(n, abs(effect), sd, alpha) < power:
-        n += 1 if n < 1000 else max(1, n // 100)
-        if n > limit:
+    # The power grows with n: from the normal guess (a little low), find an n with enough
+    # and one below without by doubling steps, then the exact minimum between them.
+    low, step = max(1, guess - 2), 1
+    while t_test_power(low, abs(effect), sd, alpha) >= power and low > 1:
+        low, step = max(1, low - step), step * 2
+    high, step = low + 1, 1
+    while t_test_power(high, abs(effect), sd, alpha) < power:
+        low, high, step = high, high + step, step * 2
+        if low > limit:
             return None
-    return n
+    while high - low > 1:
+        mid = (low + high) // 2
+        if t_test_power(mid, abs(effect), sd, alpha) >= power:
+            high = mid
+        else:
+            low = mid
+    return high if high <= limit else None
 
 
 def _z(q: float) -> float:
@@ -156,6 +165,10 @@ def seeds_needed(pairs: Sequence[Pair], effect: float | None = None) -> dict:
     sd = float(stdev(diffs))
     observed = float(mean(diffs))
     out["sd"] = sd
+    if sd == 0:  # every item differs by the same amount: no spread, no estimate
+        out["why"] = ("the differences have no spread (every matched item differs by the same "
+                      "amount): the items needed cannot be estimated")
+        return out
     clusters = units(pairs)
     for name, target in (("observed", observed), ("effect", effect)):
         if target is None:

@@ -51,6 +51,7 @@ from .judges import (
 )
 from .judging import Ask, JudgeTally, Panel, judge_asks, judge_run
 from .ratings import JUDGE_FORMATS, bracketed_number
+from .rows import RowDirs, pool_rows, pooling_notes
 
 __all__ = [
     "Ask", "BenchDir", "BoardError", "BoardReport", "Column", "Dialogue", "FinishedRun",
@@ -61,4 +62,5 @@ __all__ = [
     "judge_dialogue", "judge_run", "judge_seed", "judgment_problem", "macro_average",
     "manifest_data", "markdown_table", "mean_or_none", "metric_means", "micro_average", "plot_png",
     "read_bench_dir", "read_dialogue", "role_usage", "told_apart", "uncounted_note", "usage_table",
+    "RowDirs", "pool_rows", "pooling_notes",
 ]

@@ -82,8 +82,9 @@ class Ledger:
     judgments: Counter = field(default_factory=Counter)
     items: Counter = field(default_factory=Counter)
     named: list[Named] = field(default_factory=list)
-    # item -> the directory it was read from: a row pooling directories reads an item once
-    read_from: dict[str, Path] = field(default_factory=dict, repr=False)
+    # (seed, item) -> the directory it was read from: a row pooling directories of one
+    # configuration reads an item of one seed once (under another seed it is another draw)
+    read_from: dict[tuple[Any, str], Path] = field(default_factory=dict, repr=False)
 
     def count(self, section: str, what: str, item: str = "", reason: str = "",
               file: str = "") -> None:
@@ -102,14 +103,15 @@ class Ledger:
         # same seeded bootstrap) whatever order a later run selected them in.
         for item in sorted(bench.selected):
             run_dir = bench.path / RUNS / item
-            if item in self.read_from:
+            unit = (bench.manifest.get("seed", 0), item)
+            if unit in self.read_from:
                 # Two directories of one row holding the same item (the same model run twice
                 # into two directories): counted once, or n doubles and the interval narrows.
                 # Not selected again: `selected` counts the row's distinct items.
                 self.count("runs", "duplicate", item, f"also selected by "
-                           f"{self.read_from[item]}: counted once, from there")
+                           f"{self.read_from[unit]}: counted once, from there")
                 continue
-            self.read_from[item] = bench.path
+            self.read_from[unit] = bench.path
             self.selected += 1
             outcome = run_outcome(run_dir)
             if outcome.finished:
@@ -188,8 +190,11 @@ class Ledger:
                 if judgment.status == "unavailable":  # asked again by the next run
                     self.count("judgments", "unavailable", run.item, "its judge's call "
                                "reached no model", _file(run.run_dir, judgment))
-                elif not judgment.usable:
-                    self.count("judgments", "fallback")
+                elif not judgment.usable:  # kept (counted, never averaged) and named
+                    faults = f" ({', '.join(judgment.faults)})" if judgment.faults else ""
+                    self.count("judgments", "fallback", run.item, "its judge's answer could "
+                               f"not be used{faults}: the declared fallback, left out of the "
+                               "means", _file(run.run_dir, judgment))
                 elif off := off_scale(spec, judgment):
                     self.count("judgments", "out of range", run.item, off,
                                _file(run.run_dir, judgment))

@@ -65,6 +65,8 @@ class JudgeSpec:
     scale      (lowest, highest) every score of an ok judgment must lie in, its turns' too;
                a board counts one outside it, or not a number, "out of range" and leaves it
                out (`off_scale`); None: no check
+    whole      every score on that scale is a whole number, as the reference judge's schema
+               takes them (a saved 3.5 on a 1-5 scale is "out of range", not averaged)
     """
 
     name: str
@@ -81,6 +83,7 @@ class JudgeSpec:
     evidence: Callable[[Dialogue], Any] | None = None
     fits: Callable[[Judgment, Dialogue], str | None] | None = None
     scale: tuple[float, float] | None = None
+    whole: bool = False
 
     def __post_init__(self) -> None:
         if (self.schema is None) == (self.parser is None):
@@ -129,6 +132,9 @@ def off_scale(spec: JudgeSpec, judgment: Judgment) -> str | None:
                 return f"{where}{name} {value}, not a number"
             if not lo <= value <= hi:
                 return f"{where}{name} {value:g}, outside {lo:g}-{hi:g}"
+            if spec.whole and value != int(value):
+                return f"{where}{name} {value:g}, not a whole number (the {lo:g}-{hi:g} " \
+                       "ratings are integers, as the reference judge's schema takes them)"
     return None
 
 

@@ -20,12 +20,14 @@ from evaluation.kit import (
     Ledger,
     Plot,
     PlotPoint,
+    RowDirs,
     accounting_markdown,
     check_dirs,
     check_judges,
     markdown_table,
+    pool_rows,
+    pooling_notes,
     read_bench_dir,
-    told_apart,
 )
 
 from .aggregate import (
@@ -60,15 +62,21 @@ def read_player(bench_dir: Path | str, judges: Sequence[str] | None = None,
                 arithmetic: Arithmetic = "paper") -> PlayerData:
     """A player's conversations and judgments from its benchmark directory; every pair its
     manifest selected is accounted for in `meta["ledger"]` (finished, judged, or why not)."""
-    found_dir = read_bench_dir(bench_dir, MANIFEST, COMMAND, "PingPong")
-    manifest = found_dir.manifest
-    roles = manifest.get("roles", {})
-    label = manifest.get("label") or roles.get("player") or found_dir.path.name
-    ledger = Ledger(label)
+    found = read_bench_dir(bench_dir, MANIFEST, COMMAND, "PingPong")
+    return read_row(RowDirs(found.label, [found]), judges, arithmetic)
+
+
+def read_row(row: RowDirs, judges: Sequence[str] | None = None,
+             arithmetic: Arithmetic = "paper") -> PlayerData:
+    """A board row's player: the conversations of its directories (one configuration,
+    kit.rows), a pair of one seed read once."""
+    ledger = Ledger(row.label)
     conversations, lengths, used = [], [], set()
     # Only the pairs the manifest selects count: a directory left by an earlier, different
     # configuration must not enter this player's means.
-    for run in ledger.read_runs(found_dir, JUDGE, "pair", only=judges):
+    runs = [(found_dir, run) for found_dir in row.benches
+            for run in ledger.read_runs(found_dir, JUDGE, "pair", only=judges)]
+    for found_dir, run in runs:
         try:
             conversation = conversation_of(run.dialogue)
         except KeyError as exc:
@@ -80,11 +88,14 @@ def read_player(bench_dir: Path | str, judges: Sequence[str] | None = None,
         conversations.append(score)
         if score.judged:  # a conversation no judge could judge tells nothing of length either
             lengths.extend(len(reply) for reply in conversation.replies)
-    sampling = manifest.get("sampling", {}).get("player")
-    meta = {"dir": str(found_dir.path), "player": roles.get("player"),
+    manifest = row.benches[0].manifest
+    roles = manifest.get("roles", {})
+    meta = {"dir": ", ".join(str(b.path) for b in row.benches),
+            "dirs": [str(b.path) for b in row.benches], "player": roles.get("player"),
             "interrogator": roles.get("interrogator"), "judges": sorted(used),
-            "sampling": sampling, "left_out": found_dir.left_out, "ledger": ledger}
-    return PlayerData(label=label, conversations=conversations, reply_lengths=lengths,
+            "sampling": manifest.get("sampling", {}).get("player"),
+            "left_out": sum(b.left_out for b in row.benches), "ledger": ledger}
+    return PlayerData(label=row.label, conversations=conversations, reply_lengths=lengths,
                       meta=meta, selected=ledger.selected)
 
 
@@ -94,12 +105,12 @@ def build_board(bench_dirs: Sequence[Path | str], judges: Sequence[str] | None =
     benches = [read_bench_dir(d, MANIFEST, COMMAND, "PingPong") for d in bench_dirs]
     check_dirs(benches)
     check_judges(benches, judges)
-    players = [read_player(d, judges, arithmetic) for d in bench_dirs]
-    warnings = []
-    # two directories of one model: told apart by their directories
-    labels = told_apart([p.label for p in players], [p.meta["dir"] for p in players])
-    for player, label in zip(players, labels, strict=True):
-        player.label = label
+    # Rows are (label, configuration) (kit.rows): a label's directories run the same way pool,
+    # a label run two ways is a row each, named by what differs.
+    rows = pool_rows(benches, judges=judges)
+    players = [read_row(row, judges, arithmetic) for row in rows]
+    warnings = pooling_notes(rows)
+    for player in players:
         if not player.conversations:
             warnings.append(f"{player.meta['dir']}: no finished conversation")
         if player.meta["left_out"]:

@@ -169,7 +169,7 @@ PINGPONG_JUDGE = JudgeSpec(
     fallback=lambda dialogue: fallback_verdict(_turns(dialogue)), verdict=_verdict,
     # One answer scores every turn: the budget is per judged turn (plus the JSON around it).
     max_tokens=lambda dialogue, sampling: 60 + _turns(dialogue) * sampling.max_tokens,
-    fits=_fits, scale=(1, 5))
+    fits=_fits, scale=(1, 5), whole=True)
 
 
 def refused(judgment) -> bool:

@@ -2,10 +2,14 @@
 difference columns), each mean with n and a 95% bootstrap interval, over one or more benchmark
 directories; the Fig. 6 curves as a PNG.
 
-Directories with the same label (one model) are one row: a transient directory fills Tables
-4-6, a persistent one Table 7. An item two of a row's directories hold is read once, from the
-first given, and the accounting names the other (`duplicate`); one directory given twice is
-refused. Nothing here calls a model.
+Rows are (label, configuration) (evaluation/kit/rows.py): directories of one label run the
+same way (models, sampling, judges, items file, language, judge format) are one row, a
+transient directory filling Tables 4-6 and a persistent one Table 7 (the task families, the
+setting and C choose which dialogues run, not how). An item two of a row's directories hold
+for one seed is read once, from the first given, and the accounting names the other
+(`duplicate`); one directory given twice is refused. A label run in two configurations (two
+models, two public 1.0 files) is a row each, named by what differs, whatever the order the
+directories are given in. Nothing here calls a model.
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ from evaluation.kit import (
     check_dirs,
     check_judges,
     markdown_table,
+    pool_rows,
+    pooling_notes,
     read_bench_dir,
 )
 from sandbox.storage import write_atomic
@@ -41,6 +47,9 @@ from .v1 import RULE, feedback_outcomes
 MANIFEST = f"{BENCHMARK}.json"
 COMMAND = f"sandbox {BENCHMARK}"
 CONFLICT = "conflict"  # a 1.0 feedback slot whose every sense was already met (v1.py)
+# Options that choose which dialogues run, not how: a label's transient and persistent
+# directories, or its MT and Writing ones, fill one row's tables (kit.rows).
+POOLED = ("tasks", "setting", "distractors")
 
 
 @dataclass
@@ -51,6 +60,7 @@ class Row:
     unfinished: int = 0
     tables: Tables | None = None
     ledger: Ledger | None = None
+    differs: str = ""  # what sets it apart from its label's other configurations (kit.rows)
 
     @property
     def on_board(self) -> int:
@@ -64,6 +74,7 @@ class Board:
     families: list[str]
     seed: int
     resamples: int
+    notes: list[str] = field(default_factory=list)  # labels run in several configurations
 
 
 def v1_left_out(d: RefuteDialogue) -> tuple[str, str]:
@@ -115,21 +126,23 @@ def _v1_scored(ledger: Ledger, run: FinishedRun, d: RefuteDialogue) -> Scored:
 
 def build_board(dirs: Sequence[Path | str], judges: Sequence[str] | None = None,
                 seed: int = 0, resamples: int = RESAMPLES) -> Board:
-    by_label: dict[str, Row] = {}
     benches = [read_bench_dir(path, MANIFEST, COMMAND) for path in dirs]
     check_dirs(benches)
     check_judges(benches, judges)
-    for found in benches:
-        row = by_label.setdefault(found.label, Row(found.label, ledger=Ledger(found.label)))
-        row.dirs.append(str(found.path))
-        _read_row(row, found, judges)
+    rows, pooled = [], pool_rows(benches, POOLED, judges)
+    for found in pooled:
+        row = Row(found.label, ledger=Ledger(found.label), differs=found.differs)
+        for bench in found.benches:
+            row.dirs.append(str(bench.path))
+            _read_row(row, bench, judges)
         row.unfinished = row.ledger.runs["unfinished"] + row.ledger.runs["failed"]
-    present = {s.family for row in by_label.values() for s in row.scored}
+        rows.append(row)
+    present = {s.family for row in rows for s in row.scored}
     families = [f for f in FAMILIES if f in present]
-    for row in by_label.values():
+    for row in rows:
         row.tables = tables(row.scored, families, seed, resamples)
-    return Board(rows=list(by_label.values()), families=families, seed=seed,
-                 resamples=resamples)
+    return Board(rows=rows, families=families, seed=seed, resamples=resamples,
+                 notes=pooling_notes(pooled))
 
 
 def _table(board: Board, title: str, metrics: Sequence[tuple[str, str]]) -> list[str]:
@@ -222,6 +235,7 @@ def board_markdown(board: Board) -> str:
         note = f"{row.label}: {row.on_board} of {selected} dialogues on the board"
         note += f", {t.missing} of {t.judged} judgments without a usable rating (left out)"
         out.append(f"- {note}")
+    out += [f"- {note}" for note in board.notes]
     out.append(f"- means over dialogues with a seeded 95% bootstrap interval "
                f"(seed {board.seed}, {board.resamples} resamples); Δ = first - second mean, "
                f"its interval resamples seeds; {MIN_UNITS_WHY} (a mean with n only)")
@@ -232,7 +246,9 @@ def board_markdown(board: Board) -> str:
 
 def board_data(board: Board) -> dict:
     return {"families": board.families, "seed": board.seed, "resamples": board.resamples,
-            "rows": [{"label": row.label, "dirs": row.dirs, "dialogues": len(row.scored),
+            "notes": board.notes,
+            "rows": [{"label": row.label, "dirs": row.dirs, "differs": row.differs,
+                      "dialogues": len(row.scored),
                       "on_board": row.on_board,
                       "accounting": row.ledger.data() if row.ledger else None,
                       "unfinished": row.unfinished, "missing": row.tables.missing,

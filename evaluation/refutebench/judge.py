@@ -161,7 +161,7 @@ def _compliance(name: str, setting: str, pair, only_c0: bool = False,
                      templates=("refutebench_evaluator_system.j2",
                                 "refutebench_evaluator_user.j2"),
                      fallback=lambda d: NO_RATING, verdict=_verdict, applies=applies,
-                     scale=(1, 5))
+                     scale=(1, 5), whole=True)
 
 
 def _fidelity(k: int, judge_format: str = "text") -> JudgeSpec:
@@ -177,7 +177,7 @@ def _fidelity(k: int, judge_format: str = "text") -> JudgeSpec:
                      **_answer_rule(judge_format),
                      templates=("refutebench_fidelity_system.j2", "refutebench_fidelity_user.j2"),
                      fallback=lambda d: NO_RATING, verdict=_verdict, applies=applies,
-                     scale=(1, 5))
+                     scale=(1, 5), whole=True)
 
 
 def _revision(k: int):

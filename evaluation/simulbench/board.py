@@ -22,8 +22,9 @@ from evaluation.kit import (
     check_dirs,
     check_judges,
     markdown_table,
+    pool_rows,
+    pooling_notes,
     read_bench_dir,
-    told_apart,
 )
 from sandbox.judgments import Judgment
 from tasks.simulbench import load_tasks
@@ -91,13 +92,17 @@ def build_board(dirs: Sequence[Path | str], judges: Sequence[str] | None = None,
     benches = [read_bench_dir(path, MANIFEST, "sandbox simulbench") for path in dirs]
     check_dirs(benches)
     check_judges(benches, judges)
-    labels = told_apart([b.label for b in benches], [b.path for b in benches])
-    for found, label in zip(benches, labels, strict=True):
-        ledger = Ledger(label)
-        scores = read_scores(found, ledger, judges, request_types)
+    # Rows are (label, configuration) (kit.rows): a label's directories run the same way pool,
+    # a label run two ways is a row each, named by what differs.
+    pooled = pool_rows(benches, judges=judges)
+    for row in pooled:
+        ledger = Ledger(row.label)
+        scores = [s for found in row.benches
+                  for s in read_scores(found, ledger, judges, request_types)]
         means = subset_means(scores, seed, resamples)
         rows.append({
-            "label": label, "dir": str(found.path),
+            "label": row.label, "dir": ", ".join(str(b.path) for b in row.benches),
+            "dirs": [str(b.path) for b in row.benches], "differs": row.differs,
             "selected": ledger.selected, "scripts": len(scores),
             "scored": sum(s.score is not None for s in scores),
             "unknown_request_types": sum(s.request_type == UNKNOWN_TYPE for s in scores),
@@ -110,7 +115,8 @@ def build_board(dirs: Sequence[Path | str], judges: Sequence[str] | None = None,
             "by_task": {k: asdict(m) for k, m in grouped_means(scores, lambda s: s.act).items()},
         })
     rows.sort(key=lambda r: -(r["subsets"]["all"]["mean"] or -1))
-    return {"rows": rows, "judges": list(judges) if judges else "all", "seed": seed}
+    return {"rows": rows, "judges": list(judges) if judges else "all", "seed": seed,
+            "warnings": pooling_notes(pooled)}
 
 
 def _flat(row: dict) -> dict[str, Any]:
@@ -167,6 +173,7 @@ def board_markdown(board: dict[str, Any]) -> str:
         lines += ["", f"Request type {UNKNOWN_TYPE}: scripts whose task is in no task file given "
                   f"({'; '.join(unknown)}); pass --tasks FILE (the task file they were run "
                   "with is used when its manifest names one)."]
+    lines += [f"Warning: {w}" for w in board.get("warnings") or []]
     ledgers = [Ledger.from_data(r["label"], r["accounting"]) for r in board["rows"]]
     lines += ["", *accounting_markdown(ledgers)]
     return "\n".join(lines) + "\n"

@@ -11,13 +11,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evaluation.kit import (
+    BenchDir,
     BoardError,
     BoardReport,
     Ledger,
     check_dirs,
     check_judges,
+    pool_rows,
     read_bench_dir,
-    told_apart,
 )
 from sandbox.log import load_run
 from tasks.simulbench import Collected, Message, Script, SimTask, extract, write_scripts
@@ -66,9 +67,18 @@ def collected(path: Path | str, judge: str | None = None) -> CollectedDir:
     """Read a collection directory; `judge` picks one judge model's verdict (default: the first
     usable one found)."""
     found = read_bench_dir(path, COLLECT_MANIFEST, COMMAND)
+    return collected_row([found], found.label, judge)
+
+
+def collected_row(benches: Sequence[BenchDir], label: str,
+                  judge: str | None = None) -> CollectedDir:
+    """The dialogues of a board row's directories (one configuration, kit.rows), a dialogue
+    of one seed read once."""
     only = [judge] if judge else None
-    out = CollectedDir(ledger=Ledger(found.label))
-    for run in out.ledger.read_runs(found, COLLECT_BENCHMARK, only=only):
+    out = CollectedDir(ledger=Ledger(label))
+    runs = [(found, run) for found in benches
+            for run in out.ledger.read_runs(found, COLLECT_BENCHMARK, only=only)]
+    for found, run in runs:
         judgments = out.ledger.judgments_of(run, [CHALLENGE_JUDGE], found.judges,
                                             only)[CHALLENGE]
         usable = [j for j in judgments if j.usable]
@@ -111,10 +121,10 @@ def collection_report(dirs: Sequence[Path | str], judges: Sequence[str] | None =
     benches = [read_bench_dir(p, COLLECT_MANIFEST, COMMAND) for p in dirs]
     check_dirs(benches)
     check_judges(benches, judges)
-    labels = told_apart([b.label for b in benches], [b.path for b in benches])
-    for path, label in zip(dirs, labels, strict=True):
-        summary = collected(path, judge=(judges or [None])[0])
-        summary.ledger.label = label
+    # Rows are (label, configuration), as on every kit board (kit.rows).
+    for row in pool_rows(benches, judges=judges):
+        label = row.label
+        summary = collected_row(row.benches, label, judge=(judges or [None])[0])
         ledgers.append(summary.ledger)
         scripts = extract(summary.dialogues)
         rows.append({"label": label, "dialogues": len(summary.dialogues),

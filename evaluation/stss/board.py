@@ -124,10 +124,13 @@ def read_suite(path: Path | str) -> SuiteDir:
         found = _episode_key(run_dir.relative_to(path).as_posix())
         if found is not None and run_dir.is_dir():
             keys.add(found)
-    background = options.get("background_model") or ""
+    # A row is named, and matched, by who its models are (suite.json `named`: "alias (model
+    # id)"), not by the string typed; a suite from before it by what was typed.
+    named = options.get("named") if isinstance(options.get("named"), dict) else {}
+    background = named.get("background_model") or options.get("background_model") or ""
     if background and options.get("performer_routing") not in (None, "paper"):
         background += f", routing {options['performer_routing']}"
-    episodes = [PlannedEpisode(path, template, arch, seed, options["model"],
+    episodes = [PlannedEpisode(path, template, arch, seed, named.get("model") or options["model"],
                                str(archs.get(arch, arch)), str(background))
                 for template, arch, seed in sorted(keys)]
     return SuiteDir(path, options, episodes)

@@ -42,6 +42,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from sandbox.events import AgentJoined
 from sandbox.files import FileFormatError, json_line, read_text
+from sandbox.llm import model_name
 from sandbox.log import SCORE, Run, load_run
 from sandbox.storage import write_atomic
 from tasks.stss.instantiate import STSSTask, TaskStep
@@ -443,21 +444,34 @@ def _scored(run: Run, task: STSSTask) -> dict:
     return dict(run=str(run.dir), template=task.template, type=task.type,
                 performer=task.performer, target=task.target,
                 architecture=str(run.header.config.get("performer_architecture", "")),
-                model=run.header.models.get(task.performer, ""),
+                model=evaluated_model(run, task.performer),
                 background_model=background_model(run.header.config), seed=run.header.seed)
 
 
+def evaluated_model(run: Run, performer: str) -> str:
+    """The performer's model as named everywhere ("alias (model id)" when the models file
+    named it): the evaluated role's, when the run recorded roles; else the alias of the one
+    endpoint its calls went to (calls.jsonl keeps each call's); the header's model otherwise."""
+    model = run.header.models.get(performer, "")
+    roles = run.header.config.get("roles")
+    evaluated = roles.get("evaluated") if isinstance(roles, dict) else None
+    # (a person who played the performer is listed as such, not as the town's model)
+    if isinstance(evaluated, dict) and evaluated.get("model") == model:
+        return model_name(model, evaluated.get("endpoint"))
+    aliases = {c.endpoint for c in run.calls if c.agent == performer and c.model == model}
+    return model_name(model, aliases.pop() if len(aliases) == 1 else None)
+
+
 def background_model(config: dict) -> str | None:
-    """The background model a run's header config records (`roles`), as a row names it: its
-    model id, with the models file's alias when it was named by one; None for a run of one
-    model."""
+    """The background model a run's header config records (`roles`), as a row names it:
+    "alias (model id)" when the models file named it, else its model id; None for a run of
+    one model."""
     roles = config.get("roles")
     background = roles.get("background") if isinstance(roles, dict) else None
     if not isinstance(background, dict) or not isinstance(background.get("model"), str):
         return None
-    alias = background.get("endpoint")
     routing = roles.get("performer_routing")
-    return background["model"] + (f"@{alias}" if alias else "") + \
+    return model_name(background["model"], background.get("endpoint")) + \
         (f", routing {routing}" if routing and routing != "paper" else "")
 
 

@@ -21,9 +21,13 @@ from evaluation.kit import (
     Ledger,
     Plot,
     PlotPoint,
+    RowDirs,
     accounting_markdown,
+    check_dirs,
     check_judges,
     markdown_table,
+    pool_rows,
+    pooling_notes,
     read_bench_dir,
 )
 from tasks.stss.schema import TaskType
@@ -59,13 +63,19 @@ def read_judged(bench: BenchDir, judges: Sequence[str] | None = None,
     return found, ledger.judgments["fallback"]
 
 
-def row_of(bench: BenchDir, conversations: list[Judged], seed: int,
+def row_of(bench: BenchDir | RowDirs, conversations: list[Judged], seed: int,
            resamples: int) -> dict[str, Any]:
-    manifest = bench.manifest
+    """A row of Table 3: one directory, or a row of several run the same way (kit.rows; a
+    sweep's seeds), whose label and what sets it apart are shown beside its agent."""
+    row_dirs = bench if isinstance(bench, RowDirs) else RowDirs(bench.label, [bench])
+    manifest = row_dirs.benches[0].manifest
     arch = manifest.get("options", {}).get("arch", "ga")
-    row: dict[str, Any] = {"label": bench.label, "llm": manifest.get("roles", {}).get(
-        "performer", "?"), "agent": arch, "arch": arch,
-        "dir": str(bench.path)}
+    seeds = sorted({b.manifest.get("seed", 0) for b in row_dirs.benches})
+    agent = arch + (f" ({row_dirs.differs})" if row_dirs.differs else "")
+    row: dict[str, Any] = {"label": row_dirs.label, "llm": manifest.get("roles", {}).get(
+        "performer", "?"), "agent": agent, "arch": arch,
+        "dir": ", ".join(str(b.path) for b in row_dirs.benches),
+        "dirs": [str(b.path) for b in row_dirs.benches], "seeds": seeds}
     for level in LEVELS:
         for metric in METRICS:
             c: Cell = cell(groups(conversations, level, metric), seed=seed, resamples=resamples)
@@ -106,13 +116,18 @@ def table3(dirs: Sequence[Path | str], *, judges: Sequence[str] | None = None, s
     """(Markdown, data, plot) of the language level over benchmark directories."""
     benches = [read_bench_dir(p, MANIFEST, "sandbox stss-lang", "STSS language-level")
                for p in dirs]
+    check_dirs(benches)
     check_judges(benches, judges)
     rows, types, fallbacks, ledgers = [], {}, 0, []
-    for bench in benches:
-        ledger = Ledger(bench.label)
-        conversations, fell = read_judged(bench, judges, ledger)
-        fallbacks += fell
-        row = row_of(bench, conversations, seed, resamples)
+    # Rows are (label, configuration) (kit.rows): a sweep's cells of one model, architecture
+    # and set under several seeds are one row, each seed's conversation of a scenario a unit.
+    pooled = pool_rows(benches, judges=judges)
+    for found in pooled:
+        ledger = Ledger(found.label)
+        conversations = [c for bench in found.benches
+                         for c in read_judged(bench, judges, ledger)[0]]
+        fallbacks += ledger.judgments["fallback"]
+        row = row_of(found, conversations, seed, resamples)
         row["selected"] = ledger.selected
         row["accounting"] = ledger.data()
         rows.append(row)
@@ -148,9 +163,15 @@ def table3(dirs: Sequence[Path | str], *, judges: Sequence[str] | None = None, s
                   *markdown_table(type_cols, type_rows)]
     if fallbacks:
         lines += ["", f"{fallbacks} judgment(s) fell back (no usable answer) and are left out."]
+    pooled_seeds = [f"{r['llm']} {r['agent']}: seeds {', '.join(map(str, r['seeds']))} pooled "
+                    "(each seed's conversation of a scenario is a unit)"
+                    for r in rows if len(r["seeds"]) > 1]
+    said = [*pooling_notes(pooled), *pooled_seeds]
+    if said:
+        lines += ["", *(f"- {line}" for line in said)]
     lines += ["", *accounting_markdown(ledgers)]
     data = {"rows": rows, "by_type": types, "fallbacks": fallbacks, "seed": seed,
-            "resamples": resamples}
+            "resamples": resamples, "notes": said}
     plot = Plot(title="STSS language level: conversation GCSR (micro)", axis="GCSR",
                 points=[PlotPoint(f"{r['llm']} {r['agent']}", r["conversation_gcsr_micro"],
                                   tuple(r["conversation_gcsr"]["micro_ci"])

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from evaluation.kit import BoardReport, RoleUsage, read_bench_dir, uncounted_note
+from evaluation.kit import BoardReport, RoleUsage, pool_rows, read_bench_dir, uncounted_note
 from sandbox.log import RunFormatError, read_calls, read_header
 
 from .board import MANIFEST, table3
@@ -65,12 +65,14 @@ def table3_board(paths: Sequence[Path | str], **kwargs) -> BoardReport:
     lines = ["", "Calls and tokens per role (per scenario):", "",
              "| Configuration | Role | Calls | Tokens in | Tokens out |", "|---|---|--:|--:|--:|"]
     usage, uncounted = {}, []
-    for path in dirs:
-        bench = read_bench_dir(path, MANIFEST, "sandbox stss-lang", "STSS language-level")
-        n = max(len(bench.runs), 1)
-        usage[bench.label] = usage_by_role(bench.runs, uncounted)
-        for role, use in usage[bench.label].items():
-            lines.append(f"| {bench.label} | {role} | {use['calls'] / n:.1f} | "
+    benches = [read_bench_dir(path, MANIFEST, "sandbox stss-lang", "STSS language-level")
+               for path in dirs]
+    for row in pool_rows(benches, judges=kwargs.get("judges")):  # as Table 3's rows
+        runs = [r for bench in row.benches for r in bench.runs]
+        n = max(len(runs), 1)
+        usage[row.label] = usage_by_role(runs, uncounted)
+        for role, use in usage[row.label].items():
+            lines.append(f"| {row.label} | {role} | {use['calls'] / n:.1f} | "
                          f"{use['prompt_tokens'] / n:.0f} | {use['completion_tokens'] / n:.0f} |")
     lines += uncounted_note(uncounted)
     return BoardReport(markdown=report.markdown + "\n".join(lines) + "\n",

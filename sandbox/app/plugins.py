@@ -87,6 +87,9 @@ class Board:
     build: Callable[..., Any]
     options: dict[str, dict[str, Any]] = field(default_factory=dict)
     example: str = ""  # a `sandbox NAME-board ...` line for --help
+    # Options that choose which items run, not how: a label's directories differing only in
+    # them are one row (evaluation/kit/rows.py)
+    pooled: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -188,7 +191,10 @@ class Plugin:
 
     `boards` gives the board of the directories its own commands write (marker file -> a
     function of those directories returning a BoardReport): what `sandbox report` shows of
-    such a directory. A single-room benchmark's board needs no entry either."""
+    such a directory. A single-room benchmark's board needs no entry either.
+
+    `board_commands` names the command that boards each kind of directory its own commands
+    write (marker file -> its board command): `sandbox board DIR` runs it on such a directory."""
 
     name: str
     title: str
@@ -199,6 +205,7 @@ class Plugin:
     sweep: Sweep | None = None  # [default: from its one single-room benchmark, if it has one]
     outputs: Mapping[str, str] = field(default_factory=dict)
     boards: Mapping[str, Callable[[Sequence[Path]], BoardReport]] = field(default_factory=dict)
+    board_commands: Mapping[str, str] = field(default_factory=dict)
 
     def sweep_recipe(self) -> Sweep | None:
         """How a sweep runs this benchmark: its own recipe, or the kit's commands of its one

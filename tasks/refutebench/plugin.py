@@ -23,6 +23,7 @@ from evaluation.refutebench import (
     curves_png,
     judges,
 )
+from evaluation.refutebench.board import POOLED
 from sandbox.app.options import PlotFile, Words
 from sandbox.app.plugins import Benchmark, Board, BoardReport, Items, Judging, Option, Plugin
 from tasks.kit import Cast, Role
@@ -87,7 +88,7 @@ REFUTEBENCH = Benchmark(
                         "help": "the task family of the curves (the paper's is MT) "
                                 "[default: %(default)s]"}},
         example="sandbox refutebench-board runs/rb-smol-transient runs/rb-smol-persistent "
-                "--curves curves.png --plot board.png"),
+                "--curves curves.png --plot board.png", pooled=POOLED),
     # The defaults are `Unset` strings: a 1.0 file refuses only the options given (items.py).
     options={"tasks": Option(OPTION_DEFAULTS["tasks"], "task families, comma-separated (mt, "
                                                        "summ, writing)",

@@ -129,7 +129,7 @@ def register(sub) -> None:
     p.set_defaults(func=run_main, resumable=True)
 
     b = sub.add_parser(
-        "stss-lang-board", help="the Table 3 board of STSS language-level directories",
+        "stss-lang-board",  # listed under `sandbox board` (sandbox/app/commands/board.py)
         description="Table 3 from saved judgments (no model is called): SR and GCSR, micro "
                     "and macro, conversation and summary, n and 95% bootstrap intervals, the "
                     "per-type comparison with the action level, calls and tokens per role.",
@@ -249,4 +249,5 @@ def board_main(args) -> int:
 PLUGIN = Plugin("stss-lang", "STSS language level: goal conditions judged on a conversation "
                 "and on the partner's summary (Table 3)", commands=register,
                 sweep=Sweep("stss-lang", "--model", "stss-lang-board", arch_flag="--arch",
-                            label_flag=None, seed_flag="--seed"))
+                            label_flag=None, seed_flag="--seed"),
+                board_commands={STSS_LANG.manifest_file: "stss-lang-board"})

@@ -95,7 +95,25 @@ def test_items_needed_checks_out_by_simulation():
         assert 0.77 <= detected <= 0.86, (n, detected)
         assert t_test_power(n - 1, effect, sd) < 0.8 <= t_test_power(n, effect, sd)
     assert needed["effect"]["items"] < needed["observed"]["items"]  # a bigger effect: fewer
-    assert items_needed(0.0, 1.0) is None and items_needed(0.5, 0.0) == 2
+    assert items_needed(0.0, 1.0) is None and items_needed(0.5, 0.0) is None
+
+
+def test_items_needed_is_the_exact_minimum_above_a_thousand():
+    # 3,390 came out for a minimum of 3,362: above 1,000 it walked up in steps of n/100
+    for effect, sd in ((0.1, 2.06), (0.05, 1.3), (0.02, 0.9)):
+        n = items_needed(effect, sd)
+        assert n > 1000
+        assert t_test_power(n - 1, effect, sd) < 0.8 <= t_test_power(n, effect, sd)
+
+
+def test_differences_without_spread_give_no_items_needed_and_say_why():
+    needed = seeds_needed([Pair(str(i), 0.5, 0.6) for i in range(6)], effect=0.3)
+    assert needed["observed"] is None and needed["effect"] is None
+    assert "no spread" in needed["why"] and "cannot be estimated" in needed["why"]
+    from evaluation.compare.report import _needed_lines
+
+    lines = _needed_lines(needed, "item")
+    assert len(lines) == 1 and "cannot be estimated" in lines[0] and ": 2" not in lines[0]
 
 
 # -- hand-built STSS suites -------------------------------------------------------------------
@@ -140,6 +158,39 @@ def test_two_architectures_of_a_suite_by_template_and_seed(tmp_path):
     assert "Test double" in report.markdown
     with pytest.raises(Exception, match="holds 2 archs"):
         compare_dirs(str(suite), f"{suite}:ga")
+
+
+def test_stss_sets_run_under_other_conditions_are_refused_naming_each_field(tmp_path, capsys):
+    # a full-window 12-resident suite against a sweep cell's 2-resident afternoon: once
+    # "matched: 2 item(s)" and B - A, nothing said of the window or the town
+    from sandbox.app.cli import main
+
+    scores = {f"party{t}/ga/s{s}": (PUB, (t + s) / 10) for t in range(3) for s in range(2)}
+    full = fake_suite(tmp_path / "suite", scores, model="scripted/town", background=12)
+    cell = fake_suite(tmp_path / "exp" / "stss" / "town-ga", scores, model="scripted/town",
+                      background=2, world="ville",
+                      window={"same_day": True, "start": "15:00", "until": None})
+    assert main(["compare", f"{full}:ga", str(cell)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "ran their episodes under other conditions (" in err
+    assert "town town (A) vs ville (B); residents (--background) 12 (A) vs 2 (B); same day " \
+        "the default (A) vs on (B); window start the default (A) vs 15:00 (B))" in err
+    assert "matched" not in err
+    # run alike (another suite, one more episode): compared
+    other = fake_suite(tmp_path / "other", {**scores, "extra/ga/s0": (PUB, 0.5)},
+                       model="scripted/town", background=12)
+    report = compare_dirs(str(full), str(other), seed=0, resamples=100)
+    assert report.data["overall"]["n"] == 6
+
+
+def test_the_one_sided_list_names_the_side_by_its_letter(tmp_path):
+    # both sides called "scripted/town ga": "not in scripted/town ga's set" named neither
+    scores = {f"party{t}/ga/s0": (PUB, t / 10) for t in range(3)}
+    a = fake_suite(tmp_path / "a", scores, model="scripted/town")
+    b = fake_suite(tmp_path / "b", {**scores, "extra/ga/s0": (PUB, 0.5)}, model="scripted/town")
+    report = compare_dirs(str(a), str(b), seed=0, resamples=100)
+    assert report.data["b_only"] == [{"item": "extra/s0",
+                                      "why": f"not in A's set (scripted/town ga, {a})"}]
 
 
 # -- scripted doubles of two strengths, through the command -----------------------------------

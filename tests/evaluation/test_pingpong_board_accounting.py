@@ -120,6 +120,10 @@ def _score(turn: int, criterion: str, value: float):
      "7 usable, 1 out of range", "out of range judgment (turn 1 in_character 0, outside 1-5)"),
     (lambda path: edit_judgment(path, _score(1, "entertaining", float("nan"))),
      "7 usable, 1 out of range", "out of range judgment (turn 3 entertaining nan, not a number)"),
+    # the reference judge's schema takes whole numbers: a saved 3.5 was averaged
+    (lambda path: edit_judgment(path, _score(1, "fluency", 3.5)), "7 usable, 1 out of range",
+     "out of range judgment (turn 3 fluency 3.5, not a whole number (the 1-5 ratings are "
+     "integers, as the reference judge's schema takes them))"),
 ])
 def test_a_damaged_judgment_is_counted_named_left_out_and_asked_again(
         tmp_path, finished, capsys, damage, count, named):
@@ -143,6 +147,17 @@ def test_a_damaged_judgment_is_counted_named_left_out_and_asked_again(
     printed, _ = board(finished, capsys)
     assert row_of(printed) == row_of(clean)
     assert "4 selected: 4 finished; judgments: 8 usable\n" in printed
+
+
+def test_a_fallback_judgment_is_counted_and_named(finished, capsys):
+    # evaluation/README says every unusable judgment is named: a fallback was only counted
+    run_dir = runs(finished)[0]
+    edit_judgment(run_dir / "judgments" / STRICT,
+                  lambda d: d.update(status="fallback", faults=["unparsed"]))
+    printed, data = board(finished, capsys)
+    assert "4 selected: 4 finished; judgments: 7 usable, 1 fallback\n" in printed
+    assert f"  - fallback judgment (its judge's answer could not be used (unparsed): the " \
+        f"declared fallback, left out of the means): {run_dir.name} ({STRICT})" in printed
 
 
 def test_events_cut_after_judging_make_the_run_unfinished_and_its_judgments_stale(
@@ -219,13 +234,33 @@ def test_a_degraded_run_and_an_unavailable_judgment_are_named(finished, capsys):
     assert data["accounting"]["scripted/pingpong"]["runs"] == {"finished": 4, "degraded": 1}
 
 
-def test_two_players_of_one_label_are_rows_told_apart_by_directory(tmp_path, finished, capsys):
-    # both directories are named "pp": the name alone (the old tell) left two equal rows
+def test_two_directories_of_one_label_and_configuration_are_one_row_each_pair_once(
+        tmp_path, finished, capsys):
+    # both directories are named "pp": once two rows of one player, each pair counted twice
     for parent in ("a", "b"):
         shutil.copytree(finished, tmp_path / parent / "pp")
     assert main(["pingpong-board", str(tmp_path / "a" / "pp"), str(tmp_path / "b" / "pp")]) == 0
     printed = capsys.readouterr().out
-    assert "| scripted/pingpong (a/pp) |" in printed and "| scripted/pingpong (b/pp) |" in printed
-    assert "| scripted/pingpong (pp) |" not in printed
+    assert "| scripted/pingpong (a/pp) |" not in printed
+    assert "- scripted/pingpong: 4 selected (and 4 again by another directory, counted once): " \
+        "4 finished" in printed
+    assert printed.count("| 1 | scripted/pingpong |") == 1
+
+
+def test_one_label_over_two_interrogators_is_two_rows_named_by_it(tmp_path, finished, capsys):
+    other = tmp_path / "other"
+    settings = tmp_path / "settings.json"
+    assert main(["pingpong", "--player", "scripted/pingpong", "--interrogator",
+                 "scripted/pingpong-strict", "--judge", JUDGES[0], "--judge", JUDGES[1],
+                 "--settings", str(settings), "--label", "scripted/pingpong",
+                 "--out", str(other)]) == 0
+    capsys.readouterr()
+    for order in ([finished, other], [other, finished]):
+        assert main(["pingpong-board", *map(str, order)]) == 0
+        printed = capsys.readouterr().out
+        assert "| scripted/pingpong (interrogator scripted/pingpong) |" in printed
+        assert "| scripted/pingpong (interrogator scripted/pingpong-strict) |" in printed
+        assert "scripted/pingpong: 2 configurations under one label (they differ in " \
+            "interrogator): not pooled, a row each" in printed
     assert main(["pingpong-board", str(finished), str(finished)]) == 2
     assert capsys.readouterr().err.strip().endswith("is given twice: each directory once")

@@ -256,3 +256,76 @@ def test_a_1_0_file_run_into_two_directories_of_one_label_is_listed_once(tmp_pat
     assert "| scripted/greeter | email.memory.NC-1.jsonl | greetings | 1.00 n=2 |" in printed
     assert "- scripted/greeter: 2 of 2 dialogues on the board" in printed
     assert "2 selected (and 2 again by another directory, counted once)" in printed
+
+
+# -- rows are (label, configuration) (evaluation/kit/rows.py) ---------------------------------
+def test_one_label_over_two_models_is_two_rows_named_by_the_model_in_either_order(tmp_path,
+                                                                                 finished,
+                                                                                 capsys):
+    stubborn = tmp_path / "stubborn"
+    assert refutebench(stubborn, "--model", "scripted/refutebench-stubborn", "--label", R) == 0
+    capsys.readouterr()
+    alone = {}
+    for out in (finished, stubborn):
+        alone[out] = boards([out], capsys)[1]["rows"][0]["cells"]
+    shown = []
+    for order in ([finished, stubborn], [stubborn, finished]):
+        printed, data = boards(order, capsys)
+        # was one row holding only the first directory given, nothing said of the model
+        rows = {row["label"]: row for row in data["rows"]}
+        assert set(rows) == {f"{R} (model {R})", f"{R} (model {R}-stubborn)"}
+        assert rows[f"{R} (model {R})"]["cells"] == alone[finished]
+        assert rows[f"{R} (model {R}-stubborn)"]["cells"] == alone[stubborn]
+        assert f"- {R}: 2 configurations under one label (they differ in model): not pooled, " \
+            "a row each" in printed
+        shown.append(sorted(line for line in printed.splitlines() if line.startswith("| ")))
+    assert shown[0] == shown[1]
+
+
+def test_two_public_1_0_files_sharing_a_line_are_each_scored_on_their_own(tmp_path, capsys,
+                                                                          monkeypatch):
+    monkeypatch.setitem(SCRIPTS, "translator", lambda: ScriptedBackend(
+        {ANSWER_TAG: translator}, model_id="scripted/translator"))
+    shared = line("coffee", "It was a fine coffee maker for a while.")  # in both files
+    files = {"en-zh.memory.NC-1.jsonl": [shared, line("coffee", "A coffee maker for a day.")],
+             "en-zh.generalization.NC-1.jsonl": [line("coffee", "Any coffee maker for me."),
+                                                 shared]}
+    alone = {}
+    for name, lines in files.items():
+        (tmp_path / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+        out = tmp_path / name.split(".")[1]
+        assert main(["refutebench", "--items", str(tmp_path / name), "--model",
+                     "scripted/translator", "--out", str(out)]) == 0
+        capsys.readouterr()
+        alone[name] = boards([out], capsys)[1]["v1"]
+    printed, data = boards([tmp_path / "memory", tmp_path / "generalization"], capsys)
+    # was one row of 3 dialogues, the shared line's second run dropped as a "duplicate"
+    assert "duplicate" not in printed
+    for name in files:
+        row = f"scripted/translator (items {name})"
+        assert f"- {row}: 2 selected: 2 finished; judgments: 0 usable\n" in printed
+        assert [{**c, "label": "?"} for c in data["v1"] if c["file"] == name] == \
+            [{**c, "label": "?"} for c in alone[name]]
+        assert [c["met"]["n"] for c in alone[name]] == [2]
+    assert [row["dialogues"] for row in data["rows"]] == [2, 2]
+
+
+def test_two_public_1_0_sets_compare_by_the_boards_measure(tmp_path, capsys, monkeypatch):
+    # once "0 items with a value" and exit 0: a 1.0 set has no judged rating
+    monkeypatch.setitem(SCRIPTS, "translator", lambda: ScriptedBackend(
+        {ANSWER_TAG: translator}, model_id="scripted/translator"))
+    items = tmp_path / "en-zh.memory.NC-1.jsonl"
+    items.write_text("\n".join(line("coffee", f"A fine coffee maker for {n} days.")
+                               for n in ("two", "three", "four")) + "\n", encoding="utf-8")
+    for out in ("a", "b"):
+        assert main(["refutebench", "--items", str(items), "--model", "scripted/translator",
+                     "--label", out, "--out", str(tmp_path / out)]) == 0
+    capsys.readouterr()
+    assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b")]) == 0
+    printed = capsys.readouterr().out
+    assert "B - A in share of 1.0 rule checks met (0-1)" in printed
+    assert "- matched: 3 item(s)" in printed
+    assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--metric",
+                 "overall"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is a RefuteBench 1.0 set (rule-checked, no judge)" in err

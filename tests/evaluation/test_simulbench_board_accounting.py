@@ -209,20 +209,19 @@ def test_collection_damage_is_counted_on_its_board_and_by_the_extraction(tmp_pat
     assert f"  - missing (no run directory): {first.name}" in printed
 
 
-def test_two_directories_of_one_label_are_rows_told_apart_by_directory(tmp_path, finished,
+def test_two_directories_of_one_label_and_configuration_are_one_row(tmp_path, finished,
                                                                        capsys):
     import shutil
 
-    # the same label in a/sb and b/sb: two rows that read "scripted/simulbench" twice before
+    # the same label and configuration in a/sb and b/sb: one row, each script once (kit.rows)
     for parent in ("a", "b"):
         shutil.copytree(finished, tmp_path / parent / "sb")
     assert main(["simulbench-board", str(tmp_path / "a" / "sb"),
                  str(tmp_path / "b" / "sb")]) == 0
     printed = capsys.readouterr().out
-    assert printed.count("| scripted/simulbench (a/sb) |") == \
-        printed.count("| scripted/simulbench (b/sb) |") >= 2  # the table and the usage
-    assert "- scripted/simulbench (a/sb): 5 selected: 5 finished" in printed
-    assert "| scripted/simulbench |" not in printed
+    assert "(a/sb)" not in printed
+    assert "- scripted/simulbench: 5 selected (and 5 again by another directory, counted " \
+        "once): 5 finished" in printed
     # one directory given twice, by two paths to it, is refused in one line
     assert main(["simulbench-board", str(finished), str(tmp_path / "a" / ".." / "sb")]) == 2
     err = capsys.readouterr().err.strip()

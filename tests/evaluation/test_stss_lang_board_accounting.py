@@ -33,9 +33,9 @@ def scenario_set(tmp_path, monkeypatch):
     return save_set(harvest([golden(tmp_path / "run")]), tmp_path / "set.json")
 
 
-def lang(scenario_set, out) -> int:
+def lang(scenario_set, out, *extra) -> int:
     return main(["stss-lang", str(scenario_set), "--arch", "ga", "--model", MODEL, "--judge",
-                 MODEL, "--out", str(out)])
+                 MODEL, "--out", str(out), *extra])
 
 
 def board(out, capsys, *extra):
@@ -99,3 +99,26 @@ def test_an_unknown_judge_filter_is_one_line(scenario_set, tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert err.endswith("no judge nobody/none in this directory; judges present: "
                         "scripted/stss-lang") and len(err.splitlines()) == 1
+
+
+def test_seeds_of_one_configuration_are_one_row_and_other_configurations_told_apart(
+        scenario_set, tmp_path, capsys):
+    # a sweep's cells of one model and architecture, a seed each: once a row each, the seed
+    # shown nowhere ("scripted/stss-lang | ga" twice)
+    for seed in (0, 1):
+        assert lang(scenario_set, tmp_path / f"s{seed}", "--seed", str(seed)) == 0
+    dirs = [tmp_path / "s0" / "ga", tmp_path / "s1" / "ga", tmp_path / "p" / "ga"]
+    assert main(["stss-lang", str(scenario_set), "--arch", "ga", "--model", MODEL, "--judge",
+                 MODEL, "--partner-model", "scripted/town", "--out", str(tmp_path / "p")]) == 0
+    capsys.readouterr()
+    target = tmp_path / "board.json"
+    assert main(["stss-lang-board", *map(str, dirs), "--json", str(target)]) == 0
+    printed = capsys.readouterr().out
+    rows = json.loads(target.read_text())["rows"]
+    assert len(rows) == 2
+    pooled = next(r for r in rows if r["seeds"] == [0, 1])
+    assert pooled["conversation_n"] == "6 (1)" and pooled["selected"] == 6  # 3 x 2 seeds
+    assert "- scripted/stss-lang ga (partner scripted/stss-lang): seeds 0, 1 pooled" in printed
+    table = [line for line in printed.split("\n\n")[1].splitlines()[2:]]
+    assert len(table) == len(set(table)) == 2  # no row printed twice, each told apart
+    assert "ga (partner scripted/town)" in printed

@@ -124,14 +124,29 @@ def test_a_seed_axis_reaches_every_benchmark_that_has_seeds(tmp_path, capsys):
         assert mine[0].endswith("-s0") and mine[1].endswith("-s1"), bench
 
 
-def test_two_seeds_run_two_pingpong_cells_each_on_its_seed(tmp_path, capsys):
-    assert main(["sweep", experiment(tmp_path, models={"plain": "scripted/pingpong"},
-                                     seeds=[0, 1], benchmarks={"pingpong": PINGPONG})]) == 0
+def test_two_seeds_run_a_cell_each_and_are_pooled_on_the_board_and_compared_once(tmp_path,
+                                                                                   capsys):
+    assert main(["sweep", experiment(tmp_path, seeds=[0, 1],
+                                     benchmarks={"pingpong": PINGPONG})]) == 0
     out = tmp_path / "exp"
     cells = json.loads((out / "sweep.json").read_text())["cells"]
-    assert [(c["cell"], c["status"]) for c in cells] == [("plain-s0", "ok"), ("plain-s1", "ok")]
-    board = (out / "pingpong" / "board.md").read_text()
-    assert "| plain-s0 |" in board and "| plain-s1 |" in board
+    assert [(c["cell"], c["status"]) for c in cells] == [
+        ("plain-s0", "ok"), ("plain-s1", "ok"), ("verbose-s0", "ok"), ("verbose-s1", "ok")]
+    board = json.loads((out / "pingpong" / "board.json").read_text())
+    # once a row per seed ("plain-s0", "plain-s1"): one per configuration over its seeds
+    assert [row["label"] for row in board["rows"]] == ["plain", "verbose"] or \
+        [row["label"] for row in board["rows"]] == ["verbose", "plain"]
+    assert all(row["conversations"] == 10 for row in board["rows"])  # 5 pairs x 2 seeds
+    accounting = board["accounting"]["plain"]
+    assert accounting["selected"] == 10 and "duplicate" not in accounting["runs"]
+    # one comparison of the two models over both seeds (was two of n = 5 each)
+    compared = sorted(p.name for p in (out / "comparisons" / "pingpong").iterdir())
+    assert compared == ["plain__vs__verbose.json", "plain__vs__verbose.md"]
+    data = json.loads((out / "comparisons" / "pingpong" / "plain__vs__verbose.json").read_text())
+    assert data["overall"]["n"] == 10 and data["overall"]["units"] == 5
+    assert data["a"]["config"]["seeds"] == [0, 1]
+    summary = (out / "summary.md").read_text()
+    assert summary.count("| pingpong | models | plain | verbose | 10 |") == 1
 
 
 def test_a_refused_cell_keeps_the_summary_of_what_finished(tmp_path, capsys):

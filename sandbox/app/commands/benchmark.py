@@ -145,7 +145,7 @@ def add_run_command(sub, bench, **defaults) -> argparse.ArgumentParser:
 def add_board_command(sub, bench) -> None:
     """`sandbox NAME-board`, its options made from the declaration."""
     b = sub.add_parser(
-        f"{bench.name}-board", help=f"board of {bench.title} directories",
+        f"{bench.name}-board",  # listed under `sandbox board` (board.py), not each apart
         description="Score every configuration from its saved dialogues and judgments (no "
                     "model is called) and print the table (means with a bootstrap 95% CI), "
                     "then the calls and tokens each role spent, judges included. --json "

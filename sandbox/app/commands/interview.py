@@ -130,7 +130,7 @@ def register(sub) -> None:
     s.set_defaults(func=set_main, resumable=True)
 
     b = sub.add_parser(
-        "interview-board", help="the board of interview sets, from their saved files",
+        "interview-board",  # listed under `sandbox board` (board.py)
         description="The mean rating per architecture and question category, with a 95%% "
                     "bootstrap interval and n, from the answers and judgments `sandbox "
                     "interview-set` saved (no model is called).",

@@ -191,7 +191,7 @@ def compare_cells(cells, out: Path) -> list[str]:
     pair (a pair that cannot be compared says why)."""
     import json
 
-    from evaluation.compare import compare_dirs
+    from evaluation.compare import compare_sets
     from evaluation.kit import BoardError
     from sandbox.app.suites.sweep import comparison_pairs
     from sandbox.storage import write_atomic
@@ -201,15 +201,19 @@ def compare_cells(cells, out: Path) -> list[str]:
              "for the observed difference at 80% power; each in full in the file named.", "",
              "| Benchmark | Differ in | A | B | n | B - A | 95% CI | p | items needed | file |",
              "|---|---|---|---|--:|--:|--:|--:|--:|---|"]
-    pairs = [(what, a, b) for what, a, b in comparison_pairs(cells)
-             if _holds_work(a.out) and _holds_work(b.out)]
+    # A configuration's cells of several seeds are one side: one comparison over every seed.
+    pairs = [(what, [c for c in a if _holds_work(c.out)], [c for c in b if _holds_work(c.out)])
+             for what, a, b in comparison_pairs(cells)]
+    pairs = [(what, a, b) for what, a, b in pairs if a and b]
     if not pairs:
         return []
-    for what, a, b in pairs:
-        where = Path(out) / COMPARISONS / a.benchmark / f"{a.name}__vs__{b.name}"
-        head = f"| {a.benchmark} | {what} | {a.name} | {b.name} |"
+    for what, a_cells, b_cells in pairs:
+        a, b = a_cells[0], b_cells[0]
+        a_name, b_name = a.config or a.name, b.config or b.name
+        where = Path(out) / COMPARISONS / a.benchmark / f"{a_name}__vs__{b_name}"
+        head = f"| {a.benchmark} | {what} | {a_name} | {b_name} |"
         try:
-            report = compare_dirs(str(a.out), str(b.out))
+            report = compare_sets([str(c.out) for c in a_cells], [str(c.out) for c in b_cells])
         except (BoardError, OSError) as exc:
             lines.append(f"{head} - | - | - | - | - | not compared: "
                          f"{str(exc).replace('|', '/')} |")

@@ -50,10 +50,10 @@ from evaluation.kit import (
     read_dialogue,
     role_usage,
     test_doubles,
-    told_apart,
     usage_table,
 )
 from evaluation.kit.judging import JudgeTally, Panel, judge_run
+from evaluation.kit.rows import pool_rows
 from sandbox.budget import Budget, BudgetExhausted
 from sandbox.files import FileFormatError
 from sandbox.llm import (
@@ -460,10 +460,10 @@ def board_report(bench: Benchmark, dirs: Sequence[Path | str], **kwargs) -> Boar
     of every role, judges included, of every configuration (from the runs' calls.jsonl)."""
     report = bench.board.build(dirs, **kwargs)
     found = [read_bench_dir(path, bench.manifest_file, f"sandbox {bench.name}") for path in dirs]
-    labels = told_apart([f.label for f in found], [f.path for f in found])  # as the board's
+    rows = pool_rows(found, bench.board.pooled, kwargs.get("judges"))  # as the board's rows
     uncounted: list[str] = []
-    usage = {label: role_usage(f.runs, bench.roles_by_tag(), uncounted)
-             for f, label in zip(found, labels, strict=True)}
+    usage = {row.label: role_usage([r for f in row.benches for r in f.runs],
+                                   bench.roles_by_tag(), uncounted) for row in rows}
     markdown = report.markdown + "\nCalls and tokens per role:\n\n" + \
         "\n".join(usage_table(usage, uncounted)) + "\n"
     doubles = test_doubles([m for f in found for m in [*(f.manifest.get("roles") or {}).values(),

@@ -166,6 +166,7 @@ class Cell:
     said: str = ""
     seed: int | None = None  # the cell's one seed (None: the benchmark's seeds axis, or none)
     alias: str = ""  # the model's name in the experiment file
+    config: str = ""  # the configuration's name, its board label: `name` without its seed
 
 
 @dataclass
@@ -204,7 +205,10 @@ def plan(experiment: Experiment, out: Path, recipes: dict[str, Any]) -> Plan:
         for alias, model in experiment.models.items():
             for arch in archs:
                 for seed in per_seed:
-                    cell = f"{alias}-{Path(arch).stem}" if arch else alias
+                    # The configuration's name: its cells of several seeds share it, so the
+                    # board pools them into one row (evaluation/kit/rows.py).
+                    config = f"{alias}-{Path(arch).stem}" if arch else alias
+                    cell = config
                     if seed is not None and len(per_seed) > 1:
                         cell += f"-s{seed}"
                     cell_out = out / name / cell
@@ -217,10 +221,10 @@ def plan(experiment: Experiment, out: Path, recipes: dict[str, Any]) -> Plan:
                     elif seed is not None:
                         argv += [recipe.seed_flag, str(seed)]
                     if recipe.label_flag:
-                        argv += [recipe.label_flag, cell]
+                        argv += [recipe.label_flag, config]
                     argv += ["--out", str(cell_out)]
                     found.cells.append(Cell(name, cell, model.model, arch, argv, cell_out,
-                                            seed=seed, alias=alias))
+                                            seed=seed, alias=alias, config=config))
                     outs.append(cell_out)
         found.boards[name] = [recipe.board, *map(str, outs), "--markdown",
                               str(out / name / "board.md"), "--json",
@@ -245,20 +249,24 @@ def record(experiment: Experiment, source: Path, digest: str, found: Plan) -> di
                       for c in found.cells]}
 
 
-def comparison_pairs(cells: list[Cell]) -> list[tuple[str, Cell, Cell]]:
-    """(what differs, A, B) for every pair of cells of one benchmark and seed that differ in
-    one thing: two architectures of one model, then two models on one architecture. A is the
-    one first in the experiment file."""
-    groups: dict[tuple[str, int | None], list[Cell]] = {}
+def comparison_pairs(cells: list[Cell]) -> list[tuple[str, list[Cell], list[Cell]]]:
+    """(what differs, A's cells, B's cells) for every pair of configurations of one benchmark
+    that differ in one thing: two architectures of one model, then two models on one
+    architecture. A configuration's cells are all its seeds (a cell per seed): compared over
+    them all, one comparison, not one per seed. A is the one first in the experiment file."""
+    configs: dict[tuple[str, str], list[Cell]] = {}
     for cell in cells:
-        groups.setdefault((cell.benchmark, cell.seed), []).append(cell)
+        configs.setdefault((cell.benchmark, cell.config or cell.name), []).append(cell)
+    groups: dict[str, list[list[Cell]]] = {}
+    for (benchmark, _), mine in configs.items():
+        groups.setdefault(benchmark, []).append(mine)
     pairs = []
     for mine in groups.values():
         couples = list(combinations(mine, 2))
         pairs += [("architectures", a, b) for a, b in couples
-                  if a.alias == b.alias and a.architecture != b.architecture]
+                  if a[0].alias == b[0].alias and a[0].architecture != b[0].architecture]
         pairs += [("models", a, b) for a, b in couples
-                  if a.alias != b.alias and a.architecture == b.architecture]
+                  if a[0].alias != b[0].alias and a[0].architecture == b[0].architecture]
     return pairs
 
 

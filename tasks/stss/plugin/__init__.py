@@ -105,4 +105,4 @@ PLUGIN = Plugin(
     sweep=Sweep("stss", "--model", "stss-board", arch_flag="--arch", seeds_flag="--seeds",
                 label_flag=None, check=sweep_check),
     outputs={SUITE_FILE: "an STSS suite (sandbox stss)"},
-    boards={SUITE_FILE: board})
+    boards={SUITE_FILE: board}, board_commands={SUITE_FILE: "stss-board"})

@@ -266,7 +266,7 @@ def register(sub) -> None:
 def register_board(sub) -> None:
     """`sandbox stss-board DIR...`: the board of one or more suites."""
     b = sub.add_parser(
-        "stss-board", help="board of STSS suites: Table 4 with intervals, n and the accounting",
+        "stss-board",  # listed under `sandbox board` (sandbox/app/commands/board.py)
         description="Merge suite directories (written by `sandbox stss --out`) into one board, "
                     "from their score files (no model is called, nothing is scored again): a "
                     "row per configuration (model x architecture; one found in several suites "
@@ -468,12 +468,18 @@ def checked_options(args, archs, world, window, episodes):
     """What OUT/suite.json will say, checked as the run checks it (an unknown model alias, an
     --out holding another kind of output or a suite of other options: a UserError or
     ValueError), by the run and its dry run alike."""
+    from sandbox.llm import model_name
     from worlds import world_ref
 
     from .suite import SuiteOptions, arch_dir, check_options, episode_key
 
     roles = town_roles(args)
+    named = {"model": model_name(roles.evaluated.model, roles.evaluated.endpoint)}
+    if roles.background is not None:
+        named["background_model"] = model_name(roles.background.model,
+                                               roles.background.endpoint)
     return check_options(args.out, SuiteOptions(
+        named=named,
         model=args.model, background_model=roles.background and args.background_model,
         performer_routing=roles.routing if roles.routed else None,
         world=world_ref(world), background=args.background, window=window,

@@ -80,6 +80,10 @@ class SuiteOptions(BaseModel):
     # Every episode a run of the suite planned (<template>/<arch>/s<seed>, `episode_key`),
     # over all its runs: what a board accounts for, an episode never started included.
     episodes: list[str] = Field(default_factory=list)
+    # Who `model` and `background_model` are, as the models file resolved them ("alias (model
+    # id)", or the model id): what boards and compare name and match a row by, never the
+    # string typed. Not written when empty (a suite from before it reads as it did).
+    named: dict[str, str] = Field(default_factory=dict, exclude_if=lambda v: not v)
 
 
 OPTION_NAMES = {"model": "--model", "background_model": "--background-model",
@@ -96,6 +100,11 @@ def _differences(old: SuiteOptions, new: SuiteOptions) -> list[tuple[str, object
         was[key], now[key] = was["window"][key], now["window"][key]
     diffs = [(k, was.get(k), now.get(k)) for k in OPTION_NAMES
              if k != "architectures" and was.get(k) != now.get(k)]
+    # An alias typed alike may resolve to another model now (the models file edited): the
+    # suite's episodes were run by the one it recorded.
+    for key, name in now.get("named", {}).items():
+        if key in OPTION_NAMES and was.get("named", {}).get(key, name) != name:
+            diffs.append((key, f"{was['named'][key]}", name))
     for name, ref in now["architectures"].items():
         if was["architectures"].get(name, ref) != ref:
             diffs.append(("architectures", f"{name} = {was['architectures'][name]}",
