@@ -171,8 +171,9 @@ class Society:
             if whisper.waiting is None:
                 raise NotResumable("a whisper is about to be planted")
             waits[f"whisper:{i}"] = whisper.waiting
-        return {"town": self.town.get_state(), "conversations": dict(sorted(self._conversations.items())),
-                "agents": agents,
+        # by initiator: the order they first talked in follows the schedule
+        return {"town": self.town.get_state(),
+                "conversations": dict(sorted(self._conversations.items())), "agents": agents,
                 "whispers": [[w.agent, w.text, w.at] for w in self._whispers]}, waits
 
     def restore(self, engine: Engine, state: dict, waits: dict[str, simpy.Event],
