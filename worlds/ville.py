@@ -14,7 +14,8 @@ The reference keeps its map as Tiled exports in a `matrix/` folder:
 
 What becomes what: a collision tile is blocked (`wall` inside a sector, `obstacle` outside);
 one the reference labels with an arena is a wall seen as part of that arena (its perception
-learns a room through its wall), of the piece of the arena it touches; every other tile is the floor of its arena (sector and arena named as in the reference). Walkable
+learns a room through its wall), of the piece of the arena it touches; every other tile
+is the floor of its arena (sector and arena named as in the reference). Walkable
 tiles the reference leaves without an arena still need one here: a sector's own become its
 `grounds`, tiles outside every sector the `outdoors` sector. An arena drawn in several
 unconnected pieces keeps its name on its piece in the town (the walkable ground holding the most
