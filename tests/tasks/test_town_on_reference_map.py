@@ -128,7 +128,8 @@ def test_the_shipped_day_in_an_imported_town_starts_on_the_towns_own_date(tmp_pa
     writes in a config file still wins over the town's."""
     out = tmp_path / "run"
     code = main(["run", "town_day", "--world", str(walled.source), "--residents", "2",
-                 "--model", "scripted/town", "--hours", "1", "--embedder", "hashing", "--out", str(out), "--quiet"])
+                 "--model", "scripted/town", "--hours", "1", "--embedder", "hashing",
+                 "--out", str(out), "--quiet"])
     assert code == 0
     assert load_run(out).header.start_time == datetime(2023, 2, 13, 6, 0)
     (tmp_path / "given").mkdir()
