@@ -137,6 +137,8 @@ class Estimate:
                         f"{line.source} |")
         head = (f"Dry run: {self.units} {noun}(s) to run, {self.skipped} finished and skipped; "
                 "nothing was written.")
+        if not self.lines:
+            rows = []
         tail = []
         if self.wall_s is not None:
             tail.append(f"Wall time: about {_duration(self.wall_s)} ({self.wall_how}).")
