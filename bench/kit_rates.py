@@ -34,7 +34,6 @@ from sandbox.app.suites.benchmark import RUNS  # noqa: E402
 from sandbox.app.suites.resume import finished  # noqa: E402
 from tasks.stss_lang.plugin import STSS_LANG  # noqa: E402
 
-
 # Single-room benchmarks run by a command of their plug-in's own, not the kit's.
 OWN_COMMAND = {"stss-lang": STSS_LANG}
 
