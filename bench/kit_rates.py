@@ -19,6 +19,7 @@ into its own entry beside the others.
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import tempfile
 from datetime import date
@@ -27,10 +28,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from sandbox.app.cli import main as sandbox  # noqa: E402
-from sandbox.app.commands.benchmark import measured_rates, rates_key  # noqa: E402
 from sandbox.app.plugins import plugins  # noqa: E402
 from sandbox.app.suites.benchmark import RUNS  # noqa: E402
+from sandbox.app.suites.estimate import measured_rates, rates_key  # noqa: E402
 from sandbox.app.suites.resume import finished  # noqa: E402
 from tasks.stss_lang.plugin import STSS_LANG  # noqa: E402
 
@@ -50,7 +50,8 @@ def main() -> int:
         return 2
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "bench"
-        if sandbox([name, *args, "--out", str(out)]) != 0:
+        command = [sys.executable, "-m", "sandbox.app.cli", name, *args, "--out", str(out)]
+        if subprocess.run(command, cwd=ROOT, stdout=subprocess.DEVNULL).returncode != 0:
             print(f"sandbox {name} failed: nothing written", file=sys.stderr)
             return 1
         data = json.loads(bench.rates.read_text()) if bench.rates.is_file() else {}

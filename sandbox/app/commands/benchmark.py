@@ -284,7 +284,6 @@ def add_board_outputs(p: argparse.ArgumentParser, plot_help: str) -> None:
 
 def write_board(report, args) -> None:
     """Print a board report, and write it where --markdown, --json and --plot say."""
-    import json
 
     from evaluation.kit import plot_png
     from sandbox.storage import write_atomic
@@ -377,47 +376,13 @@ def dry_run(bench, args) -> int:
     return 0
 
 
-def measured_rates(bench, done: list[Path]) -> dict:
-    """Calls, tokens and latency per role over the finished items `done` (their units: items):
-    the role each call was made in (calls.jsonl), else the one its tag belongs to."""
-    from sandbox.app.suites.estimate import Rate
-    from sandbox.log import read_calls
-
-    by_tag = bench.roles_by_tag()
-    rates = {role: Rate(len(done)) for role in dict.fromkeys(by_tag.values())}
-    for run_dir in done:
-        for record in read_calls(run_dir)[0]:
-            role = record.role or by_tag.get(record.tag, record.tag)
-            rates[role] = rates.get(role, Rate(len(done))).plus(Rate(
-                0, 1, record.prompt_tokens, record.completion_tokens, record.latency_s))
-    return rates
-
-
-def rates_key(options: dict) -> str:
-    """The options a kept rate was measured under, as its key in the rates file."""
-    return json.dumps({k: None if v is None else str(v) for k, v in options.items()},
-                      sort_keys=True)
-
-
-def kept_rates(bench, options: dict) -> tuple[dict, str]:
-    """The rates kept with `bench` for these options, and the model they were measured on;
-    empty when the benchmark keeps none for them."""
-    from sandbox.app.suites.estimate import read_rates
-
-    if bench.rates is None or not bench.rates.is_file():
-        return {}, ""
-    data = json.loads(bench.rates.read_text(encoding="utf-8"))
-    return read_rates(bench.rates).get(rates_key(options), {}), \
-        str(data.get("models", {}).get(rates_key(options), ""))
-
-
 def kit_estimate(bench, args, units: int, done: list[Path], options: dict,
                  models: dict[str, str]):
     """What `units` items will spend per role and model: at the rate of the directory's
     finished items `done`, else the rates kept with the benchmark for these options (measured
     on its scripted models: the calls this code makes; every model is estimated alike from
     them, said); neither: said, no rows."""
-    from sandbox.app.suites.estimate import Estimate, Line
+    from sandbox.app.suites.estimate import Estimate, Line, kept_rates, measured_rates
 
     estimate = Estimate(units, len(done))
     rates, source = measured_rates(bench, done), f"{len(done)} finished {bench.noun} here"

@@ -99,6 +99,35 @@ def read_rates(path: Path) -> Rates:
     return {g: {r: Rate(**v) for r, v in roles.items()} for g, roles in data["rates"].items()}
 
 
+def measured_rates(bench, done: list[Path]) -> dict:
+    """Calls, tokens and latency per role over the finished items `done` (their units: items):
+    the role each call was made in (calls.jsonl), else the one its tag belongs to."""
+    by_tag = bench.roles_by_tag()
+    rates = {role: Rate(len(done)) for role in dict.fromkeys(by_tag.values())}
+    for run_dir in done:
+        for record in read_calls(run_dir)[0]:
+            role = record.role or by_tag.get(record.tag, record.tag)
+            rates[role] = rates.get(role, Rate(len(done))).plus(Rate(
+                0, 1, record.prompt_tokens, record.completion_tokens, record.latency_s))
+    return rates
+
+
+def rates_key(options: dict) -> str:
+    """The options a kept rate was measured under, as its key in the rates file."""
+    return json.dumps({k: None if v is None else str(v) for k, v in options.items()},
+                      sort_keys=True)
+
+
+def kept_rates(bench, options: dict) -> tuple[dict, str]:
+    """The rates kept with `bench` for these options, and the model they were measured on;
+    empty when the benchmark keeps none for them."""
+    if bench.rates is None or not bench.rates.is_file():
+        return {}, ""
+    data = json.loads(bench.rates.read_text(encoding="utf-8"))
+    return read_rates(bench.rates).get(rates_key(options), {}), \
+        str(data.get("models", {}).get(rates_key(options), ""))
+
+
 @dataclass
 class Line:
     """One row of an estimate: a role, the model it runs on, and what it will spend."""
