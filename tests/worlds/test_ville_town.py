@@ -188,3 +188,14 @@ def test_a_room_is_seen_through_its_labelled_wall_at_the_vision_radius(tmp_path)
     # The reference's square stops one short of the map's last column and row.
     assert f"ville:{PARK}:park" in map(str, world.arenas())
     assert f"ville:{PARK}:park" not in map(str, world.arenas_near([(12, 0), (13, 3)], 2))
+
+
+def test_a_labelled_wall_is_seen_as_the_piece_of_its_arena_it_touches(tmp_path):
+    """An arena drawn in two pieces ('park', 'park (2)'): its fence beside the smaller piece
+    shows that piece; one touching no piece shows the arena's own name."""
+    art = "ppp.y.yqq\n........."
+    done = import_ville(write_checkout(tmp_path / "ga", art=art, personas={}),
+                        tmp_path / "out")
+    world = World.load(done.world_file)
+    assert [str(a) for a in world.arenas_near([(6, 0)], 0)] == [f"ville:{PARK}:park (2)"]
+    assert [str(a) for a in world.arenas_near([(4, 0)], 0)] == [f"ville:{PARK}:park"]
