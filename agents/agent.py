@@ -139,6 +139,14 @@ class GenerativeAgent:
             if callbacks is not None and log not in callbacks:
                 callbacks.append(log)
 
+    def log_memory_to(self, engine: Engine) -> None:
+        """Log this agent's memory to `engine` from now on, first the memories it already holds
+        (a stream rebuilt from a run's log: each a `memory_added` at this moment, created when
+        it was), so every id a later `memory_retrieved` names has been logged, as in the town."""
+        self._engine = engine
+        for node in getattr(self.memory, "nodes", []):
+            self._log_memory(node, engine.now)
+
     def _log_memory(self, node: MemoryNode, t: float) -> None:
         if self._engine is not None:
             self._engine.emit(MemoryAdded(

@@ -200,11 +200,16 @@ class GAPlanner:
         engine.emit(PlanMade(t=engine.now, agent=agent.name, level="daily",
                              items=self.daily_plan, wake_up=wake_clock))
         bedtime = int(persona.sleeps_at[:2]) or 24
-        fallback = Schedule(blocks=[ScheduleItem(hour=daily.wake_up_hour, activity=item)
-                                    for item in self.daily_plan[:1]] +
-                            [ScheduleItem(hour=min(23, daily.wake_up_hour + 1 + i),
-                                          activity=item)
-                             for i, item in enumerate(self.daily_plan[1:])])
+        # The default (a person's Enter, a model's fallback) is a day that can still happen:
+        # its things an hour apart from the wake-up hour or the present one, whichever is
+        # later, and bed at the resident's bedtime. Before, bed came three hours after waking:
+        # a day begun at 15:00 had the resident in bed all afternoon, its task lost.
+        first = max(daily.wake_up_hour, engine.now_datetime.hour)
+        hours = [min(23, first + i) for i in range(len(self.daily_plan))]
+        if len(hours) > 1 and is_sleep(self.daily_plan[-1]):
+            hours[-1] = min(23, max(hours[-1], bedtime if bedtime > first else 23))
+        fallback = Schedule(blocks=[ScheduleItem(hour=hour, activity=item)
+                                    for hour, item in zip(hours, self.daily_plan, strict=True)])
         schedule = yield from self._ask(agent, engine, "plan_hourly.j2", "plan.hourly",
                                         Schedule, fallback, 400, about=now,
                                         date=date, wake_up=wake_clock,

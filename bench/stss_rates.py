@@ -29,17 +29,17 @@ from evaluation.stss.scoring import task_of  # noqa: E402
 from sandbox.app.suites.estimate import measure, rates_data, read_rates  # noqa: E402
 from sandbox.log import load_run  # noqa: E402
 from tasks.stss import EpisodeWindow  # noqa: E402
-from tasks.stss.plugin.commands import resident_hours  # noqa: E402
+from tasks.stss.plugin.commands import episode_size  # noqa: E402
 from tasks.stss.plugin.cost import RATES_FILE, classify  # noqa: E402
 
 ONE_A_TYPE = "public_spring_tasting,appointment_portrait,inviting_pool_game,online_book_club," \
              "help_library_books"
 
 
-def suite_runs(suite: Path) -> list[tuple[Path, float, str]]:
-    """(run directory, resident-hours, architecture directory) of every finished episode of a
-    suite, the hours as `sandbox stss --dry-run` counts them (resident_hours: the planned
-    window times the residents), from the task and window its header records."""
+def suite_runs(suite: Path) -> list[tuple[Path, object, str]]:
+    """(run directory, its units, architecture directory) of every finished episode of a
+    suite, counted as `sandbox stss --dry-run` counts them (episode_size: the planned window
+    and the residents), from the task and window its header records."""
     out = []
     for header in sorted(suite.glob("*/*/s*/header.json")):
         run_dir = header.parent
@@ -47,7 +47,7 @@ def suite_runs(suite: Path) -> list[tuple[Path, float, str]]:
             continue
         run = load_run(run_dir)
         window = EpisodeWindow(**run.header.config["window"])
-        out.append((run_dir, resident_hours(task_of(run), window), run_dir.parent.name))
+        out.append((run_dir, episode_size(task_of(run), window).units, run_dir.parent.name))
     return out
 
 

@@ -337,4 +337,23 @@ def nothing_happened(happened: Counter[str], calls: list[CallRecord],
     answered = sum("fallback" not in call.faults for call in calls)
     if calls and not answered:
         warnings.append(f"no model answer: all {len(calls)} LLM calls fell back to a default")
+    warnings += too_long(calls)
     return warnings
+
+
+def too_long(calls: list[CallRecord]) -> list[str]:
+    """A warning per model that refused calls as longer than it takes: how many (they fell back
+    to their defaults; asking again would not help), the first, and the server's reason."""
+    refused: dict[str, list[CallRecord]] = {}
+    for call in calls:
+        if call.refused is not None:
+            refused.setdefault(_who(call), []).append(call)
+    out = []
+    for who, mine in refused.items():
+        first = mine[0]
+        asked = ", ".join(x for x in (first.tag, first.agent) if x)
+        out.append(f"too long for {who}: {len(mine)} call(s) longer than the model takes fell "
+                   f"back to their defaults, from call {first.seq} ({asked}): "
+                   f"{first.refused}; use a model (or start its server) with a longer "
+                   "context window")
+    return out

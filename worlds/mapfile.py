@@ -5,6 +5,8 @@
     tile_meters: 4.0                # walking time = tile_meters / walking speed per tile
     legend:
       "#": {blocked: wall}          # a tile nobody can walk on
+      "|": {blocked: wall, sector: Copper Kettle Cafe, arena: dining room}  # a wall seen as
+                                    # part of that arena (perception), never walked
       "c": {sector: Copper Kettle Cafe, arena: dining room}   # floor of one arena
       "=": {object: bed}            # an object; its arena is the floor around it
       ".": {sector: streets, arena: Main Street, color: "#d8d2c4"}  # colour: optional
@@ -42,7 +44,8 @@ def _no_colon(value: str | None) -> str | None:
 
 
 class LegendEntry(BaseModel):
-    """What one grid symbol means: a blocked tile, an arena's floor, or an object."""
+    """What one grid symbol means: a blocked tile (optionally seen as part of an arena: the
+    reference town's walls belong to their rooms), an arena's floor, or an object."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -67,8 +70,11 @@ class LegendEntry(BaseModel):
     @model_validator(mode="after")
     def _one_meaning(self) -> LegendEntry:
         if self.blocked is not None:
-            if self.sector or self.arena or self.object:
-                raise ValueError("a blocked symbol has no sector, arena or object")
+            if self.object:
+                raise ValueError("a blocked symbol has no object (nobody stands at it)")
+            if bool(self.sector) != bool(self.arena):
+                raise ValueError("a blocked symbol seen as part of an arena gives both sector "
+                                 "and arena (or neither)")
         elif bool(self.sector) != bool(self.arena):
             raise ValueError("give both sector and arena (or neither, for a plain object)")
         elif not (self.arena or self.object):

@@ -13,7 +13,9 @@ The reference keeps its map as Tiled exports in a `matrix/` folder:
                                    (objects use "<all>" for the arena: the tile's own arena)
 
 What becomes what: a collision tile is blocked (`wall` inside a sector, `obstacle` outside);
-every other tile is the floor of its arena (sector and arena named as in the reference). Walkable
+one the reference labels with an arena is a wall seen as part of that arena (its perception
+learns a room through its wall), of the piece of the arena it touches; every other tile
+is the floor of its arena (sector and arena named as in the reference). Walkable
 tiles the reference leaves without an arena still need one here: a sector's own become its
 `grounds`, tiles outside every sector the `outdoors` sector. An arena drawn in several
 unconnected pieces keeps its name on its piece in the town (the walkable ground holding the most
@@ -212,10 +214,13 @@ def convert(matrix: Matrix, name: str = "ville",
 
     arena_of: dict[tuple[int, int], tuple[str, str]] = {}
     blocked: dict[tuple[int, int], str] = {}
+    walls: dict[tuple[int, int], tuple[str, str]] = {}  # collision tiles the arena maze labels
     for y in range(matrix.height):
         for x in range(matrix.width):
             if mazes["collision"][y][x]:
                 blocked[(x, y)] = "wall" if mazes["sector"][y][x] else "obstacle"
+                if mazes["arena"][y][x]:
+                    walls[(x, y)] = reference_place(x, y)
             else:
                 arena_of[(x, y)] = reference_place(x, y)
     result = VilleWorld(data={})
@@ -235,8 +240,10 @@ def convert(matrix: Matrix, name: str = "ville",
                 on_floor.add(address)
                 objects[(x, y)] = obj
     result.lost_objects = sorted(on_blocked - on_floor)
+    named = dict(arena_of)  # the reference's names, before pieces are told apart
     _split_pieces(arena_of, result, _town_tiles(matrix, arena_of))
-    data = _world_file(matrix, name, tile_meters, arena_of, blocked, objects)
+    seen = _wall_arenas(walls, named, arena_of)
+    data = _world_file(matrix, name, tile_meters, arena_of, blocked, objects, seen)
     data["spawns"] = _spawns(matrix, name, arena_of, objects, result)
     result.data = data
     return result
@@ -283,32 +290,61 @@ def _split_pieces(arena_of: dict[tuple[int, int], tuple[str, str]], result: Vill
                 arena_of[tile] = (sector, f"{arena} ({number})")
 
 
+def _wall_arenas(walls: dict[tuple[int, int], tuple[str, str]],
+                 named: dict[tuple[int, int], tuple[str, str]],
+                 arena_of: dict[tuple[int, int], tuple[str, str]]
+                 ) -> dict[tuple[int, int], tuple[str, str]]:
+    """The arena each labelled collision tile is seen as: the piece of its arena whose floor it
+    touches (of its eight neighbours, the first in map order), else the arena's own name; none
+    when the arena has no floor at all (it is no place here)."""
+    floors = set(arena_of.values())
+    seen: dict[tuple[int, int], tuple[str, str]] = {}
+    for (x, y), place in walls.items():
+        touching = [arena_of[n] for n in ((x + dx, y + dy) for dy in (-1, 0, 1)
+                                          for dx in (-1, 0, 1))
+                    if named.get(n) == place]
+        if touching:
+            seen[(x, y)] = touching[0]
+        elif place in floors:
+            seen[(x, y)] = place
+    return seen
+
+
 def _world_file(matrix: Matrix, name: str, tile_meters: float,
                 arena_of: dict[tuple[int, int], tuple[str, str]],
-                blocked: dict[tuple[int, int], str], objects: dict[tuple[int, int], str]) -> dict:
+                blocked: dict[tuple[int, int], str], objects: dict[tuple[int, int], str],
+                seen: dict[tuple[int, int], tuple[str, str]]) -> dict:
     pool = iter(_symbol_pool())
     legend: dict[str, dict] = {WALL: {"blocked": "wall"}, OBSTACLE: {"blocked": "obstacle"}}
     symbol_of: dict[tuple[str, ...], str] = {}
+
+    def symbol(key: tuple[str, ...], entry: dict) -> str:
+        if key not in symbol_of:
+            try:
+                symbol_of[key] = next(pool)
+            except StopIteration:
+                raise FileFormatError(matrix.folder, "more places than legend symbols") from None
+            legend[symbol_of[key]] = entry
+        return symbol_of[key]
+
     rows = []
     for y in range(matrix.height):
         row = []
         for x in range(matrix.width):
             tile = (x, y)
-            if tile in blocked:
+            if tile in seen:
+                sector, arena = seen[tile]
+                row.append(symbol((blocked[tile], sector, arena, ""),
+                                  {"blocked": blocked[tile], "sector": sector, "arena": arena}))
+            elif tile in blocked:
                 row.append(WALL if blocked[tile] == "wall" else OBSTACLE)
-                continue
-            key = (*arena_of[tile], objects[tile]) if tile in objects else arena_of[tile]
-            if key not in symbol_of:
-                try:
-                    symbol_of[key] = next(pool)
-                except StopIteration:
-                    raise FileFormatError(matrix.folder, "more places than legend symbols") \
-                        from None
-                entry = {"sector": key[0], "arena": key[1]}
-                if len(key) == 3:
-                    entry["object"] = key[2]
-                legend[symbol_of[key]] = entry
-            row.append(symbol_of[key])
+            elif tile in objects:
+                sector, arena = arena_of[tile]
+                row.append(symbol((sector, arena, objects[tile]),
+                                  {"sector": sector, "arena": arena, "object": objects[tile]}))
+            else:
+                sector, arena = arena_of[tile]
+                row.append(symbol((sector, arena), {"sector": sector, "arena": arena}))
         rows.append("".join(row))
     used = {c for row in rows for c in row}
     legend = {s: e for s, e in legend.items() if s in used}

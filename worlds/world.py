@@ -74,9 +74,13 @@ class World:
         self.blocked: dict[Tile, str] = {}  # tile -> terrain name
         self._arena_of: dict[Tile, Address] = {}
         self._object_of: dict[Tile, Address] = {}
+        self._wall_of: dict[Tile, Address] = {}  # blocked tiles seen as part of an arena
         self._label_tiles()
         self.tile_graph = self._build_tile_graph()
         self._tiles: dict[Address, list[Tile]] = self._index_places()
+        self._check_walls()
+        # What a tile shows someone looking at it: its arena, walls included.
+        self._seen_as: dict[Tile, Address] = {**self._arena_of, **self._wall_of}
         # The places of a level, and those within a place, asked for again and again (a town
         # of 1,000 residents asks each sector's arenas a million times while it builds their
         # known places): computed once each, the world being immutable.
@@ -151,7 +155,7 @@ class World:
             if symbol not in used and entry.blocked is None:
                 self._fail(f"{self._describe(entry)} is never drawn on the grid, so no tile "
                            "would reach it", f"legend.{symbol}")
-            if entry.arena is None:
+            if entry.arena is None or entry.blocked is not None:  # a wall names no new place
                 continue
             address = Address.of(self.name, entry.sector, entry.arena, entry.object)
             if address in first:
@@ -176,6 +180,8 @@ class World:
                 entry = legend[symbol]
                 if entry.blocked is not None:
                     self.blocked[(x, y)] = entry.blocked
+                    if entry.arena is not None:
+                        self._wall_of[(x, y)] = Address.of(self.name, entry.sector, entry.arena)
                 elif entry.arena is not None:
                     place = self._symbols[symbol]
                     self._arena_of[(x, y)] = place.up_to("arena")
@@ -219,6 +225,13 @@ class World:
             for place in places:
                 tiles.setdefault(place, []).append(tile)
         return tiles
+
+    def _check_walls(self) -> None:
+        """A wall seen as part of an arena names an arena whose floor is drawn."""
+        for (x, y), arena in self._wall_of.items():
+            if arena not in self._tiles:
+                self._fail(f"a wall seen as part of '{arena}', which has no floor on the grid",
+                           self._cell(x, y))
 
     def _check_arenas_connected(self) -> None:
         for arena in self.arenas():
@@ -415,20 +428,22 @@ class World:
         return tiles[len(tiles) // 2]
 
     def arenas_near(self, tiles: list[Tile], radius: int) -> set[Address]:
-        """The arenas of every walkable tile within `radius` tiles (a square, as the reference
-        perceives) of any of `tiles`."""
+        """The arenas seen within `radius` tiles of any of `tiles`, as the reference perceives
+        (its maze.get_nearby_tiles): a square of side 2 * radius + 1, walls seen as part of an
+        arena included (a room is learned through its wall at the square's edge), and never
+        the map's last column or row (the reference's bound stops one short there)."""
         rows: dict[int, list[tuple[int, int]]] = {}  # row -> x intervals the squares cover
         for x, y in tiles:
-            for row in range(max(0, y - radius), min(self.height, y + radius + 1)):
+            for row in range(max(0, y - radius), min(self.height - 1, y + radius + 1)):
                 rows.setdefault(row, []).append((max(0, x - radius),
-                                                 min(self.width - 1, x + radius)))
+                                                 min(self.width - 2, x + radius)))
         found: set[Address] = set()
         for y, spans in rows.items():
             spans.sort()
             reach = -1  # columns up to here are done: overlapping squares are read once
             for lo, hi in spans:
                 for x in range(max(lo, reach + 1), hi + 1):
-                    arena = self._arena_of.get((x, y))
+                    arena = self._seen_as.get((x, y))
                     if arena is not None:
                         found.add(arena)
                 reach = max(reach, hi)
@@ -444,7 +459,8 @@ class World:
         """The floor colour the legend gives an arena (`color` on its floor symbol), for
         renderers; arenas without one are left out (each renderer picks its own)."""
         return {Address.of(self.name, e.sector, e.arena): e.rgb
-                for e in self.spec.legend.values() if e.arena and not e.object and e.rgb}
+                for e in self.spec.legend.values()
+                if e.arena and not e.object and e.blocked is None and e.rgb}
 
     def terrain_colours(self) -> dict[str, tuple[int, int, int]]:
         """The colour the legend gives a blocked terrain (`{blocked: water, color: ...}`)."""

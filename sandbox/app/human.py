@@ -49,7 +49,10 @@ def add_human_options(g) -> None:
     g.add_argument("--human-ui", type=human_ui_spec, metavar="UI",
                    help="how the person is asked: window (the viewer, live, the simulation "
                         "waiting at each decision), terminal (typed or piped answers), "
-                        "script:FILE (answers from a YAML file) [default: window]")
+                        "script:FILE (answers from a YAML list, each a purpose and the "
+                        "fields of its form: wake_up_hour, plan; hour_0, hour_1, ..., add, "
+                        "add_hour; place, what; decision; line, end; README: 'A person "
+                        "plays a resident') [default: window]")
 
 
 @dataclass

@@ -102,6 +102,9 @@ class Benchmark:
     options     options that shape the dialogues (recorded; must not change in a directory)
     noun        what one run is called in messages ("conversations")
     example     a `sandbox NAME ...` line for --help
+    rates       a rates file kept with the benchmark (bench/kit_rates.py writes it): calls and
+                tokens per item and role, per set of options, for a --dry-run before the first
+                item is finished
     """
 
     name: str
@@ -115,6 +118,7 @@ class Benchmark:
     options: dict[str, Option] = field(default_factory=dict)
     noun: str = "dialogues"
     example: str = ""
+    rates: Path | None = None
 
     @property
     def manifest_file(self) -> str:

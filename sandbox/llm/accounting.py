@@ -50,6 +50,9 @@ class CallRecord(BaseModel):
     cached: bool = False
     retries: int = 0
     faults: list[str] = Field(default_factory=list)
+    # The server's reason when it refused the call as longer than the model takes (fault
+    # "too_long"); absent otherwise.
+    refused: str | None = None
     prefix_tokens: int = 0  # prompt tokens not evaluated again (local backend)
     prefix_restored: bool = False
     prefix_restore_s: float = 0.0
@@ -79,7 +82,7 @@ def steady(line: str) -> bytes:
 
 
 # Written only when set: a call of a single-model run reads as it always has.
-_ONLY_WHEN_SET = ("role", "endpoint", "depth")
+_ONLY_WHEN_SET = ("role", "endpoint", "depth", "refused")
 # Written only when not the default: a call answered once reads as it always has.
 _ONLY_WHEN_NOT = {"attempts": 1}
 
@@ -150,6 +153,7 @@ class CallLog:
                 attempts=completion.attempts,
                 latency_s=round(completion.latency_s, 4), cached=completion.cached,
                 retries=completion.retries, faults=list(completion.faults),
+                refused=completion.refused,
                 prefix_tokens=completion.prefix_tokens,
                 prefix_restored=completion.prefix_restored,
                 prefix_restore_s=round(completion.prefix_restore_s, 4),

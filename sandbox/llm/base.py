@@ -114,6 +114,9 @@ class Completion(BaseModel):
     # as the endpoint counts and bills them.
     attempts: int = 1
     faults: list[str] = Field(default_factory=list)  # e.g. "malformed_json", "fallback"
+    # The server's reason when it refused the call as longer than the model takes (fault
+    # "too_long"): the call fell back to its default, and asking again cannot help.
+    refused: str | None = None
     finish_reason: str | None = None
     model: str = ""
     # The local backend's prompt-prefix reuse: prompt tokens not evaluated again (their KV
@@ -179,6 +182,25 @@ class LLMUnavailable(LLMError):
         super().__init__(message)
         self.retries = retries
         self.faults = list(faults or [])
+
+
+class RequestTooLong(LLMError):
+    """The server refused the request as longer than the model takes (its context window):
+    the same request is refused every time, so it is neither retried nor re-asked; the call
+    falls back to its default, counted (fault "too_long") with the server's reason, and the
+    cache keeps the refusal, so a rerun does not ask again. Not the endpoint's failure: the
+    run goes on and is not `unavailable`.
+
+    Carries the transport retries made and the faults seen before it, like LLMUnavailable.
+    """
+
+    def __init__(self, reason: str, *, retries: int = 0, faults: list[str] | None = None,
+                 cached: bool = False):
+        super().__init__(reason)
+        self.reason = reason  # the server's words (redacted)
+        self.retries = retries
+        self.faults = list(faults or [])
+        self.cached = cached  # the refusal came from the cache: nothing was sent
 
 
 class CacheMiss(LLMError):

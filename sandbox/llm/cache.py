@@ -4,7 +4,8 @@ The key hashes the model id, messages, schema, sampling parameters and seed
 (`LLMRequest.cache_key`).
 Entries are appended to a JSONL file and flushed at once, so a killed run keeps its answers.
 Modes: "record" answers hits from the file and writes misses; "replay" (cache-only) raises
-`CacheMiss` naming the call; "off" passes through.
+`CacheMiss` naming the call; "off" passes through. A request the server refused as longer than
+the model takes is kept too (`refused`: the server's reason), and raised again from the cache.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Literal
 
 from ..files import MAX_LOG_BYTES, FileFormatError, input_lines, json_line
 from ..storage import open_append, repair_if_locked
-from .base import CacheMiss, Completion, LLMRequest, Usage
+from .base import CacheMiss, Completion, LLMRequest, RequestTooLong, Usage
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +94,8 @@ class CachedLLM:
             return self.inner.complete(request)
         key = request.cache_key(self.key_model)
         entry = self._entries.get(key)
+        if entry is not None and isinstance(entry.get("refused"), str):
+            raise RequestTooLong(entry["refused"], cached=True)  # refused before: it would be
         if entry is not None:
             return Completion(text=entry["text"], usage=Usage(**entry["usage"]), cached=True,
                               finish_reason=entry.get("finish_reason"), model=self.model_id)
@@ -101,7 +104,13 @@ class CachedLLM:
                 f"cache-only run: no cached answer for call tag={request.tag!r} "
                 f"agent={request.agent!r} model={self.key_model!r} seed={request.seed} "
                 f"key={key[:12]} in {self.path}")
-        completion = self.inner.complete(request)
+        try:
+            completion = self.inner.complete(request)
+        except RequestTooLong as exc:
+            # Kept, so a rerun (cache-only too) meets the same refusal without asking.
+            self._append({"key": key, "model": self.key_model, "tag": request.tag, "text": "",
+                          "usage": Usage().model_dump(), "refused": exc.reason})
+            raise
         self._append({"key": key, "model": self.key_model, "tag": request.tag,
                       "text": completion.text, "usage": completion.usage.model_dump(),
                       "finish_reason": completion.finish_reason})

@@ -32,6 +32,13 @@ _INVALID = re.compile(r"validation error|input should be|invalid|not supported|u
 # The message of one pydantic error inside a longer text (llama-cpp-python quotes the error
 # list and a traceback line): the part a person needs.
 _PYDANTIC_MSG = re.compile(r"""'msg': (?:"([^"]*)"|'([^']*)')""")
+# How servers say a request is longer than the model takes: OpenAI, vLLM and llama-cpp-python's
+# server ("This model's maximum context length is N tokens. However, you requested ..."), the
+# llama.cpp server ("the request exceeds the available context size"), TGI ("`inputs` tokens
+# + `max_new_tokens` must be <= N"), and the error code OpenAI's body carries.
+_TOO_LONG = re.compile(r"maximum context length|context (?:length|window|size)|"
+                       r"context_length_exceeded|prompt is too long|"
+                       r"tokens \+ .?max_new_tokens.? must be", re.IGNORECASE)
 MOST = 200  # characters of a server's reason quoted in a one-line error
 
 
@@ -83,6 +90,14 @@ def says_invalid(status: int, reason: str) -> bool:
     if status in (401, 403, 404, 408, 409, 429):
         return False
     return bool(_INVALID.search(reason))
+
+
+def too_long(body, reason: str) -> bool:
+    """Whether a refusal says the request is longer than the model takes (its words, or the
+    error code in its body)."""
+    inner = body.get("error", body) if isinstance(body, dict) else None
+    code = inner.get("code") if isinstance(inner, dict) else None
+    return code == "context_length_exceeded" or bool(_TOO_LONG.search(reason))
 
 
 def about_response_format(reason: str) -> bool:

@@ -14,6 +14,9 @@ probe is still answered: a key that died after the command started.
 (`--refuse-json-schema`; `formats=()` refuses every response_format). A one-token probe of the
 JSON dialect (sandbox/llm/dialects.py) is answered too, counted apart (`probes`): it is no
 episode's call.
+`context_tokens=N` gives it a context window: a request whose prompt (its words) and
+max_tokens come to more is refused as llama-cpp-python's server refuses one, HTTP 400
+`context_length_exceeded` (`--context N`).
 `die_after=N` makes it an endpoint that dies during a run: it answers N chat calls, then every
 connection is reset, as by a server that crashed (set `dead = False` to bring it back, or
 `die_after=None`); from the command line, `--die-after N` ends the process after the Nth
@@ -93,7 +96,7 @@ class Loopback:
                  timeout_sleep_s: float = 10.0, retry_after_s: float = 1.0,
                  echo_auth: bool = False, refuse_chat: int | None = None,
                  die_after: int | None = None, formats: tuple[str, ...] = RESPONSE_FORMATS,
-                 host: str = "127.0.0.1", port: int = 0):
+                 context_tokens: int | None = None, host: str = "127.0.0.1", port: int = 0):
         unknown = set(faults) - set(FAULT_KINDS)
         if unknown:
             raise ValueError(f"unknown fault kinds {sorted(unknown)}: known are {FAULT_KINDS}")
@@ -125,6 +128,9 @@ class Loopback:
         self.die_after = die_after
         # The response_format types it takes (besides text); another is refused as invalid.
         self.formats = tuple(formats)
+        # Its context window in tokens (None: unbounded), and the requests refused for it.
+        self.context_tokens = context_tokens
+        self.refused_too_long = 0
         self.probes = 0  # dialect probes answered or refused
         self.refused_formats = 0  # episode requests refused for their response_format
         self.prompt_tokens = self.completion_tokens = 0  # of every answer given
@@ -161,6 +167,7 @@ class Loopback:
                     "max_in_flight": self.max_in_flight, "faults": dict(self.faults),
                     "free_text_faults": dict(self.free_text_faults), "probes": self.probes,
                     "refused_formats": self.refused_formats,
+                    "refused_too_long": self.refused_too_long,
                     "prompt_tokens": self.prompt_tokens,
                     "completion_tokens": self.completion_tokens}
 
@@ -173,6 +180,7 @@ class Loopback:
         with self._lock:
             self.request_log.clear()
             self.requests = self.max_in_flight = self.probes = self.refused_formats = 0
+            self.refused_too_long = 0
             self.prompt_tokens = self.completion_tokens = 0
             self.faults.clear()
             self.free_text_faults.clear()
@@ -357,6 +365,8 @@ class _Handler(BaseHTTPRequestHandler):
         with loopback._lock:
             loopback.request_log.append((self.headers.get(TAG_HEADER) or "",
                                          self.headers.get(AGENT_HEADER) or ""))
+        if self._refuse_length(loopback, body):
+            return
         if loopback.refuse_chat is not None:
             with loopback._lock:
                 loopback.requests += 1
@@ -411,6 +421,25 @@ class _Handler(BaseHTTPRequestHandler):
             loopback.prompt_tokens += prompt_tokens
             loopback.completion_tokens += completion_tokens
         self._json(200, _chat(loopback, body, text, finish, prompt_tokens, completion_tokens))
+
+    def _refuse_length(self, loopback: Loopback, body: dict) -> bool:
+        """Refuse a request longer than its context window, in llama-cpp-python's words."""
+        if loopback.context_tokens is None:
+            return False
+        prompt = sum(len(_text(m.get("content")).split()) for m in body["messages"])
+        asked = prompt + int(body.get("max_tokens") or 0)
+        if asked <= loopback.context_tokens:
+            return False
+        with loopback._lock:
+            loopback.refused_too_long += 1
+        self._json(400, {"error": {
+            "message": f"This model's maximum context length is {loopback.context_tokens} "
+                       f"tokens. However, you requested {asked} tokens ({prompt} in the "
+                       f"messages, {asked - prompt} in the completion). Please reduce the "
+                       "length of the messages or completion.",
+            "type": "invalid_request_error", "param": "messages",
+            "code": "context_length_exceeded"}})
+        return True
 
     def _refuse_format(self, loopback: Loopback, body: dict, probe: bool) -> bool:
         """Refuse a response_format it does not take, as llama-cpp-python's server does."""
@@ -484,6 +513,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--refuse-json-schema", action="store_true",
                    help="refuse a json_schema response_format as llama-cpp-python's server "
                         "does (HTTP 500, a validation error); json_object is taken")
+    p.add_argument("--context", type=int, metavar="N",
+                   help="refuse a request of more than N tokens (prompt words + max_tokens) as "
+                        "llama-cpp-python's server does: 400 context_length_exceeded")
     p.add_argument("--die-after", type=int, metavar="N",
                    help="end the process after answering N chat calls: an endpoint that dies "
                         "during a run")
@@ -501,6 +533,7 @@ def main(argv: list[str] | None = None) -> int:
                           faults=tuple(f.strip() for f in args.faults.split(",") if f.strip()),
                           seed=args.seed, timeout_sleep_s=args.timeout_sleep,
                           refuse_chat=args.refuse_chat, die_after=args.die_after,
+                          context_tokens=args.context,
                           formats=("json_object",) if args.refuse_json_schema
                           else RESPONSE_FORMATS, host=args.host, port=args.port)
     except (ValueError, LLMConfigError, OSError) as exc:

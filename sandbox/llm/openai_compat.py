@@ -25,6 +25,7 @@ from .base import (
     LLMConfigError,
     LLMRequest,
     LLMUnavailable,
+    RequestTooLong,
     TransientLLMError,
     Usage,
 )
@@ -38,6 +39,7 @@ from .dialects import (
     says_invalid,
     schema_in_prompt,
     server_reason,
+    too_long,
 )
 
 # Dialects found by asking, per endpoint and model, for this process: the episodes of a suite
@@ -262,6 +264,8 @@ class OpenAIBackend(ConnectionLimit):
             return DialectRefused(f"{self.who} at {self.shown_url} refused JSON dialect "
                                   f"{self.dialect} as invalid ({status}: \"{reason}\"): "
                                   f"{self._setting()}")
+        if (status < 500 or says_invalid(status, reason)) and too_long(exc.body, reason):
+            return RequestTooLong(f"{status}: \"{reason}\"")
         if status < 500 or says_invalid(status, reason):
             return RequestRejected(f"{self.who} at {self.shown_url} rejected the request "
                                    f"({status}): {reason}", status)

@@ -12,7 +12,7 @@ from tenacity import (
     wait_exponential_jitter,
 )
 
-from .base import Completion, LLMRequest, LLMUnavailable, TransientLLMError
+from .base import Completion, LLMRequest, LLMUnavailable, RequestTooLong, TransientLLMError
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +60,7 @@ class RetryingLLM:
             raise LLMUnavailable(
                 f"{request.tag}: gave up after {self.max_attempts} attempts ({last})",
                 retries=len(faults), faults=faults + [getattr(last, "kind", "error")]) from last
-        except LLMUnavailable as exc:
+        except (LLMUnavailable, RequestTooLong) as exc:
             # Not worth retrying (a rejected request), maybe after transient faults: keep those.
             exc.retries += len(faults)
             exc.faults = faults + exc.faults

@@ -14,7 +14,7 @@ import re
 
 from pydantic import BaseModel, ValidationError
 
-from .base import CacheMiss, Completion, LLMRequest, LLMUnavailable, Usage
+from .base import CacheMiss, Completion, LLMRequest, LLMUnavailable, RequestTooLong, Usage
 from .sentences import first_sentences, next_sentence_at
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL)
@@ -118,6 +118,14 @@ class StructuredLLM:
                 last = self.inner.complete(attempt_request)
             except CacheMiss:
                 raise
+            except RequestTooLong as exc:
+                # Refused for its length: another seed is refused alike. The call's own
+                # failure, counted with the server's reason; the endpoint is fine.
+                retries += exc.retries
+                faults.extend(exc.faults)
+                faults.append("too_long")
+                return paid(self._fallback(request, faults, retries, "").model_copy(
+                    update={"refused": exc.reason, "cached": exc.cached}))
             except LLMUnavailable as exc:
                 retries += exc.retries
                 faults.extend(exc.faults)

@@ -73,7 +73,8 @@ PINGPONG = Benchmark(
                                 type=Words("a language"))},
     noun="conversations",
     example="sandbox pingpong --player local/smollm2-135m --interrogator local/smollm2-135m "
-            "--judge local/smollm2-135m --every 8 --out runs/pp-smol")
+            "--judge local/smollm2-135m --every 8 --out runs/pp-smol",
+    rates=Path(__file__).with_name("rates.json"))
 
 PLUGIN = Plugin("pingpong", "PingPong: role-play of a character card, judged per turn",
                 benchmarks=[PINGPONG])

@@ -106,7 +106,8 @@ REFUTEBENCH = Benchmark(
     noun="dialogues",
     example="sandbox refutebench --model local/smollm2-135m --refuter local/smollm2-135m "
             "--judge local/smollm2-135m --judge-format json --tasks mt --every 27 "
-            "--model-max-tokens 256 --out runs/rb-transient")
+            "--model-max-tokens 256 --out runs/rb-transient",
+    rates=Path(__file__).with_name("rates.json"))
 
 PLUGIN = Plugin("refutebench", "RefuteBench 2.0 (and the 1.0 files): does a model keep to "
                 "the user's refutations", benchmarks=[REFUTEBENCH])

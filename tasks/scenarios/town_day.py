@@ -56,6 +56,16 @@ class TownChanges(BaseModel):
                                      "them)")
         if names is None and self.first is not None:
             names = everyone[: self.first]
+        if self.world is not None and self.world != config.world and names is None \
+                and not self.performer and data["residents"] is not None:
+            # Another town: the file's residents, tasks and whispers of people who do not live
+            # there are the file's town's (the shipped day names Larkhaven's); those who do
+            # stay, else everyone of the new town lives its day.
+            people = {r.name for r in world_residents(load_world(data["world"]))}
+            data["residents"] = [n for n in data["residents"] if n in people] or None
+            for field in ("architectures", "tasks"):
+                data[field] = {n: v for n, v in data[field].items() if n in people}
+            data["whispers"] = [w for w in data["whispers"] if w["agent"] in people]
             if self.performer and self.performer not in names:  # the performer takes a seat
                 names = [self.performer, *names[: self.first - 1]]
         if names is None and self.performer and data["residents"] is not None:

@@ -105,7 +105,8 @@ COLLECT = Benchmark(
     example="sandbox simulbench-collect --user local/smollm2-135m --simulator "
             "local/smollm2-135m --judge local/smollm2-135m --judge-format json --every 40 "
             "--user-max-tokens 60 --simulator-max-tokens 80 --out runs/sb-collect; then sandbox "
-            "simulbench-extract runs/sb-collect --out runs/scripts.jsonl")
+            "simulbench-extract runs/sb-collect --out runs/scripts.jsonl",
+    rates=Path(__file__).with_name("collect_rates.json"))
 
 
 # -- stages 3-4: answering and the 1-10 judge ----------------------------------------------------
@@ -146,7 +147,8 @@ SIMULBENCH = Benchmark(
     example="sandbox simulbench --scripts runs/scripts.jsonl --simulator local/smollm2-135m "
             "--judge local/smollm2-135m --judge-format json --simulator-max-tokens 80 "
             "--judge-max-tokens 120 --every 2 --out runs/sb-smol (or --scripts "
-            "simulbench_all.jsonl --subset hard for the published set)")
+            "simulbench_all.jsonl --subset hard for the published set)",
+    rates=Path(__file__).with_name("rates.json"))
 
 
 # -- the commands between: extraction and the pairwise comparison --------------------------------

@@ -68,7 +68,7 @@ STSS_LANG = Benchmark(
                             type=Reference("an architecture")),
              "embedder": Option(None, "memory embedder [default: the one of the harvested "
                                       "run]", choices=("minilm", "hashing"))},
-    noun="conversations")
+    noun="conversations", rates=Path(__file__).with_name("rates.json"))
 
 EXAMPLE = ("sandbox stss-lang --arch ga --arch ga_tdp --model local/smollm2-135m "
            "--partner-model local/smollm2-135m --judge local/smollm2-135m --every 67 "
@@ -122,6 +122,11 @@ def register(sub) -> None:
                    help="keep about one of K scenarios (a quick run) [default: %(default)s]")
     p.add_argument("--seed", type=SEED, default=0, help="[default: %(default)s]")
     p.add_argument("--rejudge", action="store_true", help="ask the judges again")
+    p.add_argument("--dry-run", action="store_true",
+                   help="say how many conversations each --arch would run (finished ones "
+                        "skipped) and their calls, tokens, wall time and money per role, from "
+                        "its directory's finished ones, else the rates kept with the "
+                        "benchmark; run and write nothing")
     add_board_options(p)
     add_model_access_options(p.add_argument_group("model access"))
     add_budget_options(p, suite=True, episode="scenario", what="a conversation and its judges")
@@ -175,13 +180,10 @@ def harvest_main(args) -> int:
     return 0
 
 
-def run_main(args) -> int:
+def _archs(args) -> list[str]:
+    """The architectures asked for, each one that loads, none twice (a UserError)."""
     from agents.architecture import load_architecture
-    from evaluation.stss_lang.usage import table3_board
-    from sandbox.app.suites.benchmark import Configuration
-    from tasks.kit import ItemIdError
 
-    console = terminal.console()
     archs = args.archs or ["ga", "ga_tdp"]
     for arch in archs:
         try:
@@ -190,6 +192,68 @@ def run_main(args) -> int:
             raise UserError(str(exc)) from exc
     if len(set(archs)) != len(archs):
         raise UserError("the same --arch is given twice")
+    return archs
+
+
+def dry_run(args) -> int:
+    """`sandbox stss-lang --dry-run`: per --arch, the conversations it would run (finished ones
+    skipped) and what they would spend per role and model (sandbox/app/commands/benchmark.py
+    kit_estimate: the directory's finished ones, else the kept rates); writes nothing and
+    refuses what the run refuses."""
+    import argparse
+
+    from sandbox.app.commands.benchmark import kit_estimate
+    from sandbox.app.commands.common import access_settings, models_file
+    from sandbox.app.suites.benchmark import (
+        RUNS,
+        BenchmarkMismatch,
+        Configuration,
+        ModelPool,
+        open_manifest,
+        wanted_manifest,
+    )
+    from sandbox.app.suites.resume import finished
+    from tasks.kit import ItemIdError
+
+    archs = _archs(args)
+    judges = judge_models(args)
+    try:
+        items = STSS_LANG.items.load(args.set, {})
+    except (FileFormatError, ItemIdError) as exc:
+        raise UserError(str(exc)) from exc
+    models = {"performer": args.model, "partner": args.partner_model or args.model}
+    sampling = {r.name: r.sampling for r in STSS_LANG.roles}
+    pool = ModelPool(access_settings(args), models_file(args))  # names only: nothing built
+    selected = [item_id for item_id, _ in items.select(args.every)]
+    for arch in archs:
+        out = args.out / Path(arch).stem
+        options = {"arch": arch, "embedder": args.embedder}
+        config = Configuration(models, sampling, judges,
+                               label=f"{models['performer']} {Path(arch).stem}",
+                               every=args.every, seed=args.seed, options=options)
+        try:  # what the run refuses (another configuration in its directory), so does this
+            open_manifest(STSS_LANG, out, wanted_manifest(STSS_LANG, items, config, pool),
+                          args.rejudge, write=False)
+        except BenchmarkMismatch as exc:
+            raise UserError(str(exc)) from exc
+        done = [out / RUNS / i for i in selected if finished(out / RUNS / i)]
+        estimate = kit_estimate(STSS_LANG, argparse.Namespace(**{**vars(args), "out": out}),
+                                len(selected) - len(done), done, options,
+                                {**models, "judge": ", ".join(judges)})
+        terminal.console().print(f"[bold]{arch}[/]", highlight=False)
+        terminal.print_markdown(estimate.markdown("conversation"))
+    return 0
+
+
+def run_main(args) -> int:
+    from evaluation.stss_lang.usage import table3_board
+    from sandbox.app.suites.benchmark import Configuration
+    from tasks.kit import ItemIdError
+
+    if getattr(args, "dry_run", False):
+        return dry_run(args)
+    console = terminal.console()
+    archs = _archs(args)
     judges = judge_models(args)
     parallel = parallel_options(args)
     use_prompts(args)

@@ -8,7 +8,9 @@ The performer runs the architecture under test and is given the task as in the e
 context is used, as in the paper); the partner is a vanilla generative agent (`ga`). They talk
 through the town's conversation module and prompts (at most 8 utterances, the initiator of the
 original conversation first); then the partner stores its own summary, as it would in the town,
-and the log gets it as `summary_written`.
+and the log gets it as `summary_written`. Both restored memory streams open the log as
+`memory_added` events (created at their own times, before the conversation), so each id a
+`memory_retrieved` names is one the log wrote, as in the town.
 
 Each agent's calls go to its role's model, under the modules' own purpose tags; calls.jsonl
 names the agent of every call, which is how calls and tokens are counted by role.
@@ -109,6 +111,10 @@ class StssLangScenario(DialogueScenario):
 
     def dialogue(self, engine: Engine, speakers: list) -> Process:
         performer, partner = speakers
+        # Their restored streams, logged before anything retrieves from them (and the memories
+        # they make as they talk, the partner's summary among them).
+        performer.log_memory_to(engine)
+        partner.log_memory_to(engine)
         as_performer = _RoleEngine(engine, self.cast.llm("performer"))
         as_partner = _RoleEngine(engine, self.cast.llm("partner"))
         # TDP makes its plans from the task (GA's planner is a no-op): only the conversation

@@ -267,3 +267,22 @@ def test_a_one_answer_script_that_does_not_fit_names_answer_1(tmp_path, capsys):
     assert played(tmp_path / "run", ui) == 1
     err = capsys.readouterr().err
     assert "answers.yaml answer 1 does not fit" in err and "answer 2" not in err
+
+
+def test_enter_on_every_form_at_a_1500_start_keeps_an_afternoon_that_can_happen(
+        tmp_path, monkeypatch):
+    """The terminal's defaults follow the episode's window: at a 15:00 start, Enter on every
+    field keeps the person up from now until their bedtime. Before, the default schedule put
+    them to bed three hours after a 05:00 wake-up, at 08:00: in bed all afternoon, the task
+    lost."""
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n" * 400))
+    out = tmp_path / "enter"
+    assert played(out, "terminal") == 0
+    events = [json.loads(line) for line in (out / "events.jsonl").open()]
+    [hourly, *_] = [e for e in events if e["kind"] == "plan_made" and e["level"] == "hourly"
+                    and e["agent"] == PERSON]
+    bed = next(item for item in hourly["items"] if "go to bed" in item)
+    assert bed >= "21:00"  # her bedtime, not 08:00
+    started = [e for e in events if e["kind"] == "action_started" and e["agent"] == PERSON]
+    assert started and not any("sleep" in e["description"] or "bed" in e["description"]
+                               for e in started if e["t"] < 4 * 3600)  # 15:00-19:00 awake

@@ -111,15 +111,19 @@ def test_openai_backend_schema_bound_call_with_the_llama_cpp_dialect(llama_serve
     assert isinstance(completion.parsed, City) and "fallback" not in completion.faults
 
 
-def test_a_server_error_is_counted_and_falls_back(llama_server):
-    # Asking for far more context than the server holds is refused by the server; the call
-    # must come back with the fallback and the fault counted, not raise.
+def test_a_request_longer_than_the_model_takes_is_counted_too_long_and_falls_back(
+        llama_server):
+    # Asking for far more context than the server holds is refused by the server (400,
+    # context_length_exceeded): the call comes back with the fallback, counted as too long
+    # with the server's reason, not as an unavailable endpoint (it would be asked again on
+    # every run), and not retried.
     huge = "word " * 5000
     completion = server_llm(llama_server, "json_object").complete(LLMRequest(
         messages=[Message(role="user", content=huge)], tag="test.too_long", schema=City,
         fallback=FALLBACK, max_tokens=20, seed=0))
     assert completion.parsed == FALLBACK
-    assert "unavailable" in completion.faults and completion.faults[-1] == "fallback"
+    assert completion.faults == ["too_long", "fallback"] and completion.retries == 0
+    assert completion.refused.startswith("400: ") and "context" in completion.refused
 
 
 def test_dialect_is_an_endpoint_setting():

@@ -31,3 +31,9 @@ def test_a_rerun_after_the_architecture_file_changed_is_refused_naming_the_chang
     assert "cannot be made again as it ran" in err
     assert "retriever.params.recency_weight differs now (0.5 when it ran, 1.5 now)" in err
     assert not (again / "events.jsonl").exists()  # refused before anything ran
+    # ... and nothing written for it: before, RUN's cache was copied into the new directory
+    # before the refusal and left there.
+    assert not again.exists()
+    (tmp_path / "empty").mkdir()
+    assert main(["rerun", str(run), "--out", str(tmp_path / "empty"), "--cache-only"]) == 2
+    assert list((tmp_path / "empty").iterdir()) == []

@@ -144,3 +144,27 @@ def test_a_routed_dry_run_has_a_row_per_role_and_model_priced_and_timed(tmp_path
     assert main([*base, "--performer-routing", "all"]) == 0
     more = re.search(r"\| evaluated \| A \| (\d+) \|", capsys.readouterr().out)
     assert int(more.group(1)) > evaluated
+
+
+def test_a_short_window_with_few_residents_is_estimated_per_role_within_a_quarter(tmp_path,
+                                                                                  capsys):
+    """The kept rates (full windows of 12 residents) estimate a 6-hour window of 3 residents
+    per role: the calls of everyone's first hour (the day planned at the start) per resident,
+    the performer's per episode, not all per resident-hour. Before, the evaluated role was
+    estimated at a fifth of its calls (issue 58: "2 calls estimated, 12 made"). The closing
+    table says the wall time estimated beside the time the run took."""
+    models = tmp_path / "models.yaml"
+    models.write_text("bg:\n  model: scripted/town\n")
+    out = tmp_path / "suite"
+    assert main(["stss", *SMALL[:4], "--templates", "public_spring_tasting,appointment_portrait,"
+                 "inviting_pool_game,online_book_club,help_library_books", *SMALL[6:],
+                 "--models", str(models), "--background-model", "bg", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    rows = {m.group(1): (int(m.group(2)), int(m.group(3))) for m in re.finditer(
+        r"\| (evaluated|background) \| [^|]+ \| (\d+) \| (\d+) \| [\d.]+ \|[^\n]*rates\.json",
+        printed)}
+    assert set(rows) == {"evaluated", "background"}
+    for role, (estimated, actual) in rows.items():
+        assert 0.75 <= estimated / actual <= 1.34, (role, estimated, actual)
+    wall = re.search(r"Wall time: (?:estimated about [^\n]* )?took ([\d.]+) s", printed)
+    assert wall and float(wall.group(1)) > 0

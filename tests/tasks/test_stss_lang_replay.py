@@ -125,3 +125,28 @@ def test_a_judge_without_a_usable_answer_falls_back_counted_and_left_out(scenari
     assert "judgments made 6 (6 fell back)" in printed
     data = json.loads((tmp_path / "t3.json").read_text())
     assert data["fallbacks"] == 6 and data["rows"][0]["conversation_sr_micro"] is None
+
+
+def test_every_memory_a_dialogue_retrieves_was_logged_first(scenario_set, tmp_path):
+    """Both restored memory streams open each dialogue's log as `memory_added` (created when
+    they were, with their importance), so no `memory_retrieved` names an id the log never
+    wrote; before, every dialogue's log retrieved memories it had never logged."""
+    from tasks.stss_lang import load_set
+    assert lang(scenario_set, tmp_path / "lang") == 0
+    scenarios = {s.id: s for s in load_set(scenario_set).scenarios}
+    runs = sorted((tmp_path / "lang").glob("*/runs/*/events.jsonl"))
+    assert len(runs) == 2 * len(scenarios)
+    for path in runs:
+        events = [json.loads(line) for line in path.open()]
+        scenario = scenarios[path.parent.name]
+        logged: dict[str, dict[int, dict]] = {}
+        for e in events:
+            if e["kind"] == "memory_added":
+                logged.setdefault(e["agent"], {})[e["memory"]] = e
+            elif e["kind"] == "memory_retrieved":
+                assert set(e["ids"]) <= set(logged.get(e["agent"], {})), path
+        for character in (scenario.performer, scenario.partner):
+            restored = [e for e in logged[character.name].values() if e["created"] <= 0]
+            assert [(e["description"], e["created"]) for e in restored][:len(
+                character.memories)] == [(m.description, m.t) for m in character.memories]
+        assert any(e["kind"] == "memory_retrieved" for e in events)

@@ -120,3 +120,23 @@ def test_a_resident_learns_the_places_it_passes_within_its_vision(tmp_path):
     off.mkdir()
     code, run = _day(off, world, params={"memory": {"vision_radius": 0}})
     assert code == 0 and not [e for e in run.events if e.kind == "places_learned"]
+
+
+def test_the_shipped_day_in_an_imported_town_starts_on_the_towns_own_date(tmp_path, walled):
+    """`sandbox run town_day --world ville.yaml`: the shipped town_day file gives no date, so
+    the imported town's own (its storage base's February 13, 2023) wins; a date the user
+    writes in a config file still wins over the town's."""
+    out = tmp_path / "run"
+    code = main(["run", "town_day", "--world", str(walled.source), "--model", "scripted/town",
+                 "--hours", "1", "--embedder", "hashing", "--out", str(out), "--quiet"])
+    assert code == 0
+    run = load_run(out)
+    assert run.header.start_time == datetime(2023, 2, 13, 6, 0)
+    # The shipped file's Larkhaven residents and task do not live there: the town's own do
+    # (before, the command stopped: "no resident(s) Grace Okonkwo, ... in world ville").
+    assert run.header.config["residents"] is None and run.header.config["tasks"] == {}
+    assert {e.agent for e in run.events if e.kind == "agent_joined"} == {
+        "Isabella Rodriguez", "Klaus Mueller", "Mei Lin"}
+    (tmp_path / "given").mkdir()
+    code, run = _day(tmp_path / "given", walled, hours=1, start_time="2023-02-14T09:00:00")
+    assert code == 0 and run.header.start_time == datetime(2023, 2, 14, 9, 0)

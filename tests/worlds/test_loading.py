@@ -188,3 +188,26 @@ def test_spawning_spots_given_as_tiles_stay_apart(tmp_path):
     assert {str(p) for p in world.spawns.values()} == {"tiny:house:bedroom", "tiny:house:kitchen"}
     error = load_error(tmp_path, TWO_ROOMS + "spawns:\n  sp-A: [4, 1]\n")
     assert error.where == "spawns.sp-A" and "not a walkable tile" in error.reason
+
+
+def test_a_wall_seen_as_part_of_a_room_is_blocked_and_seen_from_the_corridor(tmp_path):
+    # The bedroom's top wall belongs to the bedroom: nobody walks it, and it is in sight.
+    text = TWO_ROOMS.replace('  "t": {object: table}',
+                             '  "t": {object: table}\n'
+                             '  "|": {blocked: wall, sector: house, arena: bedroom}')
+    world = World.load(write_world(tmp_path, text.replace("  ##########\n  #aaa#",
+                                                          "  #####||||#\n  #aaa#", 1)))
+    assert world.blocked[(5, 0)] == "wall" and not world.walkable((5, 0))
+    assert [str(a) for a in world.arenas()] == ["tiny:house:kitchen", "tiny:house:bedroom",
+                                                "tiny:outside:garden"]
+    assert "tiny:house:bedroom" in map(str, world.arenas_near([(5, 0)], 0))
+
+
+@pytest.mark.parametrize("entry, reason", [
+    ("{blocked: wall, sector: house, arena: cellar}", "which has no floor on the grid"),
+    ("{blocked: wall, sector: house}", "gives both sector and arena"),
+    ("{blocked: wall, object: bed}", "a blocked symbol has no object")])
+def test_a_labelled_wall_names_a_room_drawn_on_the_grid(tmp_path, entry, reason):
+    text = TWO_ROOMS.replace('  "t": {object: table}', f'  "t": {{object: table}}\n  "|": {entry}')
+    error = load_error(tmp_path, text.replace("  ##########\n  #aaa#", "  #####||||#\n  #aaa#", 1))
+    assert reason in error.reason

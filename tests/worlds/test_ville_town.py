@@ -159,3 +159,43 @@ def test_a_walk_that_cannot_happen_is_logged_and_the_walker_stays(walled, engine
     assert "cannot be reached" in failed[0].reason
     assert town.tile_of("Isabella Rodriguez") == town_tile(2, 2)
     assert not [e for e in events if e.kind == "move"]
+
+
+# The street along the top, the bathroom behind its wall (which the reference's arena maze
+# labels as the bathroom's, as the real town's room walls are), its door at the bottom, and a
+# park drawn only in the map's last column.
+WALLED_ROOM = """\
+..............p
+..............p
+wwwwww........p
+wbbbbw........p
+wwbwww........p
+..............p"""
+
+
+def test_a_room_is_seen_through_its_labelled_wall_at_the_vision_radius(tmp_path):
+    """The reference's perception (maze.get_nearby_tiles) learns the arena of every tile in its
+    square, walls included: from the street, the bathroom's wall 2 rows down is seen at vision
+    radius 2 though its floor is 3 rows down. Before, only floor tiles were looked at and the
+    room was missed (7 places, 3 residents in a day of the reference town)."""
+    done = import_ville(write_checkout(tmp_path / "ga", art=WALLED_ROOM, personas={}),
+                        tmp_path / "out")
+    world = World.load(done.world_file)
+    bathroom = f"ville:{HOME}:bathroom"
+    assert world.blocked[(0, 2)] == "wall" and bathroom in map(str, world.arenas())
+    assert bathroom in map(str, world.arenas_near([(3, 0)], 2))
+    assert bathroom not in map(str, world.arenas_near([(3, 0)], 1))
+    # The reference's square stops one short of the map's last column and row.
+    assert f"ville:{PARK}:park" in map(str, world.arenas())
+    assert f"ville:{PARK}:park" not in map(str, world.arenas_near([(12, 0), (13, 3)], 2))
+
+
+def test_a_labelled_wall_is_seen_as_the_piece_of_its_arena_it_touches(tmp_path):
+    """An arena drawn in two pieces ('park', 'park (2)'): its fence beside the smaller piece
+    shows that piece; one touching no piece shows the arena's own name."""
+    art = "ppp.y.yqq\n........."
+    done = import_ville(write_checkout(tmp_path / "ga", art=art, personas={}),
+                        tmp_path / "out")
+    world = World.load(done.world_file)
+    assert [str(a) for a in world.arenas_near([(6, 0)], 0)] == [f"ville:{PARK}:park (2)"]
+    assert [str(a) for a in world.arenas_near([(4, 0)], 0)] == [f"ville:{PARK}:park"]

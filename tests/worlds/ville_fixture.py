@@ -45,6 +45,8 @@ TILES = {
     "%": (True, CAFE, "cafe", "piano", None), "x": (False, CAFE, None, None, None),
     "m": (False, HOME, "main room", None, None), "B": (False, HOME, "main room", "bed", None),
     "s": (False, HOME, "main room", None, "sp-A"), "b": (False, HOME, "bathroom", None, None),
+    "w": (True, HOME, "bathroom", None, None),  # a wall the arena maze gives to the bathroom
+    "y": (True, PARK, "park", None, None),  # a fence the arena maze gives to the park
     "k": (False, DORM, "Klaus Mueller's room", None, None),
     "K": (False, DORM, "Klaus Mueller's room", "bed", None),
     "p": (False, PARK, "park", None, None), "q": (False, PARK, "park", None, None),

@@ -11,6 +11,7 @@ The command line makes both for every `Benchmark` an installed plug-in declares
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -283,7 +284,6 @@ def add_board_outputs(p: argparse.ArgumentParser, plot_help: str) -> None:
 
 def write_board(report, args) -> None:
     """Print a board report, and write it where --markdown, --json and --plot say."""
-    import json
 
     from evaluation.kit import plot_png
     from sandbox.storage import write_atomic
@@ -345,7 +345,6 @@ def dry_run(bench, args) -> int:
     """`sandbox NAME --dry-run`: the items the run would make (finished ones skipped) and what
     they would spend per role and model, at the rate of the directory's finished items (the
     calls of each role, judges included, per item); nothing is written."""
-    from evaluation.kit import role_usage
     from sandbox.app.suites.benchmark import (
         RUNS,
         BenchmarkMismatch,
@@ -353,9 +352,7 @@ def dry_run(bench, args) -> int:
         open_manifest,
         wanted_manifest,
     )
-    from sandbox.app.suites.estimate import Estimate, Line, Rate
     from sandbox.app.suites.resume import finished
-    from sandbox.log import read_calls
     from tasks.kit import IdCollision
 
     options = {name: getattr(args, name) for name in bench.options}
@@ -372,29 +369,64 @@ def dry_run(bench, args) -> int:
         raise UserError(str(exc)) from exc
     selected = [item_id for item_id, _ in items.select(args.every)]
     done = [args.out / RUNS / i for i in selected if finished(args.out / RUNS / i)]
-    estimate = Estimate(len(selected) - len(done), len(done))
     models = {role.name: getattr(args, role.name) for role in bench.roles}
     models["judge"] = ", ".join(judge_models(args))
+    estimate = kit_estimate(bench, args, len(selected) - len(done), done, options, models)
+    terminal.print_markdown(estimate.markdown(bench.items.noun.rstrip("s")))
+    return 0
+
+
+def kit_estimate(bench, args, units: int, done: list[Path], options: dict,
+                 models: dict[str, str]):
+    """What `units` items will spend per role and model: at the rate of the directory's
+    finished items `done`, else the rates kept with the benchmark for these options (measured
+    on its scripted models: the calls this code makes; every model is estimated alike from
+    them, said); neither: said, no rows."""
+    from sandbox.app.suites.estimate import Estimate, Line, kept_rates, measured_rates
+
+    estimate = Estimate(units, len(done))
+    rates, source = measured_rates(bench, done), f"{len(done)} finished {bench.noun} here"
+    kept_on = ""
     if not done:
-        estimate.missing.append(f"every role (no finished {bench.noun} in {args.out} yet: run "
-                                "a few with --every K, then --dry-run again)")
+        rates, kept_on = kept_rates(bench, options)
+        source = f"{bench.rates.name} (bench/kit_rates.py)" if rates else ""
+        if not rates:
+            estimate.missing.append(f"every role (no finished {bench.noun} in {args.out} yet, "
+                                    f"and no rate kept for these options: run a few with "
+                                    "--every K, then --dry-run again)")
+            return estimate
+        estimate.notes.append(f"The kept rates were measured on {kept_on or 'scripted models'}"
+                              ": every model is estimated alike from them (its own answers "
+                              "change its calls and tokens); this directory's finished "
+                              f"{bench.noun} replace them.")
     prices = models_file(args)
-    for role, use in role_usage(done, bench.roles_by_tag()).items():
-        latency = sum(r.latency_s for d in done for r in read_calls(d)[0]
-                      if bench.roles_by_tag().get(r.tag, r.tag) == role)
-        rate = Rate(len(done), use.calls, use.prompt_tokens, use.completion_tokens, latency)
+    order = [*(r.name for r in bench.roles), "judge"]
+    for role, rate in sorted(rates.items(), key=lambda r: (
+            order.index(r[0]) if r[0] in order else len(order), r[0])):
         model = models.get(role, role)
         endpoint = prices.get(model)
         price = (endpoint.price_in, endpoint.price_out) if endpoint is not None and \
             endpoint.price_in is not None and endpoint.price_out is not None else None
-        estimate.lines.append(Line(role, model, rate.per_hour(estimate.units),
-                                   f"{len(done)} finished {bench.noun} here", price))
-    if done:
-        jobs = max(1, parallel_options(args).jobs)
-        estimate.wall_s = sum(line.spend.latency_s for line in estimate.lines) / jobs
-        estimate.wall_how = f"the calls' measured latency, {jobs} {bench.noun} at once"
-    terminal.print_markdown(estimate.markdown(bench.items.noun.rstrip("s")))
-    return 0
+        estimate.lines.append(Line(role, model, rate.per_hour(units), source, price))
+    jobs = max(1, parallel_options(args).jobs)
+    seconds, unknown = 0.0, []
+    for line in estimate.lines:
+        endpoint = prices.get(line.model)
+        if done or all(m.startswith("scripted/") for m in line.model.split(", ")):
+            seconds += line.spend.latency_s
+        elif endpoint is not None and endpoint.latency_s is not None:
+            seconds += line.spend.calls * endpoint.latency_s
+        else:
+            unknown.append(line.model)
+    if unknown:
+        estimate.notes.append(f"Wall time: not known for {', '.join(dict.fromkeys(unknown))} "
+                              "(give latency_s, a typical call's seconds, in its models-file "
+                              "entry, or run a few and --dry-run again).")
+    else:
+        estimate.wall_s = seconds / jobs
+        estimate.wall_how = (f"the calls' {'measured' if done else 'kept'} latency, {jobs} "
+                             f"{bench.noun} at once")
+    return estimate
 
 
 def configuration(bench, args, judges: list[str]):

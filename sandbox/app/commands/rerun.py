@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import argparse
 import math
+import shutil
 
 from sandbox.app.options import InputDir
 from sandbox.checkpoint import Checkpoint
 from sandbox.errors import UserError
-from sandbox.log import read_header
+from sandbox.log import CACHE, HEADER, read_header
 from sandbox.outdirs import OutputTaken, refuse_inputs
 
 from ..rerunning import (
@@ -64,6 +65,7 @@ def main(args: argparse.Namespace) -> int:
             refuse_inputs(args.out, [args.run], "a rerun")
         except OutputTaken as exc:
             raise UserError(str(exc)) from None
+        fresh = not args.out.exists()
         claim_run_directory(args.out)
         copy_cache(args.run, args.out)
 
@@ -76,5 +78,17 @@ def main(args: argparse.Namespace) -> int:
                             check=same_scenario(args.run, recorded))
 
     if args.out is not None or args.from_start:  # a run made again, to compare: all of it
-        return attempt(None)
+        if args.out is None:
+            return attempt(None)
+        try:
+            return attempt(None)
+        except UserError:
+            # Refused before anything ran (a file the command reads changed, an option this
+            # version lacks): the cache copied into OUT goes too, and OUT if it was new.
+            if not (args.out / HEADER).exists():
+                if fresh:
+                    shutil.rmtree(args.out, ignore_errors=True)
+                else:
+                    (args.out / CACHE).unlink(missing_ok=True)
+            raise
     return from_checkpoint(args.run, math.inf, attempt)  # a resume: from the last checkpoint

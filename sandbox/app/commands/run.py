@@ -96,7 +96,9 @@ def _add_town_options(p: argparse.ArgumentParser) -> None:
         "or --arch ga_tdp. The file's other per-resident architectures and tasks stay.")
     g.add_argument("--world", type=Reference("a world"),
                    help="world name (built-in or imported) or world file with "
-                        "residents; also the world of a task template")
+                        "residents, its day on its own date (the config's residents and "
+                        "tasks of people who do not live there dropped; none left: all "
+                        "of its residents); also the world of a task template")
     g.add_argument("--residents", type=RESIDENTS, metavar="N",
                    help="only the first N residents of the world, by name (the performer takes "
                         "the last seat when not among them); the file's architectures and "

@@ -54,21 +54,24 @@ Rates = dict[str, dict[str, Rate]]  # group -> role -> rate
 
 
 Classify = Callable[[Path, CallRecord], str]  # (run directory, a call) -> what it counts as
+# What a run's calls are counted per: one figure for every class of call (its resident-hours,
+# its items), or a figure per class (a suite whose classes have units of their own).
+Units = float | Callable[[str], float]
 
 
-def measure(runs: Iterable[tuple[Path, float, str]], classify: Classify | None = None
+def measure(runs: Iterable[tuple[Path, Units, str]], classify: Classify | None = None
             ) -> Rates:
-    """Rates per group and role from finished runs: (run directory, its resident-hours, its
-    group). A run's hours count once for each role it made calls in. `classify` says what a
-    call counts as instead of the role it was recorded in (a suite's own classes of calls,
-    which it maps to roles when it estimates: a routed suite's roles from one-model runs)."""
+    """Rates per group and role from finished runs: (run directory, its units, its group). A
+    run's units count once for each role it made calls in. `classify` says what a call counts
+    as instead of the role it was recorded in (a suite's own classes of calls, which it maps to
+    roles when it estimates: a routed suite's roles from one-model runs)."""
     out: Rates = {}
-    for run_dir, hours, group in runs:
+    for run_dir, units, group in runs:
         records, _ = read_calls(run_dir)
         roles: dict[str, Rate] = {}
         for record in records:
             key = classify(run_dir, record) if classify else record.role or TOWN
-            rate = roles.setdefault(key, Rate(hours))
+            rate = roles.setdefault(key, Rate(units(key) if callable(units) else units))
             rate.calls += 1
             rate.prompt_tokens += record.prompt_tokens
             rate.completion_tokens += record.completion_tokens
@@ -94,6 +97,35 @@ def read_rates(path: Path) -> Rates:
         return {}
     data = json.loads(path.read_text(encoding="utf-8"))
     return {g: {r: Rate(**v) for r, v in roles.items()} for g, roles in data["rates"].items()}
+
+
+def measured_rates(bench, done: list[Path]) -> dict:
+    """Calls, tokens and latency per role over the finished items `done` (their units: items):
+    the role each call was made in (calls.jsonl), else the one its tag belongs to."""
+    by_tag = bench.roles_by_tag()
+    rates = {role: Rate(len(done)) for role in dict.fromkeys(by_tag.values())}
+    for run_dir in done:
+        for record in read_calls(run_dir)[0]:
+            role = record.role or by_tag.get(record.tag, record.tag)
+            rates[role] = rates.get(role, Rate(len(done))).plus(Rate(
+                0, 1, record.prompt_tokens, record.completion_tokens, record.latency_s))
+    return rates
+
+
+def rates_key(options: dict) -> str:
+    """The options a kept rate was measured under, as its key in the rates file."""
+    return json.dumps({k: None if v is None else str(v) for k, v in options.items()},
+                      sort_keys=True)
+
+
+def kept_rates(bench, options: dict) -> tuple[dict, str]:
+    """The rates kept with `bench` for these options, and the model they were measured on;
+    empty when the benchmark keeps none for them."""
+    if bench.rates is None or not bench.rates.is_file():
+        return {}, ""
+    data = json.loads(bench.rates.read_text(encoding="utf-8"))
+    return read_rates(bench.rates).get(rates_key(options), {}), \
+        str(data.get("models", {}).get(rates_key(options), ""))
 
 
 @dataclass
@@ -134,6 +166,8 @@ class Estimate:
                         f"{line.source} |")
         head = (f"Dry run: {self.units} {noun}(s) to run, {self.skipped} finished and skipped; "
                 "nothing was written.")
+        if not self.lines:
+            rows = []
         tail = []
         if self.wall_s is not None:
             tail.append(f"Wall time: about {_duration(self.wall_s)} ({self.wall_how}).")
@@ -155,11 +189,13 @@ class Estimate:
 Spent = dict[str, dict[tuple[str, str], Rate]]  # group -> (role, model) -> what it spent
 
 
-def against(estimate: Estimate, spent: Spent, noun: str = "episode", stopped: int = 0) -> str:
+def against(estimate: Estimate, spent: Spent, noun: str = "episode", stopped: int = 0,
+            wall_s: float | None = None) -> str:
     """The estimate made before a run for the units it ran, beside what they spent, per role
     and model, with estimate / actual; a group the estimate had no rate for is said with its
     own spend, outside the comparison (nothing to compare it with). `stopped`: how many of
-    the units that ran failed or were stopped, said (their estimate is a whole unit's)."""
+    the units that ran failed or were stopped, said (their estimate is a whole unit's).
+    `wall_s`: how long the run took, said beside the estimate's wall time."""
     if not estimate.units:
         return (f"Estimate vs actual: nothing ran ({estimate.skipped} {noun}(s) were finished "
                 "before); nothing to compare.\n")
@@ -185,6 +221,8 @@ def against(estimate: Estimate, spent: Spent, noun: str = "episode", stopped: in
             f"made before it, as --dry-run makes it; ratio: estimate / actual):")
     tail = [f"{stopped} of them failed or stopped early: they count with what they spent "
             "before, so the ratio runs high."] if stopped else []
+    if wall_s is not None:
+        tail.append(wall_line(estimate, wall_s))
     for group in estimate.missing:
         lines = spent.get(group, {})
         calls = sum(r.calls for r in lines.values())
@@ -196,11 +234,26 @@ def against(estimate: Estimate, spent: Spent, noun: str = "episode", stopped: in
     return "\n".join([head, "", *rows, *([""] if tail else []), *tail]) + "\n"
 
 
+def wall_line(estimate: Estimate, wall_s: float) -> str:
+    """The estimate's wall time beside the run's: the one figure a dry run guesses that the
+    calls' table does not check."""
+    took = f"took {_duration(wall_s)}"
+    if estimate.wall_s is None:
+        why = next((n for n in estimate.notes if n.startswith("Wall time")),
+                   "no wall time was estimated")
+        return f"Wall time: {took}; not estimated ({why.removeprefix('Wall time: ').rstrip('.')})."
+    ratio = f"{estimate.wall_s / wall_s:.2f}" if wall_s > 0 else "-"
+    return (f"Wall time: estimated about {_duration(estimate.wall_s)} ({estimate.wall_how}), "
+            f"{took} (ratio {ratio}).")
+
+
 def _ratio(estimated: int, actual: int) -> str:
     return f"{estimated / actual:.2f}" if actual else "-"
 
 
 def _duration(seconds: float) -> str:
+    if seconds < 10:
+        return f"{seconds:.1f} s"
     if seconds < 90:
         return f"{seconds:.0f} s"
     minutes = round(seconds / 60)

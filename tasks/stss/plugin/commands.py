@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import time
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -363,21 +364,23 @@ def _print_import(imported, console: Console) -> None:
             console.print(escape(f"note: {template.id}: {note}"), highlight=False)
 
 
-def resident_hours(task, window, architecture: str = "ga") -> float:
-    """An episode's simulated resident-hours: its window times its residents (what an
-    episode costs grows with both; the unit of the dry run's rates)."""
+def episode_size(task, window, architecture: str = "ga"):
+    """An episode's residents and window in simulated hours (cost.EpisodeSize: what an
+    episode costs grows with both; the units of the dry run's rates)."""
     from tasks.stss import STSSEpisode
 
-    return STSSEpisode(task, architecture, window=window).until / 3600 * (
-        1 + len(task.background))
+    from .cost import EpisodeSize
+
+    return EpisodeSize(1 + len(task.background),
+                       STSSEpisode(task, architecture, window=window).until / 3600)
 
 
 def _check_templates(templates, archs, args, window, world, console,
-                     hours: dict | None = None) -> list:
+                     sizes: dict | None = None) -> list:
     """Every file and every seed's window, before the first episode runs; a window that stops
     inside an activity's time window is only warned about. Returns the templates; adds each
-    template x seed's simulated resident-hours to `hours` when given, keyed by
-    (template, seed) (what an episode costs grows with both)."""
+    template x seed's size (residents and window: cost.EpisodeSize) to `sizes` when given,
+    keyed by (template, seed)."""
     from tasks.stss import instantiate, load_template
 
     loaded = []
@@ -387,8 +390,8 @@ def _check_templates(templates, archs, args, window, world, console,
             loaded.append(template)
             for seed in args.seeds:  # the time is drawn per seed
                 task = instantiate(template, seed, world, background=args.background)
-                if hours is not None:
-                    hours[(path, seed)] = resident_hours(task, window, archs[0])
+                if sizes is not None:
+                    sizes[(path, seed)] = episode_size(task, window, archs[0])
                 warning = window.cut_short(task)
                 if warning:
                     console.print(f"[yellow]warning:[/] {path.stem} s{seed}: {warning}",
@@ -434,11 +437,11 @@ def episode_command(argv: list[str] | None) -> tuple[str, ...]:
 LONG_S = 600.0  # from here a suite is said to take long
 
 
-def say_estimate(console, args, episodes, resident_hours: dict) -> float | None:
+def say_estimate(console, args, episodes, sizes: dict) -> float | None:
     """Before a suite starts: how long its episodes not yet finished will take when its
     evaluated or background model is the embedded one (an endpoint's speed is not known here),
     said as a warning past ten minutes with how to make it shorter; the estimate in seconds,
-    or None. `resident_hours`: (template, seed) -> an episode's simulated resident-hours."""
+    or None. `sizes`: (template, seed) -> an episode's cost.EpisodeSize."""
     from sandbox.app.suites.resume import finished
 
     from .cost import EMBEDDED_S_PER_RESIDENT_HOUR
@@ -448,7 +451,7 @@ def say_estimate(console, args, episodes, resident_hours: dict) -> float | None:
     left = [e for e in episodes if not finished(e.run_dir)]
     if embedded is None or not left:
         return None
-    hours = sum(resident_hours.get((e.template, e.seed), 0.0) for e in left)
+    hours = sum(sizes[(e.template, e.seed)].resident_hours for e in left)
     # The embedded model answers one call at a time whatever --jobs: jobs do not divide it.
     estimate = hours * EMBEDDED_S_PER_RESIDENT_HOUR
     line = (f"{len(left)} episode(s) on the embedded model {embedded}: about "
@@ -502,8 +505,8 @@ def dry_run(console, args, archs, world, window) -> int:
                         "the import once, or give the templates as YAML files")
     try:
         templates, _ = _templates(args, console)
-        hours: dict = {}
-        _check_templates(templates, archs, args, window, world, console, hours)
+        sizes: dict = {}
+        _check_templates(templates, archs, args, window, world, console, sizes)
         episodes = plan_suite(templates, archs, args.seeds, args.out)
         # what the run refuses, the dry run refuses: a dry run says what the run would do
         checked_options(args, archs, world, window, episodes)
@@ -511,7 +514,7 @@ def dry_run(console, args, archs, world, window) -> int:
         raise UserError(str(exc)) from exc
     done = [e for e in episodes if finished(e.run_dir)]
     left = [e for e in episodes if e not in done]
-    estimate = cost.estimate(args, cost.basis(done, hours), left, len(done), hours)
+    estimate = cost.estimate(args, cost.basis(done, sizes), left, len(done), sizes)
     terminal.print_markdown(estimate.markdown())
     return 0
 
@@ -611,20 +614,21 @@ def main(args) -> int:
             templates, imported = _templates(args, console)
         except (FileFormatError, ValueError) as exc:
             raise UserError(str(exc)) from exc
-        hours: dict = {}
+        sizes: dict = {}
         imports = import_report(_check_templates(templates, archs, args, window, world, console,
-                                                 hours), imported)
+                                                 sizes), imported)
         try:
             episodes = plan_suite(templates, archs, args.seeds, args.out)
             options = checked_options(args, archs, world, window, episodes)
         except ValueError as exc:
             raise UserError(str(exc)) from exc
-        say_estimate(console, args, episodes, hours)
+        say_estimate(console, args, episodes, sizes)
         done = [e for e in episodes if finished(e.run_dir)]
-        basis = cost.basis(done, hours)  # taken now: what the estimate of a dry run is made of
+        basis = cost.basis(done, sizes)  # taken now: what the estimate of a dry run is made of
         setup = _setup(args, _recipe(args, window, scoring_options(args)), parallel)
         record_options(args.out, options)  # only now: a model that fails to build records nothing
     suite_budget, _ = budgets(args)
+    started = time.perf_counter()
     with suite_progress(console, len(episodes), "episodes") as monitor:
         try:
             run = run_suite(episodes, setup, parallel=parallel, monitor=monitor,
@@ -634,6 +638,7 @@ def main(args) -> int:
             return 1
         except ExecutorError as exc:
             raise UserError(str(exc)) from exc
+    took = time.perf_counter() - started  # what the estimate's wall time is held against
     tables, markdown = write_table(run.scores, args.out, imports,
                                    rules=[o.rules for o in scoring_options(args)],
                                    planned=planned_episodes(episodes, run))
@@ -646,9 +651,10 @@ def main(args) -> int:
                   f"{', '.join(str(args.out / table_file(t.rules)) for t in tables)}")
     # Every episode it started, finished or not: what they spent is what the run cost.
     ran = [e for e, o in zip(episodes, run.outcomes, strict=True) if o.ran and e not in done]
-    terminal.print_markdown(against(cost.estimate(args, basis, ran, len(done), hours),
-                                    cost.actual(args, ran, hours),
-                                    stopped=sum(e in ran for e, _ in run.failures)))
+    terminal.print_markdown(against(cost.estimate(args, basis, ran, len(done), sizes),
+                                    cost.actual(args, ran, sizes),
+                                    stopped=sum(e in ran for e, _ in run.failures),
+                                    wall_s=took))
     for episode, error in run.failures:
         kind = next((k for k in ("stopped", "unavailable") if error.startswith(f"{k}: ")),
                     "failed")  # a budget's stop, a run no model answered, a failure

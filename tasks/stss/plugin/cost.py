@@ -30,6 +30,38 @@ HISTORY = "this suite's finished episodes"
 # per class, so a routed suite's estimate gives each role the calls routing sends it (the
 # performer's routed purposes are not an average resident's: long TDP and planning prompts).
 ROUTED, PERFORMER_OTHER, RESIDENTS = "performer.routed", "performer.other", "residents"
+# Each class is kept twice: the calls of an episode's first simulated hour (everyone plans
+# the day when the episode starts, whatever the window's length) and the rest, per hour after
+# it; the performer's classes per episode (one performer, however many others), the residents'
+# per background resident. One rate per resident-hour for all made a short window with a few
+# residents far too low on the performer's calls (issue 58: "2 calls estimated, 12 made" on the
+# evaluated role of a 6-hour window with 2 background residents).
+START, START_S = "@start", 3600.0
+
+
+@dataclass(frozen=True)
+class EpisodeSize:
+    """What an episode's spend grows with: its residents (the performer among them) and its
+    window in simulated hours."""
+
+    residents: int
+    hours: float
+
+    @property
+    def resident_hours(self) -> float:
+        return self.residents * self.hours
+
+    def units(self, kind: str) -> float:
+        """How many of a class of calls' units the episode holds: for the calls of the first
+        hour (START) one a performer and one a background resident, for the others one an
+        hour after it (a performer's) or a background resident's hour after it."""
+        who = 1 if kind.startswith("performer.") else max(0, self.residents - 1)
+        if kind.endswith(START):
+            return float(who)
+        return who * max(0.0, self.hours - START_S / 3600)
+
+
+NO_SIZE = EpisodeSize(0, 0.0)
 
 
 @lru_cache(maxsize=4096)
@@ -42,15 +74,19 @@ def _performer(run_dir: Path) -> str | None:
 
 
 def classify(run_dir: Path, record: CallRecord) -> str:
-    """The class of an STSS episode's call (ROUTED, PERFORMER_OTHER or RESIDENTS)."""
+    """The class of an STSS episode's call (ROUTED, PERFORMER_OTHER or RESIDENTS), with START
+    when it was made in the episode's first simulated hour."""
     if record.agent is None or record.agent != _performer(run_dir):
-        return RESIDENTS
-    return ROUTED if record.tag in PAPER_PURPOSES else PERFORMER_OTHER
+        kind = RESIDENTS
+    else:
+        kind = ROUTED if record.tag in PAPER_PURPOSES else PERFORMER_OTHER
+    return kind + START if record.t is not None and record.t < START_S else kind
 
 
 def role_of(kind: str, args) -> str:
     """The role whose model answers a class of calls in this suite (a rate kept per role
     before classes were kept, "town", stays what it was)."""
+    kind = kind.removesuffix(START)
     background = getattr(args, "background_model", None)
     if kind not in (ROUTED, PERFORMER_OTHER, RESIDENTS):
         return kind
@@ -68,16 +104,24 @@ class Basis:
 
     history: Rates
     kept: Rates
+    kept_model: str = ""  # the model the kept rates were measured on
 
 
-def basis(done: list[Episode], hours: dict) -> Basis:
-    """The basis of a suite whose finished episodes are `done`; `hours`: (template, seed) ->
-    an episode's simulated resident-hours."""
+def _kept_model() -> str:
+    try:
+        return str(json.loads(RATES_FILE.read_text(encoding="utf-8")).get("model", ""))
+    except (OSError, ValueError, AttributeError):
+        return ""
+
+
+def basis(done: list[Episode], sizes: dict) -> Basis:
+    """The basis of a suite whose finished episodes are `done`; `sizes`: (template, seed) ->
+    the EpisodeSize of an episode."""
     from .suite import arch_dir
 
-    return Basis(measure(((e.run_dir, hours.get((e.template, e.seed), 0.0),
+    return Basis(measure(((e.run_dir, sizes.get((e.template, e.seed), NO_SIZE).units,
                            arch_dir(e.architecture)) for e in done), classify),
-                 read_rates(RATES_FILE))
+                 read_rates(RATES_FILE), _kept_model())
 
 
 def role_models(args) -> dict[str, str]:
@@ -87,7 +131,7 @@ def role_models(args) -> dict[str, str]:
             TOWN: args.model if not background else f"{args.model} + {background}"}
 
 
-def estimate(args, of: Basis, episodes: list[Episode], skipped: int, hours: dict) -> Estimate:
+def estimate(args, of: Basis, episodes: list[Episode], skipped: int, sizes: dict) -> Estimate:
     """What `episodes` will spend per role and model, their wall time and money (where the
     models file prices the model): at the rate of the suite's history of each architecture,
     else the kept rates; an architecture with neither is named in `missing`."""
@@ -106,19 +150,27 @@ def estimate(args, of: Basis, episodes: list[Episode], skipped: int, hours: dict
             if group not in out.missing:
                 out.missing.append(group)
             continue
+        size = sizes.get((episode.template, episode.seed), NO_SIZE)
         for kind, rate in rates.items():
-            spend = rate.per_hour(hours.get((episode.template, episode.seed), 0.0))
+            spend = rate.per_hour(size.units(kind))
             role = role_of(kind, args)
             key = (role, models.get(role, args.model))
             total, _ = totals.get(key, (Rate(), source))
             totals[key] = (total.plus(spend), source)
+    kept = {model for (_, model), (_, source) in totals.items() if source != HISTORY}
+    if kept and of.kept_model and kept != {of.kept_model}:
+        # A model's own answers (their length, the talks and revisions they lead to) change
+        # its calls: every model gets the same kept estimate until it has a history here.
+        out.notes.append(f"The kept rates were measured on {of.kept_model}: every model is "
+                         "estimated alike from them (its own answers change its calls and "
+                         "tokens); a suite's finished episodes replace them for the rest.")
     prices = models_file(args)
     for (role, model), (spend, source) in totals.items():
         endpoint = prices.get(model)
         price = (endpoint.price_in, endpoint.price_out) if endpoint is not None and \
             endpoint.price_in is not None and endpoint.price_out is not None else None
         out.lines.append(Line(role, model, spend, source, price))
-    left_hours = sum(hours.get((e.template, e.seed), 0.0) for e in episodes)
+    left_hours = sum(sizes.get((e.template, e.seed), NO_SIZE).resident_hours for e in episodes)
     background = getattr(args, "background_model", None)
     if any(m.startswith("local/") for m in (args.model, background) if m):
         out.wall_s = left_hours * EMBEDDED_S_PER_RESIDENT_HOUR
@@ -153,14 +205,15 @@ def _endpoint_wall(out: Estimate, prices, jobs: int) -> None:
                     "counted")
 
 
-def actual(args, ran: list[Episode], hours: dict) -> dict[str, dict[tuple[str, str], Rate]]:
+def actual(args, ran: list[Episode], sizes: dict) -> dict[str, dict[tuple[str, str], Rate]]:
     """What the episodes that ran spent, from their calls.jsonl as the estimate measures it:
     per architecture directory, then per (role, model)."""
     from .suite import arch_dir
 
     models = role_models(args)
     out: dict[str, dict[tuple[str, str], Rate]] = {}
-    for group, roles in measure((e.run_dir, hours.get((e.template, e.seed), 0.0),
+    for group, roles in measure((e.run_dir,
+                                 sizes.get((e.template, e.seed), NO_SIZE).resident_hours,
                                  arch_dir(e.architecture)) for e in ran).items():
         for role, rate in roles.items():
             key = (role, models.get(role, args.model))

@@ -1,0 +1,73 @@
+"""A request longer than the model takes (HTTP 400 context_length_exceeded, as llama-cpp-
+python's server, vLLM and OpenAI answer it): the call's own failure, not the endpoint's. It is
+not retried or re-asked, falls back to its default counted as `too_long` with the server's
+reason in calls.jsonl, the run goes on (not `unavailable`) and warns once per model, and the
+cache keeps the refusal, so running the command again asks nothing again."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from sandbox.app.cli import main
+from sandbox.llm.dialects import server_reason, too_long
+from sandbox.llm.loopback import Loopback
+
+# The single room's chat turns grow from about 100 prompt words to 135: the later ones are
+# over this window (with their 80 max_tokens).
+CONTEXT = 195
+
+
+def _calls(run_dir):
+    return [json.loads(line) for line in (run_dir / "calls.jsonl").open()]
+
+
+def test_a_call_too_long_for_the_model_falls_back_counted_and_is_not_asked_again(tmp_path,
+                                                                                   capsys):
+    out = tmp_path / "run"
+    with Loopback("default", context_tokens=CONTEXT) as server:
+        argv = ["run", "single_room", "--model", "openai/default", "--base-url", server.url,
+                "--quiet", "--out", str(out)]
+        assert main(argv) == 0
+        calls = _calls(out)
+        refused = [c for c in calls if "too_long" in c["faults"]]
+        assert refused and len(refused) < len(calls)  # the short ones were answered
+        for call in refused:
+            assert call["faults"] == ["too_long", "fallback"] and call["retries"] == 0
+            assert "maximum context length is 195 tokens" in call["refused"]
+            assert call["refused"].startswith("400: ")
+        stats = server.stats()
+        assert stats["refused_too_long"] == len(refused)  # each asked once, never again
+        result = json.loads((out / "result.json").read_text())
+        assert result["status"] == "completed" and result["unavailable_calls"] == 0
+        [warning] = [w for w in result["warnings"] if w.startswith("too long for")]
+        assert f"openai/default: {len(refused)} call(s)" in warning
+        assert f"from call {refused[0]['seq']} (chat.turn" in warning
+        assert "maximum context length" in capsys.readouterr().out
+        # The same command again: every answer and every refusal comes from the cache.
+        server.reset_stats()
+        assert main([*argv, "--overwrite"]) == 0
+        assert server.stats()["requests"] == 0 and server.stats()["refused_too_long"] == 0
+        again = _calls(out)
+        assert [c["refused"] for c in again if "refused" in c] == \
+            [c["refused"] for c in refused]
+        assert all(c["cached"] for c in again)
+
+
+@pytest.mark.parametrize("body, expected", [
+    # vLLM
+    ({"object": "error", "message": "This model's maximum context length is 2048 tokens. "
+      "However, you requested 2100 tokens (2000 in the messages, 100 in the completion). "
+      "Please reduce the length of the messages or completion.", "type": "BadRequestError",
+      "code": 400}, True),
+    # the llama.cpp server
+    ({"error": {"code": 400, "message": "the request exceeds the available context size, try "
+                "increasing it", "type": "exceed_context_size_error"}}, True),
+    # OpenAI's code alone
+    ({"error": {"message": "Too many tokens.", "code": "context_length_exceeded"}}, True),
+    # another invalid request stays what it was
+    ({"error": {"message": "temperature: Input should be less than or equal to 2"}}, False),
+])
+def test_servers_say_too_long_in_their_own_words(body, expected):
+    assert too_long(body, server_reason(body)) is expected
