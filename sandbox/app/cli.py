@@ -37,6 +37,7 @@ COMMANDS = [
     "sandbox.app.commands.fork",
     "sandbox.app.commands.report",
     "sandbox.app.commands.compare",
+    "sandbox.app.commands.export",
     "sandbox.app.commands.weights",
 ]
 
