@@ -188,7 +188,8 @@ def _why(ledger: Ledger) -> dict[str, tuple[str, str]]:
     out: dict[str, tuple[str, str]] = {}
     for n in ledger.named:
         if n.item and n.item not in out and n.what != "degraded":
-            text = f"{n.what}: {n.reason}" if n.reason else n.what
+            said = n.reason.startswith(n.what)  # "failed: ..." counted under failed
+            text = n.reason if said else f"{n.what}: {n.reason}" if n.reason else n.what
             out[n.item] = (n.what, text if not n.file else f"{text} ({n.file})")
     return out
 

@@ -281,3 +281,62 @@ def test_pandas_and_duckdb_read_the_export_as_the_readme_shows(sets, tmp_path):
         SELECT count(*) FROM '{out}'
         WHERE json_extract(judges, '$."scripted/pingpong-strict"') IS NOT NULL""").fetchall()
     assert judged == [(4,)]
+
+
+def test_inspect_logs_read_back_give_the_boards_numbers(sets, rows, tmp_path):
+    pytest.importorskip("inspect_ai", reason="the `inspect` extra (pip install '.[inspect]')")
+    from inspect_ai.analysis import samples_df
+    from inspect_ai.log import read_eval_log
+
+    from evaluation.pingpong import build_board as pingpong_board
+    from evaluation.pingpong import read_player
+    from evaluation.stss.board import suite_board
+
+    logs = tmp_path / "logs"
+    assert main(["export", str(sets["stss"].parent), "--inspect", str(logs)]) == 0
+    files = sorted(p.name for p in logs.iterdir())
+    assert len(files) == len(sets) and all(f.endswith(".eval") for f in files)
+
+    stss = read_eval_log(str(logs / "stss_stss.eval"))
+    assert stss.eval.task == "stss" and stss.eval.model == "scripted/town"
+    assert len(stss.samples) == 2
+    summary = stss.samples[0].messages[-1].text
+    assert summary.startswith("What ") and "Score (ours)" in summary
+    board = {rules: suite_board([sets["stss"]], rules=rules).data["rows"][0]["overall"]["mean"]
+             for rules in ("ours", "reference")}
+    results = {s.name: s.metrics["mean"].value for s in stss.results.scores}
+    assert results == pytest.approx({"score": board["ours"],
+                                     "score_reference": board["reference"]})
+
+    pp = read_eval_log(str(logs / "pingpong_pp.eval"))
+    assert pp.eval.model == "scripted/pingpong"
+    assert pp.eval.model_roles["interrogator"].model == "scripted/pingpong"
+    conversation = pp.samples[0].messages
+    assert [m.role for m in conversation[:2]] == ["user", "assistant"]  # the player answers
+
+    df = samples_df(str(logs))
+    assert len(df) == len(rows)
+    player = pingpong_board([sets["pingpong"]]).rows[0]
+    mine = df[df.log.str.endswith("pingpong_pp.eval")]
+    assert mine.score_final.mean() == pytest.approx(player.aggregate)
+    strict = [c.final for c in read_player(sets["pingpong"], ["scripted/pingpong-strict"])
+              .conversations]
+    assert mine.score_by_scripted_pingpong_strict.mean() == pytest.approx(mean(strict))
+    assert df.metadata_status.eq("scored").sum() == sum(r["status"] == "scored" for r in rows)
+
+
+def test_an_inspect_log_holds_an_error_for_each_unit_that_failed(sets, tmp_path):
+    pytest.importorskip("inspect_ai", reason="the `inspect` extra (pip install '.[inspect]')")
+    from inspect_ai.log import read_eval_log
+
+    sb = tmp_path / "sb"
+    shutil.copytree(sets["simulbench"], sb)
+    failed = runs(sb)[0]
+    result = json.loads((failed / "result.json").read_text())
+    result.update(status="failed", error="the endpoint said 500")
+    (failed / "result.json").write_text(json.dumps(result))
+    assert main(["export", str(sb), "--inspect", str(tmp_path / "logs")]) == 0
+    log = read_eval_log(str(tmp_path / "logs" / "simulbench_sb.eval"))
+    errors = {s.id: s.error.message for s in log.samples if s.error is not None}
+    assert errors == {failed.name: "failed: the endpoint said 500"}
+    assert log.results.completed_samples == 4
