@@ -4,18 +4,20 @@ inspect_ai's own log API (the `inspect` extra), so `inspect view`, `inspect log`
 
     written = write_inspect_logs(read_units(dirs), "logs")   # LOGDIR/<benchmark>_<set>.eval
 
-A log's task is the benchmark (its display name adds the run set), its model the evaluated
-model, the other roles its model roles. One sample per unit of the export: its transcript as
-messages (a dialogue's turns, the evaluated side as the assistant; an STSS episode: the
-performer's conversations, then a summary of what it did), its scores (the unit's measure, the
-reference rule set's for STSS, one per judge: `by_<judge model>`), its export row and item
-config as metadata, and an error when its run failed, was damaged or reached no model. The
-samples' ids and order, and the log's times, come from the run set, so the same run set gives
-the same log.
+A log's task is the benchmark and the run set ("stss suite ga_tdp": a suite or an interview set
+gives a log per architecture, as its board a row), its model the evaluated model, the other
+roles its model roles. One sample per unit of the export: its transcript as messages (a
+dialogue's turns, the evaluated side as the assistant; an STSS episode: the performer's
+conversations, then a summary of what it did), its scores (the unit's measure, the reference
+rule set's for STSS, one per judge: `by_<judge model>`), its export row and item config as
+metadata, and an error when its run failed, was damaged or reached no model.
+The log's ids and times and its samples come from the run set, so exporting it again gives
+the same log (the zip's own file times aside).
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from datetime import datetime
 from pathlib import Path
@@ -46,26 +48,39 @@ def judge_score_name(judge: str) -> str:
 def write_inspect_logs(export: Export, log_dir: Path | str) -> list[Path]:
     """One `.eval` log per run set of `export`, into `log_dir`; the files written."""
     check_inspect()
-    from inspect_ai.log import write_eval_log
-
     log_dir = Path(log_dir)
     log_dir.mkdir(parents=True, exist_ok=True)
     written = []
     names: set[str] = set()
     for benchmark, path in export.run_sets:
         units = [r for r in export.rows if r["run_set_dir"] == str(path)]
-        log = eval_log(benchmark, path, units)
-        name = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{benchmark}_{path.name}")
-        while name in names:  # two sets of one name (two sweeps' cells): told apart
-            name += "_"
-        names.add(name)
-        target = log_dir / f"{name}.eval"
-        write_eval_log(log, str(target))
-        written.append(target)
+        # A suite or an interview set holds one configuration per architecture, each its own
+        # board row (`sandbox compare DIR:ARCH`): a log each, so `inspect view` sets them side
+        # by side instead of pooling them.
+        archs = list(dict.fromkeys(u.get("architecture") for u in units)) \
+            if benchmark in ("stss", "interview") else [None]
+        for arch in archs:
+            mine = [u for u in units if arch is None or u.get("architecture") == arch]
+            written.append(_write(benchmark, path, arch, mine, log_dir, names))
     return written
 
 
-def eval_log(benchmark: str, path: Path, units: list[dict[str, Any]]):
+def _write(benchmark: str, path: Path, arch: str | None, units: list[dict[str, Any]],
+           log_dir: Path, names: set[str]) -> Path:
+    from inspect_ai.log import write_eval_log
+
+    log = eval_log(benchmark, path, units, arch)
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_",
+                  f"{benchmark}_{path.name}" + (f"_{arch}" if arch else ""))
+    while name in names:  # two sets of one name (two sweeps' cells): told apart
+        name += "_"
+    names.add(name)
+    target = log_dir / f"{name}.eval"
+    write_eval_log(log, str(target))
+    return target
+
+
+def eval_log(benchmark: str, path: Path, units: list[dict[str, Any]], arch: str | None = None):
     from inspect_ai.log import (
         EvalConfig,
         EvalDataset,
@@ -80,14 +95,16 @@ def eval_log(benchmark: str, path: Path, units: list[dict[str, Any]]):
     from inspect_ai.model._model_config import ModelConfig
 
     first = units[0] if units else {}
-    label = first.get("run_set") or path.name
+    # the viewer tells logs apart by their ids: the same run set, the same ids
+    task_id = f"{benchmark}:{path.resolve()}" + (f":{arch}" if arch else "")
+    label = (first.get("run_set") or path.name) + (f" {arch}" if arch else "")
     model = first.get("model") or "none/none"
     evaluated = next((role for role, m in (first.get("roles") or {}).items() if m == model),
                      None)
     others = {role: ModelConfig(model=m) for role, m in (first.get("roles") or {}).items()
               if role != evaluated and m}
     samples = [_sample(benchmark, u) for u in units]
-    created = _created(units)
+    started, created = _times(units)
     scores = []
     for name in dict.fromkeys(s for sample in samples for s in (sample.scores or {})):
         values = [float(sample.scores[name].value) for sample in samples
@@ -106,8 +123,8 @@ def eval_log(benchmark: str, path: Path, units: list[dict[str, Any]]):
             if spent.get("money") is not None:
                 found.total_cost = (found.total_cost or 0.0) + spent["money"]
     spec = EvalSpec(
-        created=created, task=benchmark, task_display_name=f"{benchmark}: {label}",
-        task_id=f"{benchmark}:{path}", run_id=str(path),
+        created=created, task=f"{benchmark} {label}", task_display_name=f"{benchmark} {label}",
+        task_id=task_id, eval_id=digest(task_id)[:22], run_id=digest(str(path))[:22],
         dataset=EvalDataset(name=label, location=str(path), samples=len(samples),
                             sample_ids=[s.id for s in samples]),
         model=model, model_roles=others or None, config=EvalConfig(),
@@ -120,25 +137,35 @@ def eval_log(benchmark: str, path: Path, units: list[dict[str, Any]]):
         results=EvalResults(total_samples=len(samples),
                             completed_samples=sum(s.error is None for s in samples),
                             scores=scores),
-        stats=EvalStats(started_at=created, completed_at=created, model_usage=usage),
+        stats=EvalStats(started_at=started, completed_at=created, model_usage=usage),
         samples=samples)
 
 
-def _created(units: list[dict[str, Any]]) -> str:
-    """The run set's newest run header's time (the same log for the same run set)."""
-    times = []
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _times(units: list[dict[str, Any]]) -> tuple[str, str]:
+    """When the run set's first run started and its last one ended (its header's and its
+    result's times): the same log for the same run set."""
+    starts, ends = [], []
     for u in units:
-        try:
-            times.append(datetime.fromtimestamp((Path(u["run_dir"]) / "header.json")
-                                                .stat().st_mtime).isoformat(timespec="seconds"))
-        except (OSError, TypeError, KeyError):
-            continue
-    return max(times) if times else "1970-01-01T00:00:00"
+        run_dir = Path(u["run_dir"]) if u.get("run_dir") else None
+        for name, found in (("header.json", starts), ("result.json", ends)):
+            try:
+                found.append((run_dir / name).stat().st_mtime)
+            except (OSError, TypeError):
+                continue
+    ends = ends or starts
+    if not starts:
+        return "1970-01-01T00:00:00", "1970-01-01T00:00:00"
+    return tuple(datetime.fromtimestamp(t).isoformat(timespec="seconds")
+                 for t in (min(starts), max(ends)))
 
 
 def _sample(benchmark: str, unit: dict[str, Any]):
     from inspect_ai.log import EvalError, EvalSample
-    from inspect_ai.model import ModelUsage
+    from inspect_ai.model import ModelOutput, ModelUsage
     from inspect_ai.scorer import Score
 
     run_dir = Path(unit["run_dir"]) if unit.get("run_dir") else None
@@ -164,8 +191,12 @@ def _sample(benchmark: str, unit: dict[str, Any]):
     metadata = {k: v for k, v in unit.items() if v is not None}
     if config:
         metadata["config"] = config
+    said = [m for m in messages if m.role == "assistant"]
+    output = ModelOutput.from_content(unit.get("model") or "", said[-1].text) if said else \
+        ModelOutput()
     return EvalSample(id=unit["item"], epoch=1, input=first_user or unit["item"], target="",
-                      messages=messages, scores=scores or None, metadata=metadata,
+                      messages=messages, output=output, scores=scores or None,
+                      metadata=metadata,
                       model_usage=usage, total_time=unit.get("wall_s"), error=error)
 
 

@@ -297,8 +297,8 @@ def test_inspect_logs_read_back_give_the_boards_numbers(sets, rows, tmp_path):
     files = sorted(p.name for p in logs.iterdir())
     assert len(files) == len(sets) and all(f.endswith(".eval") for f in files)
 
-    stss = read_eval_log(str(logs / "stss_stss.eval"))
-    assert stss.eval.task == "stss" and stss.eval.model == "scripted/town"
+    stss = read_eval_log(str(logs / "stss_stss_ga.eval"))
+    assert stss.eval.task == "stss stss ga" and stss.eval.model == "scripted/town"
     assert len(stss.samples) == 2
     summary = stss.samples[0].messages[-1].text
     assert summary.startswith("What ") and "Score (ours)" in summary
