@@ -233,7 +233,8 @@ def _transcript(benchmark: str, unit: dict[str, Any], run_dir: Path | None):
 
 
 def _stss(run, unit: dict[str, Any]):
-    """The performer's conversations, each opened by who and when, then what it did."""
+    """The performer's task, its conversations, each opened by who, when and where, and what
+    it did (a system message: the viewer shows it first)."""
     from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
 
     task = run.header.config.get("stss_task") or {}
@@ -247,9 +248,11 @@ def _stss(run, unit: dict[str, Any]):
             said.setdefault(e.conversation, []).append(e)
     for conversation, start in started.items():
         others = ", ".join(p for p in start.participants if p != performer)
-        messages.append(ChatMessageSystem(
-            content=f"Conversation with {others} at {_clock(run, start.t)}"
-                    f"{' in ' + start.location if start.location else ''}"))
+        # A user line, not a system one: Inspect's viewer gathers every system message at the
+        # top, which would part each conversation from the words said in it.
+        messages.append(ChatMessageUser(
+            content=f"[Conversation with {others} at {_clock(run, start.t)}"
+                    f"{' in ' + start.location if start.location else ''}]"))
         for e in sorted(said.get(conversation, []), key=lambda e: e.turn):
             messages.append(ChatMessageAssistant(content=e.text, model=unit.get("model"))
                             if e.agent == performer else
@@ -262,7 +265,8 @@ def _stss(run, unit: dict[str, Any]):
     why = f"; {unit['reason']}" if unit.get("reason") else ""
     messages.append(ChatMessageSystem(content=(
         f"What {performer} did: {len(actions)} actions: {shown}{more}. {len(started)} "
-        f"conversations. Score (ours): {ours}; reference rules: {reference}{why}.")))
+        f"conversations. Score (ours): {ours}"
+        f"{'' if reference == '-' else f'; reference rules: {reference}'}{why}.")))
     return messages
 
 
