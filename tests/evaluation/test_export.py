@@ -340,3 +340,26 @@ def test_an_inspect_log_holds_an_error_for_each_unit_that_failed(sets, tmp_path)
     errors = {s.id: s.error.message for s in log.samples if s.error is not None}
     assert errors == {failed.name: "failed: the endpoint said 500"}
     assert log.results.completed_samples == 4
+
+
+def test_an_unfinished_suite_is_written_with_every_planned_episode(sets, tmp_path, capsys):
+    suite = tmp_path / "holder" / "suite"
+    shutil.copytree(sets["stss"], suite)
+    first, second = sorted((suite / "public_spring_tasting" / "ga").iterdir())
+    shutil.rmtree(first)
+    result = json.loads((second / "result.json").read_text())
+    result.update(status="unavailable", error="no call reached a model")
+    (second / "result.json").write_text(json.dumps(result))
+    (second / "score.json").unlink()
+    (second / "score.reference.json").unlink()
+    out = tmp_path / "u.csv"
+    # the suite found below the directory given, and the same suite given again counted once
+    assert main(["export", str(tmp_path / "holder"), str(suite), "--out", str(out)]) == 0
+    assert f"- {suite}: given twice, exported once" in capsys.readouterr().out
+    with out.open(newline="") as f:
+        got = {r["item"]: r for r in csv.DictReader(f)}
+    assert set(got) == {"public_spring_tasting/ga/s0", "public_spring_tasting/ga/s1"}
+    never = got["public_spring_tasting/ga/s0"]
+    assert never["status"] == "unscored" and never["value"] == ""
+    assert never["reason"] == "not run: no run directory (never started)"
+    assert got["public_spring_tasting/ga/s1"]["status"] == "unavailable"
