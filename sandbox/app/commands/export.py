@@ -25,14 +25,13 @@ INSPECT_LOGS = re.compile(r".+\.eval")
 def register(sub) -> None:
     p = sub.add_parser(
         "export", help="write every scored unit (or every call) as a table, or as Inspect logs",
-        description="Read run sets (STSS suites, benchmark directories, interview sets, or "
+        description="Read run sets (suites, benchmark directories, interview sets, or "
                     "directories holding them, such as a sweep) with their boards' own "
-                    "readers and write one row per scored unit: an STSS episode, a "
-                    "language-level scenario, a PingPong conversation, a SimulBench script, "
-                    "a RefuteBench dialogue, an interview answer, with its value, each judge's, "
-                    "its status and reason, calls, tokens and money per role. --calls: one row "
-                    "per LLM call instead. --inspect: one Inspect eval log per run set. Reads "
-                    "saved files only; calls no model.",
+                    "readers and write one row per scored unit (an episode, a conversation, a "
+                    "script, a dialogue, an answer: what a board averages) with its value, "
+                    "each judge's, its status and reason, calls, tokens and money per role. "
+                    "--calls: one row per LLM call instead. --inspect: one Inspect eval log "
+                    "per run set. Reads saved files only; calls no model.",
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("dirs", nargs="+", type=InputPath(), metavar="DIR",
                    help="run sets, or directories holding them")
