@@ -24,6 +24,8 @@ from sandbox.files import FileFormatError, json_line, read_text
 from sandbox.llm import CallRecord
 from sandbox.log import CALLS, read_calls
 
+from .columns import UNIT_COLUMNS
+
 HEADLINE = {"stss": "score", "stss-lang": "conversation_gcsr", "pingpong": "final",
             "simulbench": "rating", "interview": "rating"}
 # A directory holding run sets is looked into this deep (a sweep: OUT/BENCHMARK/CELL/ARCH).
@@ -66,7 +68,7 @@ def find_run_sets(paths: Sequence[Path | str]) -> tuple[list[tuple[str, Path]], 
 
 
 def _walk(path: Path, depth: int) -> list[tuple[str, Path]]:
-    if not path.is_dir() or path.is_symlink() and depth < DEPTH:
+    if not path.is_dir() or (path.is_symlink() and depth < DEPTH):  # links given, not found
         return []
     marked = [name for marker, name in MARKERS.items() if (path / marker).is_file()]
     if marked:
@@ -94,15 +96,9 @@ def read_units(paths: Sequence[Path | str], prices=None) -> Export:
             export.skipped.append(f"{path}: {benchmark} run set does not read: {exc}")
             continue
         export.run_sets.append((benchmark, path))
-        export.rows += [{**dict.fromkeys(_columns()), "benchmark": benchmark,
+        export.rows += [{**dict.fromkeys(UNIT_COLUMNS), "benchmark": benchmark,
                          "run_set_dir": str(path), **row} for row in rows]
     return export
-
-
-def _columns():
-    from .columns import UNIT_COLUMNS
-
-    return UNIT_COLUMNS
 
 
 # -- what every unit's run directory says ----------------------------------------------------
@@ -207,7 +203,7 @@ def _close(rows: dict[str, dict[str, Any]], ledger: Ledger, selected: Sequence[s
         what, reason = why.get(item, ("", ""))
         if value is None:  # the accounting's words first: they name the file and the count
             row["reason"] = reason or row.get("reason") or "no usable value"
-        elif value is not None and what:  # on the board, but something was said of it
+        elif what:  # on the board, but something was said of it (a judge unheard, stale)
             row["reason"] = reason
         row["status"] = status_of(value, what, row.get("reason") or "")
         facts = run_facts(run_dir(item), prices)
