@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from sandbox.app.cli import main
 from sandbox.llm import SCRIPTS, ScriptedBackend
 
@@ -25,7 +27,7 @@ def stss_lang(root: Path) -> Path:
     from tasks.stss_lang.scripted import stss_lang_backend
     from tests.tasks.test_stss_lang_harvest import golden
 
-    SCRIPTS.setdefault("stss-lang", stss_lang_backend)
+    SCRIPTS["stss-lang"] = stss_lang_backend  # build_all puts SCRIPTS back as it was
     scenarios = save_set(harvest([golden(root / "golden")]), root / "set.json")
     out = root / "lang"
     assert main(["stss-lang", str(scenarios), "--arch", "ga", "--model", "scripted/stss-lang",
@@ -83,8 +85,8 @@ def refutebench(root: Path) -> Path:
 def refutebench_v1(root: Path) -> Path:
     from tests.evaluation.test_refutebench_board_accounting import ANSWER_TAG, line, translator
 
-    SCRIPTS.setdefault("translator", lambda: ScriptedBackend(
-        {ANSWER_TAG: translator}, model_id="scripted/translator"))
+    SCRIPTS["translator"] = lambda: ScriptedBackend({ANSWER_TAG: translator},
+                                                    model_id="scripted/translator")
     items = root / "en-zh.memory.NC-1.jsonl"
     items.write_text("\n".join([line("coffee", "It was a fine coffee maker for a while."),
                                 line("tea", "It was a fine coffee maker.")]) + "\n",
@@ -115,6 +117,14 @@ BUILDERS = {"stss": stss, "stss-lang": stss_lang, "pingpong": pingpong,
 
 
 def build_all(root: Path) -> dict[str, Path]:
-    """Every benchmark's run set under `root`, by name."""
+    """Every benchmark's run set under `root`, by name; the scripted backends registered for
+    them are gone again after (other tests list every known one)."""
     root.mkdir(parents=True, exist_ok=True)
-    return {name: build(root) for name, build in BUILDERS.items()}
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ("stss-lang", "translator"):
+            if name in SCRIPTS:
+                patch.setitem(SCRIPTS, name, SCRIPTS[name])
+            else:
+                patch.setitem(SCRIPTS, name, None)
+                patch.delitem(SCRIPTS, name)
+        return {name: build(root) for name, build in BUILDERS.items()}
