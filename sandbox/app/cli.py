@@ -38,6 +38,7 @@ COMMANDS = [
     "sandbox.app.commands.report",
     "sandbox.app.commands.compare",
     "sandbox.app.commands.board",
+    "sandbox.app.commands.export",
     "sandbox.app.commands.weights",
 ]
 

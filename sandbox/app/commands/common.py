@@ -337,7 +337,8 @@ def claim_run_directory(out: Path) -> None:
 
 
 # The arguments in which a command names what it writes (every other path is read).
-OUTPUTS = frozenset({"out", "json", "markdown", "plot", "export", "gif", "render", "cache"})
+OUTPUTS = frozenset({"out", "json", "markdown", "plot", "export", "gif", "render", "cache",
+                     "inspect"})
 
 
 def command_inputs(args) -> list[Path]:
