@@ -409,23 +409,9 @@ def kit_estimate(bench, args, units: int, done: list[Path], options: dict,
             endpoint.price_in is not None and endpoint.price_out is not None else None
         estimate.lines.append(Line(role, model, rate.per_hour(units), source, price))
     jobs = max(1, parallel_options(args).jobs)
-    seconds, unknown = 0.0, []
-    for line in estimate.lines:
-        endpoint = prices.get(line.model)
-        if done or all(m.startswith("scripted/") for m in line.model.split(", ")):
-            seconds += line.spend.latency_s
-        elif endpoint is not None and endpoint.latency_s is not None:
-            seconds += line.spend.calls * endpoint.latency_s
-        else:
-            unknown.append(line.model)
-    if unknown:
-        estimate.notes.append(f"Wall time: not known for {', '.join(dict.fromkeys(unknown))} "
-                              "(give latency_s, a typical call's seconds, in its models-file "
-                              "entry, or run a few and --dry-run again).")
-    else:
-        estimate.wall_s = seconds / jobs
-        estimate.wall_how = (f"the calls' {'measured' if done else 'kept'} latency, {jobs} "
-                             f"{bench.noun} at once")
+    estimate.wall_at_latency(prices, jobs, lambda line: bool(done),
+                             f"the calls' {'measured' if done else 'kept'} latency, {jobs} "
+                             f"{bench.noun} at once", again="run a few")
     return estimate
 
 

@@ -179,6 +179,28 @@ class Estimate:
                  "--dry-run again)." for g in self.missing]
         return "\n".join([head, "", *rows, "", *tail]) + "\n"
 
+    def wall_at_latency(self, prices, jobs: int, measured: Callable[[Line], bool], how: str,
+                        again: str) -> None:
+        """The wall time of the calls, `jobs` at once: a line's own latency where it was
+        `measured` (or its models are scripted ones), else its calls times its models-file
+        entry's `latency_s`; a model with neither is said (`again`: how to measure it), and
+        then no wall time is given. `how` says how it was reckoned."""
+        seconds, unknown = 0.0, []
+        for line in self.lines:
+            endpoint = prices.get(line.model)
+            if measured(line) or all(m.startswith("scripted/") for m in line.model.split(", ")):
+                seconds += line.spend.latency_s
+            elif endpoint is not None and endpoint.latency_s is not None:
+                seconds += line.spend.calls * endpoint.latency_s
+            else:
+                unknown.append(line.model)
+        if unknown:
+            self.notes.append(f"Wall time: not known for {', '.join(dict.fromkeys(unknown))} "
+                              "(give latency_s, a typical call's seconds, in its models-file "
+                              f"entry, or {again} and --dry-run again).")
+            return
+        self.wall_s, self.wall_how = seconds / jobs, how
+
     def data(self) -> dict[str, Any]:
         return {"units": self.units, "skipped": self.skipped, "wall_s": self.wall_s,
                 "lines": [{"role": x.role, "model": x.model, **x.spend.data(),

@@ -183,26 +183,12 @@ def estimate(args, of: Basis, episodes: list[Episode], skipped: int, sizes: dict
 
 def _endpoint_wall(out: Estimate, prices, jobs: int) -> None:
     """The wall time of the calls at each model's latency: the suite's own measured one (its
-    history), else the `latency_s` its models-file entry gives; a model with neither is said
-    (a kept rate's latency is the scripted model's, no endpoint's)."""
-    seconds, unknown = 0.0, []
-    for line in out.lines:
-        endpoint = prices.get(line.model)
-        if line.source == HISTORY or line.model.startswith("scripted/"):
-            seconds += line.spend.latency_s
-        elif endpoint is not None and endpoint.latency_s is not None:
-            seconds += line.spend.calls * endpoint.latency_s
-        else:
-            unknown.append(line.model)
-    if unknown:
-        out.notes.append(f"Wall time: not known for {', '.join(dict.fromkeys(unknown))} (give "
-                         "latency_s, a typical call's seconds, in its models-file entry, or "
-                         "run one episode and --dry-run again).")
-        return
-    out.wall_s = seconds / jobs
-    out.wall_how = (f"each model's latency (measured by this suite, or its models-file "
-                    f"latency_s), {jobs} episode(s) at once; the simulation's own time not "
-                    "counted")
+    history), else the `latency_s` its models-file entry gives (a kept rate's latency is the
+    scripted model's, no endpoint's)."""
+    out.wall_at_latency(prices, jobs, lambda line: line.source == HISTORY,
+                        f"each model's latency (measured by this suite, or its models-file "
+                        f"latency_s), {jobs} episode(s) at once; the simulation's own time not "
+                        "counted", again="run one episode")
 
 
 def actual(args, ran: list[Episode], sizes: dict) -> dict[str, dict[tuple[str, str], Rate]]:
