@@ -314,7 +314,8 @@ class WorldState:
         lists = [self._occupants.get(arena, ()) for arena in arenas]
         lists += [self._crossing.get(str(arena), ()) for arena in arenas]
         if sum(map(len, lists)) < len(behind) - far:  # who is there, if fewer (most steps)
-            for other in sorted({a for names in lists for a in names}):
+            # in any order: whoever is found, the answer (someone or nobody) is the same
+            for other in {a for names in lists for a in names}:
                 c = behind.time_of(other)
                 if c is not None and c > near and self._meets_in(other, c, t, arenas):
                     return other
