@@ -334,9 +334,11 @@ class WorldState:
 
     def _all_placed(self, residents: Collection[str]) -> bool:
         """Whether every one of `residents` is in the town (one who is not could be anywhere:
-        `meets` reads them all). Nobody leaves the town, so once true for so many residents it
-        stays true: checked again only when there are more."""
-        if self._placed_for != len(residents):
+        `meets` reads them all). Nobody leaves the town and the engine's residents only grow,
+        so once true for so many residents it stays true for as many or fewer: checked again
+        only when there are more. (Fewer are one resident asked again alone: if that one
+        were not in the town, the engine's full reading after it would find it.)"""
+        if len(residents) > self._placed_for:
             if not all(name in self._arena for name in residents):
                 return False
             self._placed_for = len(residents)
