@@ -84,10 +84,6 @@ class Behind:
     def __len__(self) -> int:
         return self.count
 
-    def __iter__(self) -> Iterator[tuple[str, float]]:
-        """(name, time), the one furthest behind first."""
-        return zip(self.names[:self.count], self.times[:self.count], strict=True)
-
     def until(self, t: float) -> int:
         """How many of them are at `t` or earlier (they come first)."""
         return bisect.bisect_right(self.times, t, 0, self.count)

@@ -218,16 +218,14 @@ class WorldState:
 
     def _start_walking(self, agent: str, walk: _Walk) -> None:
         self._walking[agent] = walk
-        self._crosses[agent] = frozenset(entry.arena for entry in walk.enters)
-        for arena in dict.fromkeys(entry.arena for entry in walk.enters):  # each arena once
+        crosses = self._crosses[agent] = frozenset(entry.arena for entry in walk.enters)
+        for arena in crosses:  # each arena once
             insort(self._crossing.setdefault(arena, []), agent)
 
     def _stop_walking(self, agent: str) -> None:
-        walk = self._walking.pop(agent, None)
-        self._crosses.pop(agent, None)
-        if walk is not None:
-            for arena in dict.fromkeys(entry.arena for entry in walk.enters):
-                _drop(self._crossing[arena], agent)
+        self._walking.pop(agent, None)
+        for arena in self._crosses.pop(agent, ()):
+            _drop(self._crossing[arena], agent)
 
     def walk_on(self, agent: str, waiting: simpy.Event | None = None
                 ) -> Generator[simpy.Event, Any, Tile]:
