@@ -180,6 +180,18 @@ def harvest_main(args) -> int:
     return 0
 
 
+def _set_and_roles(args):
+    """The scenario set (a UserError when it does not load), each role's model and sampling."""
+    from tasks.kit import ItemIdError
+
+    try:
+        items = STSS_LANG.items.load(args.set, {})
+    except (FileFormatError, ItemIdError) as exc:
+        raise UserError(str(exc)) from exc
+    models = {"performer": args.model, "partner": args.partner_model or args.model}
+    return items, models, {r.name: r.sampling for r in STSS_LANG.roles}
+
+
 def _archs(args) -> list[str]:
     """The architectures asked for, each one that loads, none twice (a UserError)."""
     from agents.architecture import load_architecture
@@ -213,16 +225,10 @@ def dry_run(args) -> int:
         wanted_manifest,
     )
     from sandbox.app.suites.resume import finished
-    from tasks.kit import ItemIdError
 
     archs = _archs(args)
     judges = judge_models(args)
-    try:
-        items = STSS_LANG.items.load(args.set, {})
-    except (FileFormatError, ItemIdError) as exc:
-        raise UserError(str(exc)) from exc
-    models = {"performer": args.model, "partner": args.partner_model or args.model}
-    sampling = {r.name: r.sampling for r in STSS_LANG.roles}
+    items, models, sampling = _set_and_roles(args)
     pool = ModelPool(access_settings(args), models_file(args))  # names only: nothing built
     selected = [item_id for item_id, _ in items.select(args.every)]
     for arch in archs:
@@ -248,7 +254,6 @@ def dry_run(args) -> int:
 def run_main(args) -> int:
     from evaluation.stss_lang.usage import table3_board
     from sandbox.app.suites.benchmark import Configuration
-    from tasks.kit import ItemIdError
 
     if getattr(args, "dry_run", False):
         return dry_run(args)
@@ -257,12 +262,7 @@ def run_main(args) -> int:
     judges = judge_models(args)
     parallel = parallel_options(args)
     use_prompts(args)
-    try:
-        items = STSS_LANG.items.load(args.set, {})
-    except (FileFormatError, ItemIdError) as exc:
-        raise UserError(str(exc)) from exc
-    models = {"performer": args.model, "partner": args.partner_model or args.model}
-    sampling = {r.name: r.sampling for r in STSS_LANG.roles}
+    items, models, sampling = _set_and_roles(args)
     pool = model_pool(args, [*models.values(), *judges], models)
     selected = len(items.select(args.every))
     limits = run_limits(args, parallel)  # one budget for every --arch

@@ -92,17 +92,26 @@ class Slow(ScriptedBackend):
             self.answered.set()
 
 
+def mini_town(backend, schedule: str | None, places: dict[str, str]
+              ) -> tuple[Engine, WorldState]:
+    """An engine on `backend` (`schedule` None: the default) and the mini town with these
+    residents placed, in this order."""
+    engine = Engine(llm=make_llm(LLMSettings(), backend=backend), seed=0,
+                    start_time=datetime(2024, 2, 14, 9, 0), schedule=schedule)
+    town = WorldState(engine, World.load(MINI_TOWN))
+    engine.register(list(places))
+    for name, place in places.items():
+        town.place(name, place)
+    return engine, town
+
+
 def walk_towards(schedule: str) -> tuple[list[tuple[float, list[str]]], int]:
     """Yvonne, at home, thinks (a slow call) and then walks to the cafe, where Xavier looks
     around every 2 simulated seconds. What Xavier saw when, and how many of his looks were
     taken before Yvonne's answer was back."""
     backend = Slow()
-    engine = Engine(llm=make_llm(LLMSettings(), backend=backend), seed=0,
-                    start_time=datetime(2024, 2, 14, 9, 0), schedule=schedule)
-    town = WorldState(engine, World.load(MINI_TOWN))
-    engine.register(["Yvonne", "Xavier"])
-    town.place("Yvonne", "mini:Rose Cottage:bedroom")
-    town.place("Xavier", "mini:Hobbs Cafe:cafe")
+    engine, town = mini_town(backend, schedule, {"Yvonne": "mini:Rose Cottage:bedroom",
+                                                 "Xavier": "mini:Hobbs Cafe:cafe"})
     seen, early = [], [0]
 
     def yvonne():
@@ -148,12 +157,8 @@ def test_ahead_keeps_more_calls_in_flight_than_lockstep_where_residents_cannot_m
     sends both residents' calls together, lockstep one instant at a time."""
     def run(schedule):
         backend = ScriptedBackend(latency_s=0.05)
-        engine = Engine(llm=make_llm(LLMSettings(), backend=backend), seed=0,
-                        start_time=datetime(2024, 2, 14, 9, 0), schedule=schedule)
-        town = WorldState(engine, World.load(MINI_TOWN))
-        engine.register(["Ann", "Bo"])
-        town.place("Ann", "mini:Rose Cottage:bedroom")
-        town.place("Bo", "mini:Johnson Park:lawn")
+        engine, town = mini_town(backend, schedule, {"Ann": "mini:Rose Cottage:bedroom",
+                                                     "Bo": "mini:Johnson Park:lawn"})
 
         def asker(offset):
             yield engine.timeout(offset)
@@ -175,13 +180,8 @@ def test_the_critical_path_counts_the_longest_chain_of_calls_waiting_on_each_oth
     """Ann asks three calls one after another; Bo, far off, asks two; then Ann walks over to
     Bo's lawn and looks around (she perceives him: what she asks next waits on his calls too)
     and asks once more: the longest chain is Ann's 3 + 1, not the 6 calls made."""
-    backend = ScriptedBackend()
-    engine = Engine(llm=make_llm(LLMSettings(), backend=backend), seed=0,
-                    start_time=datetime(2024, 2, 14, 9, 0))
-    town = WorldState(engine, World.load(MINI_TOWN))
-    engine.register(["Ann", "Bo"])
-    town.place("Ann", "mini:Rose Cottage:bedroom")
-    town.place("Bo", "mini:Johnson Park:lawn")
+    engine, town = mini_town(ScriptedBackend(), None, {"Ann": "mini:Rose Cottage:bedroom",
+                                                       "Bo": "mini:Johnson Park:lawn"})
 
     def ask():
         return engine.ask(LLMRequest(messages=[Message(role="user", content="hm")]))
