@@ -83,9 +83,11 @@ def peak_rss_mb() -> float:
 
 # -- one episode, in a child process --------------------------------------------------------------
 
-def episode(residents: int, hours: float, out: Path, url: str | None = None, on_event=None):
+def episode(residents: int, hours: float, out: Path, url: str | None = None, on_event=None,
+            connections: int = CONNECTIONS):
     """A generated town of `residents` living `hours`: the run directory's result. `url`: the
-    loopback endpoint answering for scripted/town, through the openai backend; else in process."""
+    loopback endpoint answering for scripted/town, through the openai backend with
+    `connections` open at once; else in process."""
     from sandbox.runner import run_episode
     from tasks.scenarios import SCENARIOS
     from tasks.scenarios.town_day import TownChanges
@@ -98,7 +100,7 @@ def episode(residents: int, hours: float, out: Path, url: str | None = None, on_
         settings = LLMSettings(model="scripted/town", cache_mode="off")
     else:
         settings = LLMSettings(model="openai/town", base_url=url, cache_mode="off",
-                               max_concurrency=CONNECTIONS)
+                               max_concurrency=connections)
     return run_episode(scenario, make_llm(settings), seed=0, out_dir=out / "run",
                        on_event=on_event)
 
@@ -201,12 +203,28 @@ def population_leg(args) -> dict:
     waits = Waits()
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
-        result = episode(args.size, args.hours, Path(tmp), args.url)
+        result = episode(args.size, args.hours, Path(tmp), args.url,
+                         connections=args.connections)
         wall = time.perf_counter() - started
+        chain = critical_path(Path(tmp) / "run" / "calls.jsonl")
     return {"residents": args.size, "wall_s": wall, "events": result.events,
+            "critical_path": chain["critical_path"], "call_s": chain["call_s"],
             "calls": result.llm_calls, "status": result.status, "peak_rss_mb": peak_rss_mb(),
             "cpu_s": cpu_s(),
             "wait_s": sum(waits.seconds.values()), "rounds": sum(waits.rounds.values())}
+
+
+def critical_path(calls: Path) -> dict:
+    """From a run's calls.jsonl: the longest chain of calls each of which waited for the one
+    before (its `depth`: no schedule needs fewer rounds) and the seconds its calls took
+    (over the wall time: how many were in flight on average)."""
+    longest, seconds = 0, 0.0
+    with calls.open() as lines:
+        for line in lines:
+            call = json.loads(line)
+            longest = max(longest, call.get("depth") or 0)
+            seconds += call.get("latency_s") or 0.0
+    return {"critical_path": longest, "call_s": seconds}
 
 
 def run_leg(argv: list[str], url: str | None, sim_hours: float) -> dict | None:
@@ -248,9 +266,9 @@ def leg_name(endpoint: str, latency: float) -> str:
     return endpoint if endpoint == "scripted" else f"{endpoint} {latency:g} s"
 
 
-def label(endpoint: str, latency: float) -> str:
+def label(endpoint: str, latency: float, connections: int = CONNECTIONS) -> str:
     return "scripted/town in process" if endpoint == "scripted" else \
-        f"loopback endpoint, {latency:g} s a call, {CONNECTIONS} connections, openai backend"
+        f"loopback endpoint, {latency:g} s a call, {connections} connections, openai backend"
 
 
 # -- days ---------------------------------------------------------------------------------------
@@ -327,11 +345,12 @@ def population(args) -> dict:
     legs: dict[str, list[dict]] = {}
     for endpoint in args.endpoints:
         print(f"population {args.sizes}: {args.hours:g} simulated hours each, "
-              f"{label(endpoint, args.latency)}", file=sys.stderr, flush=True)
+              f"{label(endpoint, args.latency, args.connections)}", file=sys.stderr, flush=True)
         rows = legs[leg_name(endpoint, args.latency)] = []
         for n in sizes:
             figures = with_endpoint(endpoint, args.latency, [
-                "population", "--size", str(n), "--hours", str(args.hours)], args.hours)
+                "population", "--size", str(n), "--hours", str(args.hours),
+                "--connections", str(args.connections)], args.hours)
             if figures is None:
                 print(f"{n} residents on {endpoint}: failed (its traceback is above)")
                 continue
@@ -353,17 +372,23 @@ def per_resident_hour(rows: list[dict], hours: float) -> list[float]:
 
 def show_population(endpoint: str, rows: list[dict], args) -> None:
     print(f"\ngenerated towns, {args.hours:g} simulated hours each, "
-          f"{label(endpoint, args.latency)}, hashing embedder")
+          f"{label(endpoint, args.latency, args.connections)}, hashing embedder")
     print("| residents | status | wall s | CPU s | events/s | calls | calls/s | waiting on calls "
-          "s | rounds | most in flight | calls per resident-hour | wall ms per resident-hour | "
+          "s | rounds | most in flight | mean in flight | critical path | wall / (critical "
+          "path x latency) | calls per resident-hour | wall ms per resident-hour | "
           "against the first | peak RSS MB | RSS MB per resident | load average |")
-    print("|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|")
+    print("|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|")
     for r, ratio in zip(rows, per_resident_hour(rows, args.hours), strict=True):
         rh = r["residents"] * args.hours
         most = r["endpoint"]["max_in_flight"] if "endpoint" in r else "-"
+        chain = r.get("critical_path", 0)
+        mean = f"{r['call_s'] / r['wall_s']:.1f}" if "endpoint" in r else "-"
+        bound = (f"{r['wall_s'] / (chain * args.latency):.2f}" if "endpoint" in r and chain
+                 else "-")
         print(f"| {r['residents']} | {r['status']} | {r['wall_s']:.1f} | {r['cpu_s']:.1f} | "
               f"{r['events'] / r['wall_s']:.0f} | {r['calls']} | {r['calls'] / r['wall_s']:.1f} | "
-              f"{r['wait_s']:.1f} | {r['rounds']} | {most} | {r['calls'] / rh:.2f} | "
+              f"{r['wait_s']:.1f} | {r['rounds']} | {most} | {mean} | {chain} | {bound} | "
+              f"{r['calls'] / rh:.2f} | "
               f"{1000 * r['wall_s'] / rh:.1f} | {ratio:.2f}x | {r['peak_rss_mb']:.0f} | "
               f"{r['peak_rss_mb'] / r['residents']:.2f} | {r['load'][0]} -> {r['load'][1]} |")
     if len(rows) > 1:
@@ -499,6 +524,9 @@ def main() -> int:
                              "side by side [default: scripted]")
     parser.add_argument("--latency", type=float, default=0.5,
                         help="the loopback endpoint's seconds a call [default: 0.5]")
+    parser.add_argument("--connections", type=int, default=CONNECTIONS,
+                        help="calls the openai backend holds open at once against the "
+                             f"loopback endpoint [default: {CONNECTIONS}]")
     parser.add_argument("--days", type=int, default=7)
     parser.add_argument("--residents", type=int, default=25, help="the town of `days`")
     parser.add_argument("--sizes", default="25,100,400,1000")

@@ -20,7 +20,7 @@ from __future__ import annotations
 import heapq
 from array import array
 from bisect import bisect_left, insort
-from collections.abc import Callable, Collection, Container, Generator
+from collections.abc import Callable, Container, Generator
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
@@ -305,8 +305,8 @@ class WorldState:
         # there already or its walk goes there: those are looked up in these arenas, and only
         # those further behind are read one by one (half a tile: a margin for rounding).
         near = t - self._spt / 2
-        far = behind.until(near) if self._all_placed(behind.rank) else len(behind)
-        for other, c in zip(behind.names[:far], behind.times[:far], strict=True):
+        far = behind.until(near) if self._all_placed(behind) else len(behind)
+        for other, c in behind.entries(0, far):
             if self._meets_in(other, c, t, arenas):
                 return other
         lists = [self._occupants.get(arena, ()) for arena in arenas]
@@ -321,8 +321,7 @@ class WorldState:
         # else those behind, each asked whether it is there (a crowded street)
         names = {str(arena) for arena in arenas}
         placed, crosses = self._arena, self._crosses
-        for other, c in zip(behind.names[far:len(behind)], behind.times[far:len(behind)],
-                            strict=True):
+        for other, c in behind.entries(far, len(behind)):
             walk_goes = crosses.get(other)
             there = (not walk_goes.isdisjoint(names) if walk_goes is not None
                      else placed[other] in arenas)
@@ -330,26 +329,20 @@ class WorldState:
                 return other
         return None
 
-    def _all_placed(self, residents: Collection[str]) -> bool:
-        """Whether every one of `residents` is in the town (one who is not could be anywhere:
+    def _all_placed(self, behind) -> bool:
+        """Whether every one of those `behind` is in the town (one who is not could be anywhere:
         `meets` reads them all). Nobody leaves the town and the engine's residents only grow,
         so once true for so many residents it stays true for as many or fewer: checked again
         only when there are more. (Fewer are one resident asked again alone: if that one
         were not in the town, the engine's full reading after it would find it.)"""
-        if len(residents) > self._placed_for:
-            if not all(name in self._arena for name in residents):
+        if len(behind) > self._placed_for:
+            if not all(name in self._arena for name, _c in behind.entries(0, len(behind))):
                 return False
-            self._placed_for = len(residents)
+            self._placed_for = len(behind)
         return True
 
     def _meets_in(self, other: str, c: float, t: float, arenas: set[Address]) -> bool:
         return any(self.earliest(other, c, arena) <= t for arena in arenas)
-
-    def where(self, resident: str) -> tuple:
-        """All `meets` reads of `resident` besides the time: its walk under way (the object
-        itself: a new walk is another), the tile it stands on, its arena. While these and the
-        times are the same, so is the answer (the engine keeps it: sandbox/README.md)."""
-        return self._walking.get(resident), self._standing.get(resident), self._arena.get(resident)
 
     def horizon(self) -> float:
         """How far (seconds) from the one furthest behind a step may be and still be clear of
