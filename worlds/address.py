@@ -23,6 +23,17 @@ class Address:
 
     parts: tuple[str, ...]
 
+    # Addresses key the town's lookups (occupants, hop grids, arenas of tiles): hashed once, not
+    # at every lookup (a 1,000-resident day hashed them 8 million times).
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash(self.parts))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __reduce__(self):  # made anew where unpickled: a string's hash differs between processes
+        return Address, (self.parts,)
+
     @classmethod
     def parse(cls, text: str | Address) -> Address:
         if isinstance(text, Address):
