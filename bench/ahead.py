@@ -12,6 +12,14 @@ runs are the same run, file for file (they must be).
     .venv/bin/python bench/ahead.py --latency 0.2 -- --background 4 --same-day --start 15:00
 
 Words after `--` go to `sandbox run` (a shorter window, fewer residents).
+
+`--virtual` measures the schedule alone: the episode runs in process on scripted/town, and each
+call takes its latency on a virtual clock (the run loop's waits move it on: a lockstep round to
+its slowest call, running ahead to the first call back), so the figure is the wall time the
+schedule would cost against an endpoint with no CPU of its own, the same on any machine and any
+load. A drawn latency is drawn from the call's key, so both schedules draw the same per call.
+
+    .venv/bin/python bench/ahead.py --virtual --latency 0.1 --latency-max 1.0
 """
 
 from __future__ import annotations
@@ -43,6 +51,57 @@ def endpoint(latency: float, latency_max: float | None) -> tuple[subprocess.Pope
     return process, line.split()[-1]
 
 
+def virtual_leg(schedule: str, out: Path, latency: float, latency_max: float | None,
+                extra: list[str]) -> None:
+    """One episode in this process on the virtual clock (`--virtual`); prints its figures."""
+    import hashlib
+
+    from sandbox import engine
+    from sandbox.app.cli import main as cli
+
+    clock, spent = [0.0], [0.0]
+
+    class Answer:  # a call answered at once, done when the virtual clock reaches its latency
+        def __init__(self, ask):
+            self.value = engine.timed_complete(ask.llm, ask.request)
+            draw = int.from_bytes(hashlib.sha256(repr(ask.key).encode()).digest()[:8], "big")
+            self.seconds = latency + (((latency_max or latency) - latency) * draw / 2**64)
+            self.at = clock[0] + self.seconds
+            spent[0] += self.seconds
+
+        def done(self) -> bool:
+            return self.at <= clock[0]
+
+        def result(self):
+            return self.value
+
+    def send(self) -> None:
+        asks = sorted((ask for lp in self._lps.values() for ask in lp.asks
+                       if ask.future is None), key=lambda a: a.key)
+        for ask in asks:
+            ask.future = Answer(ask)
+        self.rounds += bool(asks)
+
+    def wait(self, futures, everyone: bool) -> None:
+        pending = [f.at for f in futures if not f.done()]
+        if pending:
+            clock[0] = max(pending) if everyone else min(pending)
+
+    engine.Engine._send, engine.Engine._await = send, wait
+    os.environ["SANDBOX_SCHEDULE"] = schedule
+    code = cli(["run", ARGS_TEMPLATE[0], "--arch", "ga_tdp", "--model", "scripted/town",
+                "--embedder", "hashing", "--seed", "0", "--no-cache", "--quiet",
+                "--out", str(out), *extra])
+    if code:
+        raise SystemExit(code)
+    found = figures(out, clock[0])
+    found["in_flight"] = spent[0] / clock[0]  # the calls' virtual seconds, not their real ones
+    print(json.dumps(found))
+
+
+ARGS_TEMPLATE: list[str] = []
+
+
 def figures(run: Path, wall: float) -> dict:
     result = json.loads((run / "result.json").read_text())
     calls = [json.loads(line) for line in (run / "calls.jsonl").read_text().splitlines()]
@@ -63,19 +122,40 @@ def main() -> int:
     p.add_argument("--latency-max", type=float,
                    help="draw each call's latency from --latency to this")
     p.add_argument("--json", type=Path, help="keep the figures in this file")
+    p.add_argument("--virtual", action="store_true",
+                   help="in process, each call's latency on a virtual clock: the schedule alone")
+    p.add_argument("--virtual-leg", nargs=2, metavar=("SCHEDULE", "OUT"), help=argparse.SUPPRESS)
     args = p.parse_args(words)
+    if args.virtual_leg:
+        ARGS_TEMPLATE.append(args.template)
+        virtual_leg(args.virtual_leg[0], Path(args.virtual_leg[1]), args.latency,
+                    args.latency_max, extra)
+        return 0
     from importlib.util import module_from_spec, spec_from_file_location
 
     spec = spec_from_file_location("same_runs", ROOT / ".ci" / "same_runs.py")
     same_runs = module_from_spec(spec)
     spec.loader.exec_module(same_runs)
 
-    process, url = endpoint(args.latency, args.latency_max)
+    process, url = (None, None) if args.virtual else endpoint(args.latency, args.latency_max)
     found = {}
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for schedule in ("lockstep", "ahead"):
                 out = Path(tmp) / schedule
+                if args.virtual:
+                    leg = [a for a in sys.argv[1:] if a != "--virtual"]
+                    at = leg.index("--") if "--" in leg else len(leg)
+                    done = subprocess.run([sys.executable, __file__, *leg[:at], "--virtual-leg",
+                                           schedule, str(out), *leg[at:]], cwd=ROOT,
+                                          capture_output=True, text=True)
+                    if done.returncode != 0:
+                        print(done.stdout[-2000:], done.stderr[-2000:], file=sys.stderr)
+                        return 1
+                    found[schedule] = json.loads(done.stdout.strip().splitlines()[-1])
+                    print(f"  {schedule}: {found[schedule]['wall_s']:.1f} virtual s",
+                          file=sys.stderr)
+                    continue
                 command = [sys.executable, "-m", "sandbox.app.cli", "run", args.template,
                            "--arch", "ga_tdp", "--model", "openai/town", "--base-url", url,
                            "--max-concurrency", "64", "--embedder", "hashing", "--seed", "0",
@@ -92,10 +172,13 @@ def main() -> int:
                 print(f"  {schedule}: {wall:.1f} s", file=sys.stderr)
             differs = same_runs.differences(Path(tmp) / "lockstep", Path(tmp) / "ahead")
     finally:
-        process.kill()
+        if process is not None:
+            process.kill()
     latency = f"{args.latency:g}" + (f"-{args.latency_max:g}" if args.latency_max else "")
+    where = ("in process on a virtual clock (the schedule alone)" if args.virtual
+             else "64 connections")
     print(f"{args.template}, ga_tdp, {' '.join(extra) or 'full window'}, endpoint {latency} s "
-          "a call, 64 connections")
+          f"a call, {where}")
     print("| schedule | wall s | calls | sent | most in flight | mean in flight | critical "
           "path | wall / (critical path x mean latency) |")
     print("|---|--:|--:|--:|--:|--:|--:|--:|")
