@@ -94,6 +94,7 @@ class WorldState:
         # reads it). Not part of the checkpoint: a walk under way is, and sets it as it ends.
         self._walked: dict[str, list[Tile]] = {}
         self._hop_grids: dict[Address, list[array]] = {}  # arena -> tiles to it (_hops)
+        self._tile_matrix = None  # the tile graph as scipy's sparse matrix (_hops)
         self._spt = world.seconds_per_tile(WALKING_SPEED)
         self._horizon: float | None = None
         engine.reach = self  # residents run ahead as far as this town lets them meet (meets)
@@ -378,31 +379,32 @@ class WorldState:
 
     def _hops(self, arena: Address) -> list[array]:
         """Tiles from each tile to the nearest of `arena`'s, along the walkable ones (a
-        breadth-first search from all of the arena's tiles at once), as a grid; unreachable:
-        the grid's area (farther than any path). Computed once per arena, kept as rows of
-        machine integers (read one at a time faster than a numpy array, 4 bytes a tile)."""
+        breadth-first search from all of the arena's tiles at once, scipy's, over the tile
+        graph as a sparse matrix), as a grid; unreachable: the grid's area (farther than any
+        path). Computed once per arena, kept as rows of machine integers (read one at a time
+        faster than a numpy array, 4 bytes a tile)."""
         grid = self._hop_grids.get(arena)
         if grid is not None:
             return grid
+        from scipy.sparse import csr_matrix  # here: a run without a town never needs them
+        from scipy.sparse.csgraph import dijkstra
+
         world = self.world
-        far = world.width * world.height
-        grid = np.full((world.height, world.width), far, dtype=np.int64)
-        frontier = list(world.tiles(arena))
-        for x, y in frontier:
-            grid[y, x] = 0
-        adjacency = world.tile_graph.adj
-        step = 0
-        while frontier:
-            step += 1
-            following = []
-            for tile in frontier:
-                for x, y in adjacency[tile]:
-                    if grid[y, x] == far:
-                        grid[y, x] = step
-                        following.append((x, y))
-            frontier = following
-        rows = self._hop_grids[arena] = [array("i", row) for row in grid.tolist()]
-        return rows
+        width, height = world.width, world.height
+        if self._tile_matrix is None:  # every tile a node, numbered row by row
+            edges = np.array([(ay * width + ax, by * width + bx)
+                              for (ax, ay), (bx, by) in world.tile_graph.edges],
+                             dtype=np.int64).reshape(-1, 2)
+            ones = np.ones(len(edges), dtype=np.int8)
+            self._tile_matrix = csr_matrix((ones, (edges[:, 0], edges[:, 1])),
+                                           shape=(width * height, width * height))
+        sources = [y * width + x for x, y in world.tiles(arena)]
+        hops = dijkstra(self._tile_matrix, directed=False, indices=sources, unweighted=True,
+                        min_only=True)
+        hops[~np.isfinite(hops)] = width * height
+        rows = hops.astype(np.int64).reshape(height, width).tolist()
+        grid = self._hop_grids[arena] = [array("i", row) for row in rows]
+        return grid
 
     # -- checkpoint -----------------------------------------------------------------------------
     def get_state(self) -> dict[str, Any]:
