@@ -265,7 +265,8 @@ def _stss(path: Path, prices) -> list[dict[str, Any]]:
                                                      if background else {})},
             "measure": HEADLINE["stss"], "value": value,
             "value_reference": reference.score.score if reference.scored else None,
-            "measures": measures or None, "status": status_of(value, reason=reason),
+            "measures": measures or None,
+            "status": status_of(value, "damaged" if ours.damaged else "", reason),
             "reason": reason or None,
             **{k: v for k, v in facts.items() if k != "usage_uncounted"}})
     return rows

@@ -363,3 +363,40 @@ def test_an_unfinished_suite_is_written_with_every_planned_episode(sets, tmp_pat
     assert never["status"] == "unscored" and never["value"] == ""
     assert never["reason"] == "not run: no run directory (never started)"
     assert got["public_spring_tasting/ga/s1"]["status"] == "unavailable"
+
+
+def test_a_damaged_stss_episode_is_exported_damaged_and_counted_on_the_board(sets, tmp_path,
+                                                                            capsys):
+    """An episode whose events.jsonl no longer reads whole (a line edited, the file cut since
+    the run ended) or whose score files are gone is damaged, as a kit benchmark's run is: off
+    the board, named with why, counted."""
+    suite = tmp_path / "suite"
+    shutil.copytree(sets["stss"], suite)
+    edited, lost = sorted((suite / "public_spring_tasting" / "ga").iterdir())
+    events = (edited / "events.jsonl").read_text().splitlines(keepends=True)
+    events[3] = '{"kind": "move", "t": "soon"}\n'
+    (edited / "events.jsonl").write_text("".join(events))
+    (lost / "score.json").unlink()
+    (lost / "score.reference.json").unlink()
+    out = tmp_path / "u.jsonl"
+    assert main(["export", str(suite), "--out", str(out)]) == 0
+    got = {r["item"]: r for r in map(json.loads, out.read_text().splitlines())}
+    first, second = got["public_spring_tasting/ga/s0"], got["public_spring_tasting/ga/s1"]
+    assert first["status"] == second["status"] == "damaged"
+    assert first["value"] is None and first["value_reference"] is None
+    assert first["reason"].startswith("damaged: events.jsonl line 4: unreadable")
+    assert "remove its run directory and run the suite again" in first["reason"]
+    assert second["reason"].startswith("damaged: finished, but no score file")
+    capsys.readouterr()
+    assert main(["stss-board", str(suite)]) == 0
+    printed = capsys.readouterr().out
+    assert "scored 0 of 2 planned episode(s); 2 without a score, not in the means " \
+           "(2 damaged):" in printed
+    assert f"  - {edited}: damaged: events.jsonl line 4: unreadable" in printed
+
+    # cut since the run ended: fewer whole lines than its result.json counts
+    (edited / "events.jsonl").write_text("".join(events[:-3]) + events[-3][:10])
+    assert main(["export", str(suite), "--out", str(out)]) == 0
+    cut = next(r for r in map(json.loads, out.read_text().splitlines())
+               if r["item"] == "public_spring_tasting/ga/s0")
+    assert cut["status"] == "damaged" and "(cut since it ended)" in cut["reason"]
