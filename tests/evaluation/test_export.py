@@ -400,3 +400,54 @@ def test_a_damaged_stss_episode_is_exported_damaged_and_counted_on_the_board(set
     cut = next(r for r in map(json.loads, out.read_text().splitlines())
                if r["item"] == "public_spring_tasting/ga/s0")
     assert cut["status"] == "damaged" and "(cut since it ended)" in cut["reason"]
+
+
+def test_two_inspect_exports_of_the_same_run_sets_are_the_same_bytes(sets, tmp_path):
+    """Message ids, the log's ids and times and the zip's member times all come from the run
+    sets (their runs' headers say when they ran), not from the clock or a random draw."""
+    pytest.importorskip("inspect_ai", reason="the `inspect` extra (pip install '.[inspect]')")
+    import zipfile
+    from datetime import datetime
+
+    from inspect_ai.log import read_eval_log
+
+    for out in ("first", "second"):
+        assert main(["export", str(sets["stss"]), str(sets["pingpong"]), "--inspect",
+                     str(tmp_path / out)]) == 0
+    logs = sorted(p.name for p in (tmp_path / "first").iterdir())
+    assert logs == ["pingpong_pp.eval", "stss_stss_ga.eval"]
+    for name in logs:
+        assert (tmp_path / "first" / name).read_bytes() == \
+            (tmp_path / "second" / name).read_bytes()
+    header = json.loads((runs(sets["pingpong"])[0] / "header.json").read_text())
+    log = read_eval_log(str(tmp_path / "first" / "pingpong_pp.eval"))
+    created = datetime.fromisoformat(log.eval.created).replace(tzinfo=None)
+    assert created >= datetime.fromisoformat(header["created_at"])
+    with zipfile.ZipFile(tmp_path / "first" / "pingpong_pp.eval") as zf:
+        assert {i.date_time for i in zf.infolist()} == {
+            (created.year, created.month, created.day, created.hour, created.minute,
+             created.second // 2 * 2)}
+
+
+def test_an_inspect_scores_answer_is_what_the_unit_answered(sets, tmp_path):
+    """The ANSWER column of `inspect view`: the evaluated model's last words, an interview's
+    answer, an STSS performer's last action in short."""
+    pytest.importorskip("inspect_ai", reason="the `inspect` extra (pip install '.[inspect]')")
+    from inspect_ai.log import read_eval_log
+
+    from sandbox.interviews import load_answer
+
+    logs = tmp_path / "logs"
+    assert main(["export", str(sets["stss"]), str(sets["pingpong"]), str(sets["interview"]),
+                 "--inspect", str(logs)]) == 0
+    pp = read_eval_log(str(logs / "pingpong_pp.eval")).samples[0]
+    last_reply = [m.text for m in pp.messages if m.role == "assistant"][-1]
+    assert {s.answer for s in pp.scores.values()} == {last_reply}
+    interview = read_eval_log(str(logs / "interview_set_ga.eval")).samples[0]
+    said = load_answer(Path(interview.metadata["run_dir"])).answer
+    assert interview.scores["rating"].answer == said
+    stss = read_eval_log(str(logs / "stss_stss_ga.eval")).samples[0]
+    answer = stss.scores["score"].answer
+    assert re.fullmatch(r"last: \d{4}-\d\d-\d\d \d\d:\d\d .+ at .+ \(\d+ actions, \d+ "
+                        r"conversations\)", answer), answer
+    assert stss.scores["score_reference"].answer == answer
