@@ -451,3 +451,89 @@ def test_an_inspect_scores_answer_is_what_the_unit_answered(sets, tmp_path):
     assert re.fullmatch(r"last: \d{4}-\d\d-\d\d \d\d:\d\d .+ at .+ \(\d+ actions, \d+ "
                         r"conversations\)", answer), answer
     assert stss.scores["score_reference"].answer == answer
+
+
+def test_an_interview_answer_carries_its_judges_usage(sets, rows):
+    """The judges' calls of an interview answer (one per judgment saved beside it) are in its
+    row as every benchmark's judges are: calls and tokens per role, in the unit's totals; over
+    the set they add up to the judge calls of its calls.jsonl."""
+    from sandbox.judgments import read_judgments
+    from sandbox.log import read_calls
+
+    answers = of(rows, "interview")
+    for unit in answers:
+        judged, _ = read_judgments(Path(unit["run_dir"]))
+        judge = unit["usage"]["judge"]
+        assert judge["calls"] == len(judged) == 1
+        assert judge["tokens_in"] == sum(j.prompt_tokens for j in judged) > 0
+        assert judge["tokens_out"] == sum(j.completion_tokens for j in judged) > 0
+        assert unit["calls"] == unit["usage"]["agent"]["calls"] + judge["calls"]
+        assert unit["tokens_in"] == unit["usage"]["agent"]["tokens_in"] + judge["tokens_in"]
+    calls, problems = read_calls(sets["interview"])
+    assert not problems
+    judge_calls = [c for c in calls if c.tag == "interview.judge"]
+    assert sum(u["usage"]["judge"]["calls"] for u in answers) == len(judge_calls)
+    assert sum(u["usage"]["judge"]["tokens_in"] for u in answers) == \
+        sum(c.prompt_tokens for c in judge_calls)
+
+
+def test_money_comes_from_the_models_file_the_runs_were_made_with(tmp_path, monkeypatch,
+                                                                   capsys):
+    """A player reached over HTTP through an alias of a priced models file: its header records
+    the file, and the export prices the calls by it with no --models (the user's own file
+    knows no such alias); that file gone, the one given prices them; one that no longer
+    reads is named, not taken as free."""
+    import yaml
+
+    from sandbox.llm.loopback import Loopback
+    from tests.evaluation.export_sets import PINGPONG
+
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps(PINGPONG))
+    made_with = tmp_path / "made" / "models.yaml"
+    made_with.parent.mkdir()
+    bench = tmp_path / "pp"
+    monkeypatch.setenv("KEY_PP", "sk-not-a-real-key")
+    with Loopback("pingpong") as server:
+        made_with.write_text(yaml.safe_dump({"pp": {
+            "model": "openai/pingpong", "base_url": server.url, "key_env": "KEY_PP",
+            "price_in": 1.0, "price_out": 2.0}}))
+        assert main(["pingpong", "--models", str(made_with), "--player", "pp",
+                     "--interrogator", "scripted/pingpong", "--judge", "scripted/pingpong",
+                     "--settings", str(settings), "--every", "4", "--out", str(bench)]) == 0
+    mine = tmp_path / "mine.yaml"  # the user's own models file: other aliases, other prices
+    mine.write_text(yaml.safe_dump({"other": {"model": "scripted/pingpong"}}))
+    monkeypatch.setenv("SANDBOX_MODELS", str(mine))
+    out = tmp_path / "u.jsonl"
+
+    def exported(*extra):
+        assert main(["export", str(bench), "--out", str(out), *extra]) == 0
+        return [json.loads(line) for line in out.read_text().splitlines()]
+
+    for unit in exported():
+        player = unit["usage"]["player"]
+        assert player["tokens_in"] > 0 and unit["endpoints"]["player"] == "pp"
+        assert player["money"] == pytest.approx(
+            (player["tokens_in"] * 1.0 + player["tokens_out"] * 2.0) / 1e6)
+        assert unit["money"] == player["money"]
+    calls = tmp_path / "calls.jsonl"
+    assert main(["export", str(bench), "--calls", "--out", str(calls)]) == 0
+    priced = [c for c in map(json.loads, calls.read_text().splitlines()) if c["role"] == "player"]
+    assert priced and all(c["money"] == pytest.approx(
+        (c["tokens_in"] * 1.0 + c["tokens_out"] * 2.0) / 1e6) for c in priced)
+
+    made_with.unlink()  # gone: the file given prices the alias
+    given = tmp_path / "given.yaml"
+    given.write_text(yaml.safe_dump({"pp": {"model": "openai/pingpong", "price_in": 3.0,
+                                            "price_out": 3.0}}))
+    for unit in exported("--models", str(given)):
+        player = unit["usage"]["player"]
+        assert player["money"] == pytest.approx(
+            (player["tokens_in"] + player["tokens_out"]) * 3.0 / 1e6)
+
+    made_with.write_text("pp: [not, an, alias]\n")  # there, but no longer read
+    capsys.readouterr()
+    units = exported()
+    assert all(u["money"] is None for u in units)
+    assert f"- {made_with}: the models file runs recorded does not read" in \
+        capsys.readouterr().out
