@@ -231,14 +231,16 @@ def _kit_base(bench, evaluated: str, benchmark: str) -> dict[str, Any]:
 # -- the benchmarks ----------------------------------------------------------------------------
 def _stss(path: Path, prices) -> list[dict[str, Any]]:
     from evaluation.stss import read_suite
-    from evaluation.stss.board import episode_score
+    from evaluation.stss.board import episode_damage, episode_score
+    from evaluation.stss.scoring import RULES
 
     suite = read_suite(path)
     options = suite.options
     background = options.get("background_model")
     rows = []
     for episode in suite.episodes:
-        ours, reference = episode_score(episode, "ours"), episode_score(episode, "reference")
+        damage = episode_damage(episode.run_dir)
+        ours, reference = (episode_score(episode, rules, damage) for rules in RULES)
         found = ours.score or reference.score
         measures = {}
         for name, e in (("", ours), ("_reference", reference)):

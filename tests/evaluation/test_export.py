@@ -374,7 +374,7 @@ def test_a_damaged_stss_episode_is_exported_damaged_and_counted_on_the_board(set
     shutil.copytree(sets["stss"], suite)
     edited, lost = sorted((suite / "public_spring_tasting" / "ga").iterdir())
     events = (edited / "events.jsonl").read_text().splitlines(keepends=True)
-    events[3] = '{"kind": "move", "t": "soon"}\n'
+    events[3] = events[3][:40] + "\x00\x00\x00\n"  # a disk fault in the middle of the log
     (edited / "events.jsonl").write_text("".join(events))
     (lost / "score.json").unlink()
     (lost / "score.reference.json").unlink()
