@@ -27,12 +27,11 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
-from sandbox.files import FileFormatError, json_line, read_text
 from sandbox.log import RunFormatError, load_run, run_outcome
 from sandbox.storage import write_atomic
 
 from .formats import ExportError
-from .units import Export
+from .units import Export, json_file
 
 INSPECT_EXTRA = "pip install '.[inspect]'"
 SUMMARY_ACTIONS = 8  # the performer's first actions a summary quotes
@@ -164,13 +163,13 @@ def _times(benchmark: str, units: list[dict[str, Any]]) -> tuple[str, str]:
         if not u.get("run_dir"):
             continue
         run_dir = Path(u["run_dir"])
-        made = _json(run_dir / ("answer.json" if benchmark == "interview" else "header.json"))
+        made = json_file(run_dir / ("answer.json" if benchmark == "interview" else "header.json"))
         try:
             start = datetime.fromisoformat(made["created_at"])
         except (TypeError, KeyError, ValueError):
             continue
         starts.append(start)
-        result = _json(run_dir / "result.json")
+        result = json_file(run_dir / "result.json")
         wall = result.get("wall_time_s") if isinstance(result, dict) else None
         ends.append(start + timedelta(seconds=wall) if isinstance(wall, (int, float))
                     else start)
@@ -178,13 +177,6 @@ def _times(benchmark: str, units: list[dict[str, Any]]) -> tuple[str, str]:
         return EPOCH, EPOCH
     return (min(starts).isoformat(timespec="seconds"),
             max(ends).isoformat(timespec="seconds"))
-
-
-def _json(path: Path) -> Any:
-    try:
-        return json_line(read_text(path))
-    except (OSError, ValueError, FileFormatError):
-        return None
 
 
 def stamp_zip(path: Path, when: datetime) -> None:

@@ -121,8 +121,8 @@ def run_facts(run_dir: Path, prices: Prices | None = None, default_role: str = "
     facts: dict[str, Any] = {"run_dir": str(run_dir)}
     if not run_dir.is_dir():
         return facts
-    header = _json(run_dir / "header.json")
-    result = _json(run_dir / "result.json")
+    header = json_file(run_dir / "header.json")
+    result = json_file(run_dir / "result.json")
     if isinstance(header, dict):
         facts["code_version"] = header.get("code_version")
     if isinstance(result, dict):
@@ -156,7 +156,8 @@ def run_facts(run_dir: Path, prices: Prices | None = None, default_role: str = "
     return facts
 
 
-def _json(path: Path) -> Any:
+def json_file(path: Path) -> Any:
+    """A run's JSON file, or None when it is missing or does not read."""
     try:
         return json_line(read_text(path))
     except (OSError, ValueError, FileFormatError):
