@@ -3,12 +3,13 @@ every LLM call as one, or one Inspect eval log per run set (`sandbox export`).
 
     export = read_units(["runs/suite"], prices)       # rows: UNIT_COLUMNS; skipped: named
     write_rows(export.rows, UNIT_COLUMNS, "results.csv")
-    rows, uncounted = call_rows(export, prices)       # CALL_COLUMNS
+    rows, uncounted = call_rows(export)               # CALL_COLUMNS, priced as the units
     write_inspect_logs(export, "logs")                # the `inspect` extra
 
 Modules: `columns.py` (the columns and their types), `units.py` (a unit per row, read with the
 boards' own readers), `calls.py` (a call per row), `formats.py` (writers by suffix),
-`inspect_logs.py` (Inspect eval logs through inspect_ai's log API).
+`inspect_logs.py` (Inspect eval logs through inspect_ai's log API), `prices.py` (a call's
+price: the models file its run was made with, else the one given).
 """
 
 from .calls import call_rows

@@ -9,11 +9,15 @@ from typing import Any
 
 from sandbox.log import CALLS, read_calls
 
-from .units import Export, price_of, role_of
+from .prices import price_of
+from .units import Export, role_of
 
 
-def call_rows(export: Export, prices=None) -> tuple[list[dict[str, Any]], list[str]]:
-    """(rows, what could not be read: a calls.jsonl missing from a run that ran, a cut line)."""
+def call_rows(export: Export) -> tuple[list[dict[str, Any]], list[str]]:
+    """(rows, what could not be read: a calls.jsonl missing from a run that ran, a cut line).
+    Money: each run's calls priced as the export's units are (`export.prices`: the models
+    file the run was made with, else the one given to `read_units`)."""
+    prices = export.prices
     rows: list[dict[str, Any]] = []
     uncounted: list[str] = []
     sources: list[tuple[dict[str, Any], Path]] = []
@@ -31,6 +35,7 @@ def call_rows(export: Export, prices=None) -> tuple[list[dict[str, Any]], list[s
             continue
         records, problems = read_calls(run_dir)
         uncounted += [f"{run_dir}: {p}" for p in problems]
+        price_list = prices.of_run(run_dir)
         default = "town" if unit["benchmark"] == "stss" and not unit.get(
             "background_model") else ""
         for r in records:
@@ -42,5 +47,5 @@ def call_rows(export: Export, prices=None) -> tuple[list[dict[str, Any]], list[s
                 "purpose": r.tag, "agent": r.agent, "tokens_in": r.prompt_tokens,
                 "tokens_out": r.completion_tokens, "latency_s": r.latency_s,
                 "cached": r.cached, "attempts": r.attempts, "retries": r.retries,
-                "faults": list(r.faults), "money": price_of(r, prices)})
+                "faults": list(r.faults), "money": price_of(r, price_list)})
     return rows, uncounted

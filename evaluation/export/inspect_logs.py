@@ -9,28 +9,33 @@ gives a log per architecture, as its board a row), its model the evaluated model
 roles its model roles. One sample per unit of the export: its transcript as messages (a
 dialogue's turns, the evaluated side as the assistant; an STSS episode: the performer's
 conversations, then a summary of what it did), its scores (the unit's measure, the reference
-rule set's for STSS, one per judge: `by_<judge model>`), its export row and item config as
-metadata, and an error when its run failed, was damaged or reached no model.
-The log's ids and times and its samples come from the run set, so exporting it again gives
-the same log (the zip's own file times aside).
+rule set's for STSS, one per judge: `by_<judge model>`), each score's answer what the unit
+answered (the evaluated model's last words; an STSS performer's last action, in short), its
+export row and item config as metadata, and an error when its run failed, was damaged or
+reached no model. The log's ids, its times (the runs' own: their headers' `created_at`), its
+messages' ids and its zip's member times come from the run set, so exporting it again gives
+the same bytes.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from statistics import mean
 from typing import Any
 
 from sandbox.log import RunFormatError, load_run, run_outcome
+from sandbox.storage import write_atomic
 
 from .formats import ExportError
-from .units import Export
+from .units import Export, json_file
 
 INSPECT_EXTRA = "pip install '.[inspect]'"
 SUMMARY_ACTIONS = 8  # the performer's first actions a summary quotes
+EPOCH = "1970-01-01T00:00:00"  # a log's time when none of its runs says when it ran
 
 
 def check_inspect() -> None:
@@ -77,6 +82,9 @@ def _write(benchmark: str, path: Path, arch: str | None, units: list[dict[str, A
     names.add(name)
     target = log_dir / f"{name}.eval"
     write_eval_log(log, str(target))
+    # Inspect's zip writer stamps each member with the clock: set them to the log's own time
+    # (when the run set's last run ended), so the same run set exports to the same bytes.
+    stamp_zip(target, datetime.fromisoformat(str(log.eval.created)).replace(tzinfo=None))
     return target
 
 
@@ -104,7 +112,7 @@ def eval_log(benchmark: str, path: Path, units: list[dict[str, Any]], arch: str 
     others = {role: ModelConfig(model=m) for role, m in (first.get("roles") or {}).items()
               if role != evaluated and m}
     samples = [_sample(benchmark, u) for u in units]
-    started, created = _times(units)
+    started, created = _times(benchmark, units)
     scores = []
     for name in dict.fromkeys(s for sample in samples for s in (sample.scores or {})):
         values = [float(sample.scores[name].value) for sample in samples
@@ -145,22 +153,55 @@ def digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _times(units: list[dict[str, Any]]) -> tuple[str, str]:
-    """When the run set's first run started and its last one ended (its header's and its
-    result's times): the same log for the same run set."""
-    starts, ends = [], []
+def _times(benchmark: str, units: list[dict[str, Any]]) -> tuple[str, str]:
+    """When the run set's first run started and its last one ended, as its files say (a run's
+    header `created_at` and result `wall_time_s`; an interview answer's `created_at`), not
+    when they were copied: the same log for the same run set, wherever it lies."""
+    starts: list[datetime] = []
+    ends: list[datetime] = []
     for u in units:
-        run_dir = Path(u["run_dir"]) if u.get("run_dir") else None
-        for name, found in (("header.json", starts), ("result.json", ends)):
-            try:
-                found.append((run_dir / name).stat().st_mtime)
-            except (OSError, TypeError):
-                continue
-    ends = ends or starts
+        if not u.get("run_dir"):
+            continue
+        run_dir = Path(u["run_dir"])
+        made = json_file(run_dir / ("answer.json" if benchmark == "interview" else "header.json"))
+        try:
+            start = datetime.fromisoformat(made["created_at"])
+        except (TypeError, KeyError, ValueError):
+            continue
+        starts.append(start)
+        result = json_file(run_dir / "result.json")
+        wall = result.get("wall_time_s") if isinstance(result, dict) else None
+        ends.append(start + timedelta(seconds=wall) if isinstance(wall, (int, float))
+                    else start)
     if not starts:
-        return "1970-01-01T00:00:00", "1970-01-01T00:00:00"
-    return tuple(datetime.fromtimestamp(t).isoformat(timespec="seconds")
-                 for t in (min(starts), max(ends)))
+        return EPOCH, EPOCH
+    return (min(starts).isoformat(timespec="seconds"),
+            max(ends).isoformat(timespec="seconds"))
+
+
+def stamp_zip(path: Path, when: datetime) -> None:
+    """Set every member's modification time in the zip at `path` to `when`, in place: the
+    two-byte DOS time and date of each local file header and of its central directory entry
+    (the zip format's own fields; the compressed data is left as written)."""
+    import zipfile
+
+    when = max(when, datetime(1980, 1, 1))  # the DOS date's first day
+    time = (when.hour << 11 | when.minute << 5 | when.second // 2).to_bytes(2, "little")
+    date = ((when.year - 1980) << 9 | when.month << 5 | when.day).to_bytes(2, "little")
+    data = bytearray(path.read_bytes())
+    with zipfile.ZipFile(io.BytesIO(bytes(data))) as zf:
+        members = zf.infolist()
+        central = zf.start_dir  # type: ignore[attr-defined]
+    for info in members:
+        local = info.header_offset
+        if data[local:local + 4] != b"PK\x03\x04" or data[central:central + 4] != b"PK\x01\x02":
+            raise ExportError(f"{path}: not the zip Inspect writes; its times left as they are")
+        data[local + 10:local + 14] = time + date
+        data[central + 12:central + 16] = time + date
+        names, extra, comment = (int.from_bytes(data[central + o:central + o + 2], "little")
+                                 for o in (28, 30, 32))
+        central += 46 + names + extra + comment
+    write_atomic(path, bytes(data))
 
 
 def _sample(benchmark: str, unit: dict[str, Any]):
@@ -169,14 +210,22 @@ def _sample(benchmark: str, unit: dict[str, Any]):
     from inspect_ai.scorer import Score
 
     run_dir = Path(unit["run_dir"]) if unit.get("run_dir") else None
-    messages, config = _transcript(benchmark, unit, run_dir)
+    messages, config, answer = _transcript(benchmark, unit, run_dir)
+    # Inspect gives every message a random id: ours come from the unit and the place, so
+    # the same run set gives the same log
+    where = f"{unit['run_set_dir']}:{unit['item']}"
+    for i, message in enumerate(messages):
+        message.id = digest(f"{where}:{i}")[:22]
     scores = {}
     if unit.get("value") is not None:
-        scores[unit["measure"]] = Score(value=unit["value"], explanation=unit.get("reason"))
+        scores[unit["measure"]] = Score(value=unit["value"], answer=answer,
+                                        explanation=unit.get("reason"))
     if unit.get("value_reference") is not None:
-        scores[f"{unit['measure']}_reference"] = Score(value=unit["value_reference"])
+        scores[f"{unit['measure']}_reference"] = Score(value=unit["value_reference"],
+                                                       answer=answer)
     for judge, value in (unit.get("judges") or {}).items():
-        scores[judge_score_name(judge)] = Score(value=value, metadata={"judge": judge})
+        scores[judge_score_name(judge)] = Score(value=value, answer=answer,
+                                                metadata={"judge": judge})
     error = None
     if unit["status"] in ("damaged", "unavailable") or (
             run_dir is not None and benchmark != "interview" and
@@ -194,6 +243,8 @@ def _sample(benchmark: str, unit: dict[str, Any]):
     said = [m for m in messages if m.role == "assistant"]
     output = ModelOutput.from_content(unit.get("model") or "", said[-1].text) if said else \
         ModelOutput()
+    for choice in output.choices:
+        choice.message.id = digest(f"{where}:output")[:22]
     return EvalSample(id=unit["item"], epoch=1, input=first_user or unit["item"], target="",
                       messages=messages, output=output, scores=scores or None,
                       metadata=metadata,
@@ -201,21 +252,24 @@ def _sample(benchmark: str, unit: dict[str, Any]):
 
 
 def _transcript(benchmark: str, unit: dict[str, Any], run_dir: Path | None):
-    """(messages, the item's config) of one unit; no messages when its run does not read."""
+    """(messages, the item's config, what the unit answered) of one unit: the answer is the
+    evaluated model's last words (an interview's answer), an STSS performer's last action and
+    what it did in short; no messages and no answer when its run does not read."""
     from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
 
     if benchmark == "interview":
         return _interview(unit, run_dir)
     if run_dir is None or not (run_dir / "header.json").is_file():
-        return [], None
+        return [], None, None
     try:
         run = load_run(run_dir)
     except (RunFormatError, OSError, ValueError):
-        return [], None
+        return [], None, None
     config = dict(run.header.config)
     config.pop("benchmark_command", None)
     if benchmark == "stss":
-        return _stss(run, unit), config
+        messages, answer = _stss(run, unit)
+        return messages, config, answer
     said = [e for e in run.events if e.kind == "utterance" and
             e.conversation == config.get("conversation", "c0")]
     said.sort(key=lambda e: e.turn)
@@ -227,14 +281,16 @@ def _transcript(benchmark: str, unit: dict[str, Any], run_dir: Path | None):
         speaker = next((e.agent for e in said if e.agent != opener), None)
     messages = [ChatMessageAssistant(content=e.text, model=unit.get("model"))
                 if e.agent == speaker else ChatMessageUser(content=e.text) for e in said]
+    answer = next((e.text for e in reversed(said) if e.agent == speaker), None)
     if not messages:
         messages = [ChatMessageSystem(content="(no dialogue in this run's events)")]
-    return messages, config
+    return messages, config, answer
 
 
 def _stss(run, unit: dict[str, Any]):
     """The performer's task, its conversations, each opened by who, when and where, and what
-    it did (a system message: the viewer shows it first)."""
+    it did (a system message: the viewer shows it first); and the answer in short: its last
+    action, where, and how many actions and conversations."""
     from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
 
     task = run.header.config.get("stss_task") or {}
@@ -267,7 +323,12 @@ def _stss(run, unit: dict[str, Any]):
         f"What {performer} did: {len(actions)} actions: {shown}{more}. {len(started)} "
         f"conversations. Score (ours): {ours}"
         f"{'' if reference == '-' else f'; reference rules: {reference}'}{why}.")))
-    return messages
+    # The answer column's short form: where the performer ended up, and how much it did
+    last = actions[-1] if actions else None
+    answer = (f"last: {_clock(run, last.t)} {last.description} at "
+              f"{last.location.split(':', 1)[-1]}" if last else "no action") + \
+        f" ({len(actions)} actions, {len(started)} conversations)"
+    return messages, answer
 
 
 def _shown(value: float | None) -> str:
@@ -275,8 +336,6 @@ def _shown(value: float | None) -> str:
 
 
 def _clock(run, t: float) -> str:
-    from datetime import timedelta
-
     return (run.header.start_time + timedelta(seconds=t)).strftime("%Y-%m-%d %H:%M")
 
 
@@ -287,7 +346,7 @@ def _interview(unit: dict[str, Any], folder: Path | None):
 
     answer = load_answer(folder) if folder is not None else None
     if answer is None:
-        return [], None
+        return [], None, None
     memories = "\n".join(f"- {m.clock:%Y-%m-%d %H:%M} {m.description}"
                          for m in answer.memories)
     messages = [ChatMessageSystem(content=f"{answer.agent} ({answer.architecture}) at "
@@ -299,4 +358,4 @@ def _interview(unit: dict[str, Any], folder: Path | None):
     config = {"agent": answer.agent, "architecture": answer.architecture, "at": answer.at,
               "question_id": answer.question_id, "category": answer.category,
               "run": answer.run}
-    return messages, config
+    return messages, config, answer.answer

@@ -1,7 +1,7 @@
 """Every scored unit of a run set as one row of the export (columns: `columns.UNIT_COLUMNS`),
 read with the board's own readers, so the numbers are the boards' numbers.
 
-    export = read_units(["runs/suite", "runs/pp-smol"], prices)   # models file, or None
+    export = read_units(["runs/suite", "runs/pp-smol"], prices)   # a models file, or None
     export.rows          # one dict per unit, UNIT_COLUMNS' keys
     export.skipped       # every directory given or found that is no run set, and why
 
@@ -21,10 +21,11 @@ from typing import Any
 from evaluation.compare.sides import MARKERS, refutebench_metric
 from evaluation.kit import BoardError, Ledger, read_bench_dir
 from sandbox.files import FileFormatError, json_line, read_text
-from sandbox.llm import CallRecord
+from sandbox.llm import CallRecord, ModelsFile
 from sandbox.log import CALLS, read_calls
 
 from .columns import UNIT_COLUMNS
+from .prices import Prices, price_of, tokens_price
 
 HEADLINE = {"stss": "score", "stss-lang": "conversation_gcsr", "pingpong": "final",
             "simulbench": "rating", "interview": "rating"}
@@ -37,6 +38,7 @@ class Export:
     rows: list[dict[str, Any]] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # "path: why", every one named
     run_sets: list[tuple[str, Path]] = field(default_factory=list)  # (benchmark, dir)
+    prices: Prices = field(default_factory=Prices)  # what its money was priced by
 
 
 def find_run_sets(paths: Sequence[Path | str]) -> tuple[list[tuple[str, Path]], list[str]]:
@@ -81,11 +83,14 @@ def _walk(path: Path, depth: int) -> list[tuple[str, Path]]:
     return out
 
 
-def read_units(paths: Sequence[Path | str], prices=None) -> Export:
+def read_units(paths: Sequence[Path | str], prices: Prices | ModelsFile | None = None
+               ) -> Export:
     """Every unit of every run set in `paths`; a run set that does not read is skipped and
-    named (the others are still written)."""
+    named (the others are still written). Money: each run's calls priced by the models file
+    it was made with, else by `prices` (prices.py)."""
+    prices = prices if isinstance(prices, Prices) else Prices(prices)
     run_sets, skipped = find_run_sets(paths)
-    export = Export(skipped=skipped)
+    export = Export(skipped=skipped, prices=prices)
     readers: dict[str, Callable[[Path, Any], list[dict[str, Any]]]] = {
         "stss": _stss, "stss-lang": _stss_lang, "pingpong": _pingpong,
         "simulbench": _simulbench, "refutebench": _refutebench, "interview": _interview}
@@ -98,36 +103,26 @@ def read_units(paths: Sequence[Path | str], prices=None) -> Export:
         export.run_sets.append((benchmark, path))
         export.rows += [{**dict.fromkeys(UNIT_COLUMNS), "benchmark": benchmark,
                          "run_set_dir": str(path), **row} for row in rows]
+    export.skipped += prices.problems  # read while the units were: all said by now
     return export
 
 
 # -- what every unit's run directory says ----------------------------------------------------
-def price_of(record: CallRecord, prices) -> float | None:
-    """The call's dollars when the models file prices its alias (or its model named as an
-    alias), else None."""
-    if prices is None:
-        return None
-    endpoint = prices.get(record.endpoint or record.model)
-    if endpoint is None or endpoint.price_in is None or endpoint.price_out is None:
-        return None
-    return (record.prompt_tokens * endpoint.price_in +
-            record.completion_tokens * endpoint.price_out) / 1e6
-
-
 def role_of(record: CallRecord, default: str = "") -> str:
     """The role a call was made in: recorded with it, else `default` (an STSS episode on one
     model: the whole town), else its purpose (a line written before calls named a role)."""
     return record.role or default or record.tag
 
 
-def run_facts(run_dir: Path, prices=None, default_role: str = "") -> dict[str, Any]:
+def run_facts(run_dir: Path, prices: Prices | None = None, default_role: str = ""
+              ) -> dict[str, Any]:
     """Code version, wall time, and calls, tokens and money per role of one run directory
     (its header, result.json and calls.jsonl); what is missing is left null."""
     facts: dict[str, Any] = {"run_dir": str(run_dir)}
     if not run_dir.is_dir():
         return facts
-    header = _json(run_dir / "header.json")
-    result = _json(run_dir / "result.json")
+    header = json_file(run_dir / "header.json")
+    result = json_file(run_dir / "result.json")
     if isinstance(header, dict):
         facts["code_version"] = header.get("code_version")
     if isinstance(result, dict):
@@ -135,6 +130,7 @@ def run_facts(run_dir: Path, prices=None, default_role: str = "") -> dict[str, A
     if not (run_dir / CALLS).is_file():
         return facts
     records, problems = read_calls(run_dir)
+    price_list = prices.of_run(run_dir) if prices is not None else None
     usage: dict[str, dict[str, Any]] = {}
     endpoints: dict[str, str] = {}
     for record in records:
@@ -144,7 +140,7 @@ def run_facts(run_dir: Path, prices=None, default_role: str = "") -> dict[str, A
         spent["calls"] += 1
         spent["tokens_in"] += record.prompt_tokens
         spent["tokens_out"] += record.completion_tokens
-        if (money := price_of(record, prices)) is not None:
+        if (money := price_of(record, price_list)) is not None:
             spent["money"] = (spent["money"] or 0.0) + money
         if record.endpoint:
             endpoints[role] = record.endpoint
@@ -160,7 +156,8 @@ def run_facts(run_dir: Path, prices=None, default_role: str = "") -> dict[str, A
     return facts
 
 
-def _json(path: Path) -> Any:
+def json_file(path: Path) -> Any:
+    """A run's JSON file, or None when it is missing or does not read."""
     try:
         return json_line(read_text(path))
     except (OSError, ValueError, FileFormatError):
@@ -235,14 +232,16 @@ def _kit_base(bench, evaluated: str, benchmark: str) -> dict[str, Any]:
 # -- the benchmarks ----------------------------------------------------------------------------
 def _stss(path: Path, prices) -> list[dict[str, Any]]:
     from evaluation.stss import read_suite
-    from evaluation.stss.board import episode_score
+    from evaluation.stss.board import episode_damage, episode_score
+    from evaluation.stss.scoring import RULES
 
     suite = read_suite(path)
     options = suite.options
     background = options.get("background_model")
     rows = []
     for episode in suite.episodes:
-        ours, reference = episode_score(episode, "ours"), episode_score(episode, "reference")
+        damage = episode_damage(episode.run_dir)
+        ours, reference = (episode_score(episode, rules, damage) for rules in RULES)
         found = ours.score or reference.score
         measures = {}
         for name, e in (("", ours), ("_reference", reference)):
@@ -265,7 +264,8 @@ def _stss(path: Path, prices) -> list[dict[str, Any]]:
                                                      if background else {})},
             "measure": HEADLINE["stss"], "value": value,
             "value_reference": reference.score.score if reference.scored else None,
-            "measures": measures or None, "status": status_of(value, reason=reason),
+            "measures": measures or None,
+            "status": status_of(value, "damaged" if ours.damaged else "", reason),
             "reason": reason or None,
             **{k: v for k, v in facts.items() if k != "usage_uncounted"}})
     return rows
@@ -359,6 +359,7 @@ def _refutebench(path: Path, prices) -> list[dict[str, Any]]:
 def _interview(path: Path, prices) -> list[dict[str, Any]]:
     from evaluation.interview.board import read_manifest, read_rated
     from sandbox.interviews import ANSWERS, load_answer
+    from sandbox.judgments import read_judgments
 
     manifest = read_manifest(path)
     model = (manifest.get("config") or {}).get("model")
@@ -373,6 +374,11 @@ def _interview(path: Path, prices) -> list[dict[str, Any]]:
 
     found, ledgers = rated(None)
     per_judge = {j: rated([j])[0] for j in judges}
+    # The set's calls.jsonl names each model's alias (the answers' and the judges' calls;
+    # not their items): what prices them. An interview set records no models file of its own.
+    price_list = prices.of_run(None) if prices is not None else None
+    records, _ = read_calls(path) if (path / CALLS).is_file() else ([], [])
+    aliases = {r.model: r.endpoint for r in records if r.endpoint}
     rows = []
     for entry in manifest.get("selected", []):
         arch, item = entry["architecture"], entry["item"]
@@ -391,11 +397,39 @@ def _interview(path: Path, prices) -> list[dict[str, Any]]:
                "status": status_of(value, what, reason),
                "reason": None if value is not None and not what else reason,
                "run_dir": str(path / ANSWERS / item)}
-        if answer is not None:  # the judges' calls are the set's calls.jsonl (--calls)
-            row.update(calls=1, tokens_in=answer.prompt_tokens,
-                       tokens_out=answer.completion_tokens, usage={"agent": {
-                           "calls": 1, "tokens_in": answer.prompt_tokens,
-                           "tokens_out": answer.completion_tokens, "money": None}},
+        if answer is not None:  # every call is in the set's calls.jsonl too (--calls)
+            usage = {"agent": _spent([(answer.model, answer.prompt_tokens,
+                                       answer.completion_tokens)], aliases, price_list)}
+            # each judgment saved beside the answer is one call of its judge (one left by a
+            # judge since dropped from the set was still paid for)
+            judged, unreadable = read_judgments(path / ANSWERS / item)
+            if judged:
+                usage["judge"] = _spent([(j.model, j.prompt_tokens, j.completion_tokens)
+                                         for j in judged], aliases, price_list)
+            priced = [u["money"] for u in usage.values() if u["money"] is not None]
+            row.update(calls=sum(u["calls"] for u in usage.values()),
+                       tokens_in=sum(u["tokens_in"] for u in usage.values()),
+                       tokens_out=sum(u["tokens_out"] for u in usage.values()),
+                       usage=usage, money=sum(priced) if priced else None,
+                       endpoints={role: aliases[m] for role, m in (
+                           ("agent", answer.model), *(("judge", j.model) for j in judged))
+                           if m in aliases} or None,
                        wall_s=answer.latency_s)
+            if unreadable:  # a judgment that does not read: its call counted nowhere
+                row["reason"] = "; ".join(filter(None, [row.get("reason"), "judge calls "
+                                          "uncounted: " + "; ".join(f"{u.path.name}: {u.reason}"
+                                                                    for u in unreadable)]))
         rows.append(row)
     return rows
+
+
+def _spent(calls: Sequence[tuple[str, int, int]], aliases: dict[str, str],
+           prices) -> dict[str, Any]:
+    """A role's usage from its calls' (model, tokens in, tokens out), priced by the alias
+    each model was reached by."""
+    money = [tokens_price(aliases.get(model, model), t_in, t_out, prices)
+             for model, t_in, t_out in calls]
+    return {"calls": len(calls), "tokens_in": sum(c[1] for c in calls),
+            "tokens_out": sum(c[2] for c in calls),
+            "money": sum(m for m in money if m is not None)
+            if any(m is not None for m in money) else None}

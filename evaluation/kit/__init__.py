@@ -13,8 +13,10 @@ from .aggregate import (
     MIN_UNITS_WHY,
     RESAMPLES,
     bootstrap_ci,
+    by_item,
     cluster_interval,
     interval,
+    item_interval,
     macro_average,
     mean_or_none,
     metric_means,
@@ -55,7 +57,8 @@ from .rows import RowDirs, pool_rows, pooling_notes
 
 __all__ = [
     "Ask", "BenchDir", "BoardError", "BoardReport", "Column", "Dialogue", "FinishedRun",
-    "JUDGE_FORMATS", "MIN_UNITS", "MIN_UNITS_WHY", "cluster_interval", "interval",
+    "JUDGE_FORMATS", "MIN_UNITS", "MIN_UNITS_WHY", "by_item", "cluster_interval", "interval",
+    "item_interval",
     "test_doubles", "JudgeSpec", "JudgeTally", "Ledger", "NotABenchmarkRun", "Panel", "Plot",
     "PlotPoint", "RESAMPLES", "RoleUsage", "Verdict", "accounting_markdown", "bootstrap_ci",
     "bracketed_number", "check_dirs", "check_judges", "dialogue_digest", "judge_asks",

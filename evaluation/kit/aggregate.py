@@ -69,21 +69,23 @@ def cluster_sums(clusters: Sequence[Sequence[float]], rng: np.random.Generator,
     """(sum, count) of every value drawn in each of `resamples` two-level bootstrap resamples:
     clusters drawn with replacement, then, inside each cluster drawn, its values drawn with
     replacement (afresh each time it is drawn). sum / count is a resample's mean, over every
-    value drawn, so each value weighs as in the plain mean; strata add their sums and counts."""
+    value drawn, so each value weighs as in the plain mean; strata add their sums and counts.
+    A cluster's values may be rows of several columns drawn together (RefuteBench's two
+    ratings of one run), a NaN an absent value: the sums and counts are then per column."""
     groups = [np.asarray(c, dtype=float) for c in clusters if len(c)]
     k = len(groups)
-    sizes = np.array([len(g) for g in groups])
+    shape = (resamples, *groups[0].shape[1:]) if groups else (resamples,)
     picks = rng.integers(0, k, size=(resamples, k))
-    totals = np.zeros(resamples)
-    counts = np.zeros(resamples)
+    totals = np.zeros(shape)
+    counts = np.zeros(shape)
     for j in range(k):
         for c, group in enumerate(groups):
             rows = np.flatnonzero(picks[:, j] == c)
             if not len(rows):
                 continue
             draws = group[rng.integers(0, len(group), size=(len(rows), len(group)))]
-            totals[rows] += draws.sum(axis=1)
-            counts[rows] += sizes[c]
+            totals[rows] += np.nansum(draws, axis=1)
+            counts[rows] += np.isfinite(draws).sum(axis=1)
     return totals, counts
 
 
@@ -108,3 +110,26 @@ def cluster_interval(clusters: Sequence[Sequence[float]], seed: int = 0,
     tail = (1 - level) / 2 * 100
     lo, hi = np.percentile(means, [tail, 100 - tail])
     return (float(lo), float(hi))
+
+
+def by_item(values: Iterable[tuple[str, float]]) -> list[list[float]]:
+    """(item, value) pairs as one list per item, items in first-seen order: an item's values
+    under each seed of a row that pools a sweep's cells (kit.rows) together."""
+    found: dict[str, list[float]] = {}
+    for item, value in values:
+        found.setdefault(item, []).append(value)
+    return list(found.values())
+
+
+def item_interval(items: Sequence[Sequence[float]], seed: int = 0,
+                  resamples: int = RESAMPLES, level: float = 0.95
+                  ) -> tuple[float, float] | None:
+    """The interval of the mean over items, each item with every seed it was run under (its
+    list of values): the items are what was sampled, so an item's seeds are drawn together
+    (`cluster_interval`), never as independent units (2 seeds of 5 items are 5 items' worth
+    of evidence, not 10). When no item has more than one value this is the plain bootstrap,
+    draw for draw (`interval`). None below MIN_UNITS items."""
+    items = [list(v) for v in items if len(v)]
+    if all(len(v) == 1 for v in items):
+        return interval([v[0] for v in items], seed, resamples, level)
+    return cluster_interval(items, seed, resamples, level)

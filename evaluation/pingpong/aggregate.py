@@ -9,7 +9,8 @@ refused conversations / judged conversations.
 Per player: the mean over conversations; the v2 length penalty (median over players of the mean
 reply length, divided by this player's, pulled towards 1 by a factor 0.07 and clamped to
 [0.93, 1]) multiplies the score; a bootstrap of the mean over conversations (1000 resamples,
-seeded) gives the 95% interval. Reply lengths count only conversations some judge could judge.
+seeded) gives the 95% interval, a pair's conversations under several seeds drawn together.
+Reply lengths count only conversations some judge could judge.
 
 Two arithmetics (`--arithmetic`):
   paper      (default) the paper's: the final is the plain mean of the three criteria, the
@@ -33,7 +34,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from evaluation.kit import RESAMPLES, interval
+from evaluation.kit import RESAMPLES, by_item, item_interval
 from sandbox.judgments import Judgment
 
 from .judge import CRITERIA, criterion_means, refused
@@ -153,7 +154,10 @@ def player_score(player: PlayerData, factor: float, seed: int = 0,
     finals = [c.final for c in scored]
     aggregate = mean(finals) if finals else None
     ci = None
-    if (found := interval(finals, seed=seed, resamples=resamples)) is not None:
+    # A pair under several seeds (a row pooling a sweep's cells) is one unit, its seeds drawn
+    # together: the pairs were sampled, the seeds re-run them.
+    if (found := item_interval(by_item((c.pair, c.final) for c in scored), seed,
+                               resamples)) is not None:
         lo, hi = found
         ci = (lo * factor, hi * factor)  # the factor is a constant: it scales the interval
     weightings = {}

@@ -41,7 +41,17 @@ from sandbox.storage import write_atomic
 from tasks.refutebench import FAMILIES, FAMILY_NAMES
 
 from .judge import BENCHMARK, JUDGES, RefuteDialogue, refute_dialogue
-from .metrics import FIDELITY_CURVE, KEPT_CURVE, OVERALL, Scored, Tables, cell, scored, tables
+from .metrics import (
+    FIDELITY_CURVE,
+    KEPT_CURVE,
+    OVERALL,
+    Scored,
+    Tables,
+    cell,
+    metric_cell,
+    scored,
+    tables,
+)
 from .v1 import RULE, feedback_outcomes
 
 MANIFEST = f"{BENCHMARK}.json"
@@ -106,6 +116,7 @@ def _read_row(row: Row, found, judges: Sequence[str] | None) -> None:
             continue
         if d.setting == "v1":
             row.scored.append(_v1_scored(row.ledger, run, d))
+            row.scored[-1].run_seed = found.manifest.get("seed", 0)
             continue
         if not d.complete:
             row.ledger.count("items", "incomplete", run.item, "the dialogue stops before its "
@@ -113,6 +124,7 @@ def _read_row(row: Row, found, judges: Sequence[str] | None) -> None:
         kept = row.ledger.judgments_of(run, JUDGES, found.judges, judges)
         row.scored.append(scored(d, [j for found_ in kept.values() for j in found_]))
         row.scored[-1].item = run.item
+        row.scored[-1].run_seed = found.manifest.get("seed", 0)
 
 
 def _v1_scored(ledger: Ledger, run: FinishedRun, d: RefuteDialogue) -> Scored:
@@ -172,13 +184,13 @@ def v1_cells(board: Board) -> list[dict]:
     and, when there are several kinds, by all of them; each a mean over the file's dialogues."""
     out = []
     for row in board.rows:
-        by_file: dict[str, dict[str, list[float]]] = {}
+        by_file: dict[str, dict[str, list[tuple[str, float]]]] = {}
         for s in row.scored:
             if s.setting != "v1":
                 continue
             rates = by_file.setdefault(s.seed.rsplit(":", 1)[0], {})
             for key, value in s.ratings.items():
-                rates.setdefault(key, []).append(value)
+                rates.setdefault(key, []).append((s.item, value))
         for file, rates in sorted(by_file.items()):
             kinds = sorted(k.split(".", 1)[1] for k in rates if k.startswith(RULE + "."))
             shown = [(f"{RULE}.{k}", k) for k in kinds]
@@ -186,7 +198,8 @@ def v1_cells(board: Board) -> list[dict]:
                 shown.append((RULE, "all"))
             for key, name in shown:
                 out.append({"label": row.label, "file": file, "feedback": name,
-                            "met": cell(rates[key], board.seed, board.resamples)})
+                            "met": cell([v for _, v in rates[key]], board.seed,
+                                        board.resamples, [i for i, _ in rates[key]])})
     return out
 
 
@@ -268,17 +281,15 @@ def board_plot(board: Board) -> Plot:
     directory alone, its C=max rating)."""
     points = []
     for row in board.rows:
-        values = [s.overall() for s in row.scored if s.setting == "transient"]
-        values = [v for v in values if v is not None]
-        axis_note = "overall transient"
-        if not values:
+        metric, axis_note = OVERALL, "overall transient"
+        got = metric_cell(row.scored, metric, board.seed, board.resamples)
+        if got.mean is None:
             c = max((s.c for s in row.scored), default=0)
-            values = [v for v in (s.metric(f"c{c}") for s in row.scored) if v is not None]
-            axis_note = f"persistent C={c}"
-        got = cell(values, board.seed, board.resamples)
+            metric, axis_note = f"c{c}", f"persistent C={c}"
+            got = metric_cell(row.scored, metric, board.seed, board.resamples)
         label = row.label if axis_note == "overall transient" else f"{row.label} ({axis_note})"
         points.append(PlotPoint(label, got.mean, (got.lo, got.hi) if got.lo is not None
-                                else None, n=len(values)))
+                                else None, n=got.n))
     points.sort(key=lambda p: -1 if p.score is None else p.score, reverse=True)
     return Plot("RefuteBench: compliance with refutations", "mean rating (1-5)", points,
                 scale=(1, 5), interval=f"bars: 95% bootstrap interval over dialogues (seed "
@@ -305,8 +316,7 @@ def curve_series(board: Board, names, start: int, family: str) -> list[Series]:
     found: list[tuple[str, list[tuple[int, Any]]]] = []
     for row in board.rows:
         rows = row.scored if family == "all" else [s for s in row.scored if s.family == family]
-        cells = [cell([v for v in (s.metric(n) for s in rows) if v is not None],
-                      board.seed, board.resamples) for n in names]
+        cells = [metric_cell(rows, n, board.seed, board.resamples) for n in names]
         shown = [(start + i, c) for i, c in enumerate(cells) if c.mean is not None]
         if shown:
             found.append((row.label, shown))

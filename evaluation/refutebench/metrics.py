@@ -24,7 +24,8 @@ from statistics import mean
 
 import numpy as np
 
-from evaluation.kit import MIN_UNITS, RESAMPLES, interval
+from evaluation.kit import MIN_UNITS, RESAMPLES, by_item, interval, item_interval
+from evaluation.kit.aggregate import cluster_sums
 from sandbox.judgments import Judgment
 
 from .judge import RATING, K, RefuteDialogue
@@ -51,6 +52,7 @@ class Scored:
     missing: dict[str, int] = field(default_factory=dict)  # pair -> fallback judgments
     judgments: int = 0  # judgments read (usable or not)
     item: str = ""  # the item's id in its directory (what `sandbox compare` matches by)
+    run_seed: int = 0  # the seed its directory was run under (a sweep's cell per seed)
 
     def overall(self) -> float | None:
         have = [self.ratings[n] for n in REVISIONS if n in self.ratings]
@@ -111,10 +113,15 @@ class Cell:
                 "n": self.n}
 
 
-def cell(values: Sequence[float], seed: int = 0, resamples: int = RESAMPLES) -> Cell:
+def cell(values: Sequence[float], seed: int = 0, resamples: int = RESAMPLES,
+         items: Sequence[str] | None = None) -> Cell:
+    """The mean of `values` with its interval; `items` (one per value) are the items they
+    are of: an item run under several seeds (a row pooling a sweep's cells) is drawn with all
+    its seeds, one unit (kit.item_interval)."""
     if not values:
         return Cell(None)
-    found = interval(values, seed=seed, resamples=resamples)
+    found = interval(values, seed=seed, resamples=resamples) if items is None else \
+        item_interval(by_item(zip(items, values, strict=True)), seed, resamples)
     if found is None:  # too few dialogues for an interval (kit.MIN_UNITS)
         return Cell(mean(values), n=len(values))
     return Cell(mean(values), *found, len(values))
@@ -123,27 +130,39 @@ def cell(values: Sequence[float], seed: int = 0, resamples: int = RESAMPLES) -> 
 def delta(rows: Iterable[Scored], first: str, second: str, seed: int = 0,
           resamples: int = RESAMPLES) -> Cell:
     """mean(first) - mean(second) over the rows, with a bootstrap over seeds that keeps each
-    seed's two ratings together (they may come from two dialogues, as C=0 and C=3 do)."""
-    by_seed: dict[str, list[float | None]] = {}
+    seed's two ratings together (they may come from two dialogues, as C=0 and C=3 do). Under
+    several run seeds (a row pooling a sweep's cells) a seed's ratings of each run seed are a
+    pair, and the seed is drawn with all of them (then its run seeds within it, as
+    kit.cluster_interval), never one run seed's pair in place of the others'."""
+    by_seed: dict[str, dict[int, list[float]]] = {}
     for row in rows:
-        pair = by_seed.setdefault(row.seed, [None, None])
+        pair = by_seed.setdefault(row.seed, {}).setdefault(row.run_seed, [np.nan, np.nan])
         for i, name in enumerate((first, second)):
             value = row.metric(name)
             if value is not None:
                 pair[i] = value
-    a = np.array([np.nan if p[0] is None else p[0] for p in by_seed.values()], dtype=float)
-    b = np.array([np.nan if p[1] is None else p[1] for p in by_seed.values()], dtype=float)
+    clusters = [np.array(list(runs.values()), dtype=float) for runs in by_seed.values()]
+    if not clusters:
+        return Cell(None)
+    every = np.concatenate(clusters)
+    a, b = every[:, 0], every[:, 1]
     if not np.isfinite(a).any() or not np.isfinite(b).any():
         return Cell(None)
     point = float(np.nanmean(a) - np.nanmean(b))
+    both = int((np.isfinite(a) & np.isfinite(b)).sum())
+    if len(clusters) < MIN_UNITS:
+        return Cell(point, n=both)
     rng = np.random.default_rng(seed)
-    picks = rng.integers(0, len(a), size=(resamples, len(a)))
     with warnings.catch_warnings():  # a resample may hold no rating of one column
         warnings.simplefilter("ignore", RuntimeWarning)
-        diffs = np.nanmean(a[picks], axis=1) - np.nanmean(b[picks], axis=1)
+        if len(every) == len(clusters):  # one run seed: the seeds drawn as they always were
+            picks = rng.integers(0, len(a), size=(resamples, len(a)))
+            diffs = np.nanmean(a[picks], axis=1) - np.nanmean(b[picks], axis=1)
+        else:
+            totals, counts = cluster_sums(clusters, rng, resamples)
+            diffs = totals[:, 0] / counts[:, 0] - totals[:, 1] / counts[:, 1]
     diffs = diffs[np.isfinite(diffs)]
-    both = int((np.isfinite(a) & np.isfinite(b)).sum())
-    if not len(diffs) or len(a) < MIN_UNITS:
+    if not len(diffs):
         return Cell(point, n=both)
     lo, hi = np.percentile(diffs, [2.5, 97.5])
     return Cell(point, float(lo), float(hi), both)
@@ -151,8 +170,8 @@ def delta(rows: Iterable[Scored], first: str, second: str, seed: int = 0,
 
 def metric_cell(rows: Iterable[Scored], name: str, seed: int = 0,
                 resamples: int = RESAMPLES) -> Cell:
-    values = [v for v in (r.metric(name) for r in rows) if v is not None]
-    return cell(values, seed, resamples)
+    found = [(r.item, v) for r in rows if (v := r.metric(name)) is not None]
+    return cell([v for _, v in found], seed, resamples, [item for item, _ in found])
 
 
 @dataclass

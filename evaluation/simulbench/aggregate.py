@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from evaluation.kit import interval, mean_or_none
+from evaluation.kit import by_item, item_interval, mean_or_none
 
 
 @dataclass
@@ -53,11 +53,13 @@ class SubsetMean:
 
 def subset_mean(scores: Sequence[ScriptScore], keep: Callable[[ScriptScore], bool],
                 seed: int = 0, resamples: int = 1000) -> SubsetMean:
-    values = [s.score for s in scores if keep(s) and s.score is not None]
-    if not values:
+    found = [(s.item, s.score) for s in scores if keep(s) and s.score is not None]
+    if not found:
         return SubsetMean(None, 0)
-    return SubsetMean(mean_or_none(values), len(values),
-                      interval(values, seed=seed, resamples=resamples))
+    # a script under several seeds (a row pooling a sweep's cells) is one unit, its seeds
+    # drawn together
+    return SubsetMean(mean_or_none(v for _, v in found), len(found),
+                      item_interval(by_item(found), seed, resamples))
 
 
 def subset_means(scores: Sequence[ScriptScore], seed: int = 0, resamples: int = 1000

@@ -4,11 +4,13 @@ one row per configuration (model x performer architecture; a configuration found
 suites is one row, its episodes pooled), with the means of the suite table (Table 4: per task
 type, overall, the conversation ratio), each with a seeded 95% bootstrap interval and n, the
 same per template, and the accounting of every episode the suites planned: scored, unscored
-by the rules, or without a score and why.
+by the rules, or without a score and why (damaged among them: a finished episode whose
+events.jsonl no longer reads whole, or whose score files are lost or do not read).
 
-Reads a suite's `suite.json` (what it was run with, the episodes it planned) and its episodes'
-score files (score.json, score.reference.json); of an episode without a score, only whether
-its run ended (sandbox.log.run_outcome), to say why. Scores nothing again and calls no model.
+Reads a suite's `suite.json` (what it was run with, the episodes it planned), its episodes'
+score files (score.json, score.reference.json), whether each run ended
+(sandbox.log.run_outcome) and, of one that did, whether its events still read (a score of
+events no longer there enters no mean). Scores nothing again and calls no model.
 
     report = suite_board(["runs/a", "runs/b"], rules="ours", seed=0, resamples=1000)
     print(report.markdown)
@@ -37,10 +39,11 @@ from evaluation.kit import (
     markdown_table,
     test_doubles,
 )
-from sandbox.log import run_outcome
+from sandbox.files import FileFormatError, input_lines, json_line
+from sandbox.log import EVENTS, run_outcome
 from tasks.stss.schema import TaskType
 
-from .scoring import ScoringOptions, STSSScore, read_score
+from .scoring import RULES, ScoringOptions, STSSScore, read_score
 from .table import (
     RULE_SETS,
     WINDOW_RULES,
@@ -162,47 +165,89 @@ def human_run(path: Path) -> SuiteDir | None:
 @dataclass
 class EpisodeScore:
     """A planned episode and what the board found of it under one rule set: its score (None:
-    no score file), and why it is not in the means (empty when it is)."""
+    no score file, or damaged), and why it is not in the means (empty when it is)."""
 
     episode: PlannedEpisode
     score: STSSScore | None
     why: str = ""
+    damaged: bool = False  # its log or its score file no longer holds what was scored
 
     @property
     def scored(self) -> bool:
         return self.score is not None and self.score.score is not None
 
 
-def _why_no_score(episode: PlannedEpisode, rules: str) -> str:
-    """Why an episode has no score file, in the words of the suite table's lines."""
+def episode_damage(run_dir: Path) -> str:
+    """Why a run that ended is damaged ("" when it is not): a line of its events.jsonl that
+    is not a JSON event (torn, edited, a disk fault), or fewer whole lines than its
+    result.json counts (cut since it ended). A score of such a log is of events that are no
+    longer there, so it enters no mean, as a kit board's damaged run. Each line is decoded,
+    not validated field by field (the scorer's strict read does that when it scores): the
+    fields of 1.2 MB of events cost a board 0.2 s an episode, the decoding 0.03 s."""
+    outcome = run_outcome(run_dir)
+    if outcome.state == "unfinished" and outcome.reason.startswith(f"{EVENTS} holds"):
+        return f"{outcome.reason} (cut since it ended)"
+    if not outcome.finished:
+        return ""
+    try:
+        for number, raw in input_lines(Path(run_dir) / EVENTS):
+            if not raw.strip():
+                continue
+            try:
+                event = json_line(raw)
+            except ValueError as exc:
+                return f"{EVENTS} line {number}: unreadable: {str(exc).splitlines()[0]}"
+            if not isinstance(event, dict) or not isinstance(event.get("kind"), str):
+                return f"{EVENTS} line {number}: not an event (a JSON object with a kind)"
+    except FileFormatError as exc:
+        return str(exc)
+    return ""
+
+
+def _why_no_score(episode: PlannedEpisode, rules: str) -> tuple[str, bool]:
+    """Why an episode has no score file, in the words of the suite table's lines, and
+    whether that is damage: a finished episode with no score file of either rule set lost
+    the one its suite wrote (a suite scores every finished episode, under `--rules` ours,
+    reference or both); one with the other rule set's file was not scored under these."""
     outcome = run_outcome(episode.run_dir)
     if outcome.state == "missing":
         return "not run: " + ("no run directory (never started)"
-                              if outcome.reason == "no run directory" else outcome.reason)
+                              if outcome.reason == "no run directory" else outcome.reason), False
     if outcome.state == "failed":
         kind, _, reason = outcome.reason.partition(": ")
         if kind == "budget":
-            return f"stopped by a budget: {reason}"
+            return f"stopped by a budget: {reason}", False
         if kind == "unavailable":
-            return f"unavailable: {reason}"
-        return f"failed: {reason or kind}"
+            return f"unavailable: {reason}", False
+        return f"failed: {reason or kind}", False
     if outcome.state == "unfinished":
-        return f"unfinished: {outcome.reason}"
+        return f"unfinished: {outcome.reason}", False
     file = ScoringOptions(rules=rules).file
-    return (f"finished, but no {file} (score it: sandbox score {episode.suite} --rules "
-            f"{rules})")
+    fix = f"score it: sandbox score {episode.suite} --rules {rules}"
+    if not any((episode.run_dir / ScoringOptions(rules=r).file).exists() for r in RULES):
+        return f"damaged: finished, but no score file ({file} nor any other; {fix})", True
+    return f"finished, but no {file} ({fix})", False
 
 
-def episode_score(episode: PlannedEpisode, rules: str) -> EpisodeScore:
+def episode_score(episode: PlannedEpisode, rules: str, damage: str | None = None
+                  ) -> EpisodeScore:
+    """What the board makes of one episode under `rules`; `damage`: its `episode_damage`,
+    when already known (a caller reading both rule sets reads the log once)."""
+    if damage is None:
+        damage = episode_damage(episode.run_dir)
+    if damage:
+        return EpisodeScore(episode, None, f"damaged: {damage} (remove its run directory and "
+                                           f"run the suite again)", damaged=True)
     try:
         score = read_score(episode.run_dir, rules)
     except (ValueError, OSError) as exc:  # a pydantic ValidationError is a ValueError
         file = ScoringOptions(rules=rules).file
         problem = exc.errors()[0]["msg"] if hasattr(exc, "errors") else str(exc)
-        return EpisodeScore(episode, None, f"{file} does not read ({problem}); score it again: "
-                                           f"sandbox score {episode.run_dir} --rules {rules}")
+        return EpisodeScore(episode, None, f"damaged: {file} does not read ({problem}); score "
+                                           f"it again: sandbox score {episode.run_dir} --rules "
+                                           f"{rules}", damaged=True)
     if score is None:
-        return EpisodeScore(episode, None, _why_no_score(episode, rules))
+        return EpisodeScore(episode, None, *_why_no_score(episode, rules))
     if score.score is None:
         return EpisodeScore(episode, score, f"unscored by the rules: {score.unscored}")
     return EpisodeScore(episode, score)
@@ -297,6 +342,7 @@ def _row_data(config: Configuration, names: dict[Path, str], seed: int,
     row = config.table_row()
     missing = [{"run": str(e.episode.run_dir), "why": e.why} for e in config.episodes
                if e.score is None]
+    damaged = sum(e.damaged for e in config.episodes)
     return {
         "label": config.label, "model": config.model_shown,
         **({"background_model": config.background} if config.background else {}),
@@ -306,7 +352,7 @@ def _row_data(config: Configuration, names: dict[Path, str], seed: int,
         "by_type": by_type, "by_template": templates,
         "conversation_ratio": {"mean": mean(ratios) if ratios else None, "n": len(ratios)},
         "planned": len(config.episodes), "scored": len(scored),
-        "unscored": row.unscored, "missing": missing,
+        "unscored": row.unscored, "missing": missing, "damaged": damaged,
         "warned_episodes": row.warned_episodes, "warned": row.warned,
         "incomplete": row.incomplete, "degraded": row.degraded}
 
@@ -405,8 +451,9 @@ def _accounting(rows: list[dict[str, Any]], configs: list[Configuration]) -> lis
         missing = row["missing"]
         lines.append(f"- {row['label']}: scored {row['scored']} of {row['planned']} planned "
                      f"episode(s)" + (f"; {unscored} unscored by the rules" if unscored else "")
-                     + (f"; {len(missing)} without a score, not in the means:" if missing
-                        else "."))
+                     + (f"; {len(missing)} without a score, not in the means"
+                        + (f" ({row['damaged']} damaged)" if row["damaged"] else "") + ":"
+                        if missing else "."))
         lines += [f"  - {m['run']}: {m['why']}" for m in missing]
     for config in configs:
         lines += row_notes(config.table_row(), config.label)

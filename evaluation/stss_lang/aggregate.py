@@ -9,7 +9,8 @@ conversations of task t and T the tasks that have any:
 
 Several judge models: s_c is the mean of their usable verdicts. A conversation no judge gave a
 usable verdict on is left out (and counted). Intervals: percentile bootstrap of the mean over
-conversations (micro) and over task means (macro), seeded.
+conversations (micro; a scenario's conversations under several seeds drawn together) and
+over task means (macro), seeded.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import mean
 
-from evaluation.kit import interval, macro_average, micro_average
+from evaluation.kit import by_item, interval, item_interval, macro_average, micro_average
 
 METRICS = ("sr", "gcsr")
 
@@ -56,12 +57,24 @@ class Cell:
     tasks: int
 
 
-def cell(by_task: Mapping[str, Sequence[float]], *, seed: int = 0,
-         resamples: int = 1000) -> Cell:
+def by_scenario(conversations: Sequence[Judged], level: str, metric: str
+                ) -> list[list[float]]:
+    """The scores of each scenario's judged conversations: one under each seed of a row
+    pooling a sweep's cells."""
+    return by_item((c.item, c.scores[level][metric]) for c in conversations
+                   if c.scores.get(level) is not None)
+
+
+def cell(by_task: Mapping[str, Sequence[float]], *, seed: int = 0, resamples: int = 1000,
+         scenarios: Sequence[Sequence[float]] | None = None) -> Cell:
+    """Micro and macro with their intervals. The micro interval resamples conversations,
+    or, given `scenarios` (`by_scenario`), scenarios with every seed's conversation of each
+    drawn together: a scenario run under two seeds is one unit, not two."""
     values = [v for vs in by_task.values() for v in vs]
     task_means = [mean(vs) for vs in by_task.values() if vs]
     return Cell(micro=micro_average(by_task), macro=macro_average(by_task),
-                micro_ci=interval(values, seed, resamples),
+                micro_ci=interval(values, seed, resamples) if scenarios is None else
+                item_interval(scenarios, seed, resamples),
                 macro_ci=interval(task_means, seed, resamples),
                 conversations=len(values), tasks=len(task_means))
 

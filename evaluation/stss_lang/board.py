@@ -32,7 +32,7 @@ from evaluation.kit import (
 )
 from tasks.stss.schema import TaskType
 
-from .aggregate import METRICS, Cell, Judged, cell, combine, groups
+from .aggregate import METRICS, Cell, Judged, by_scenario, cell, combine, groups
 from .judge import JUDGES, LEVELS
 
 MANIFEST = "stss_lang.json"
@@ -78,7 +78,8 @@ def row_of(bench: BenchDir | RowDirs, conversations: list[Judged], seed: int,
         "dirs": [str(b.path) for b in row_dirs.benches], "seeds": seeds}
     for level in LEVELS:
         for metric in METRICS:
-            c: Cell = cell(groups(conversations, level, metric), seed=seed, resamples=resamples)
+            c: Cell = cell(groups(conversations, level, metric), seed=seed, resamples=resamples,
+                           scenarios=by_scenario(conversations, level, metric))
             row[f"{level}_{metric}"] = asdict(c)
             row[f"{level}_{metric}_micro"] = c.micro
             row[f"{level}_{metric}_macro"] = c.macro
@@ -164,7 +165,8 @@ def table3(dirs: Sequence[Path | str], *, judges: Sequence[str] | None = None, s
     if fallbacks:
         lines += ["", f"{fallbacks} judgment(s) fell back (no usable answer) and are left out."]
     pooled_seeds = [f"{r['llm']} {r['agent']}: seeds {', '.join(map(str, r['seeds']))} pooled "
-                    "(each seed's conversation of a scenario is a unit)"
+                    "(n counts each seed's conversation of a scenario; the micro interval "
+                    "draws a scenario with all its seeds)"
                     for r in rows if len(r["seeds"]) > 1]
     said = [*pooling_notes(pooled), *pooled_seeds]
     if said:

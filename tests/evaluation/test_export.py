@@ -363,3 +363,177 @@ def test_an_unfinished_suite_is_written_with_every_planned_episode(sets, tmp_pat
     assert never["status"] == "unscored" and never["value"] == ""
     assert never["reason"] == "not run: no run directory (never started)"
     assert got["public_spring_tasting/ga/s1"]["status"] == "unavailable"
+
+
+def test_a_damaged_stss_episode_is_exported_damaged_and_counted_on_the_board(sets, tmp_path,
+                                                                            capsys):
+    """An episode whose events.jsonl no longer reads whole (a line edited, the file cut since
+    the run ended) or whose score files are gone is damaged, as a kit benchmark's run is: off
+    the board, named with why, counted."""
+    suite = tmp_path / "suite"
+    shutil.copytree(sets["stss"], suite)
+    edited, lost = sorted((suite / "public_spring_tasting" / "ga").iterdir())
+    events = (edited / "events.jsonl").read_text().splitlines(keepends=True)
+    events[3] = events[3][:40] + "\x00\x00\x00\n"  # a disk fault in the middle of the log
+    (edited / "events.jsonl").write_text("".join(events))
+    (lost / "score.json").unlink()
+    (lost / "score.reference.json").unlink()
+    out = tmp_path / "u.jsonl"
+    assert main(["export", str(suite), "--out", str(out)]) == 0
+    got = {r["item"]: r for r in map(json.loads, out.read_text().splitlines())}
+    first, second = got["public_spring_tasting/ga/s0"], got["public_spring_tasting/ga/s1"]
+    assert first["status"] == second["status"] == "damaged"
+    assert first["value"] is None and first["value_reference"] is None
+    assert first["reason"].startswith("damaged: events.jsonl line 4: unreadable")
+    assert "remove its run directory and run the suite again" in first["reason"]
+    assert second["reason"].startswith("damaged: finished, but no score file")
+    capsys.readouterr()
+    assert main(["stss-board", str(suite)]) == 0
+    printed = capsys.readouterr().out
+    assert "scored 0 of 2 planned episode(s); 2 without a score, not in the means " \
+           "(2 damaged):" in printed
+    assert f"  - {edited}: damaged: events.jsonl line 4: unreadable" in printed
+
+    # cut since the run ended: fewer whole lines than its result.json counts
+    (edited / "events.jsonl").write_text("".join(events[:-3]) + events[-3][:10])
+    assert main(["export", str(suite), "--out", str(out)]) == 0
+    cut = next(r for r in map(json.loads, out.read_text().splitlines())
+               if r["item"] == "public_spring_tasting/ga/s0")
+    assert cut["status"] == "damaged" and "(cut since it ended)" in cut["reason"]
+
+
+def test_two_inspect_exports_of_the_same_run_sets_are_the_same_bytes(sets, tmp_path):
+    """Message ids, the log's ids and times and the zip's member times all come from the run
+    sets (their runs' headers say when they ran), not from the clock or a random draw."""
+    pytest.importorskip("inspect_ai", reason="the `inspect` extra (pip install '.[inspect]')")
+    import zipfile
+    from datetime import datetime
+
+    from inspect_ai.log import read_eval_log
+
+    for out in ("first", "second"):
+        assert main(["export", str(sets["stss"]), str(sets["pingpong"]), "--inspect",
+                     str(tmp_path / out)]) == 0
+    logs = sorted(p.name for p in (tmp_path / "first").iterdir())
+    assert logs == ["pingpong_pp.eval", "stss_stss_ga.eval"]
+    for name in logs:
+        assert (tmp_path / "first" / name).read_bytes() == \
+            (tmp_path / "second" / name).read_bytes()
+    header = json.loads((runs(sets["pingpong"])[0] / "header.json").read_text())
+    log = read_eval_log(str(tmp_path / "first" / "pingpong_pp.eval"))
+    created = datetime.fromisoformat(log.eval.created).replace(tzinfo=None)
+    assert created >= datetime.fromisoformat(header["created_at"])
+    with zipfile.ZipFile(tmp_path / "first" / "pingpong_pp.eval") as zf:
+        assert {i.date_time for i in zf.infolist()} == {
+            (created.year, created.month, created.day, created.hour, created.minute,
+             created.second // 2 * 2)}
+
+
+def test_an_inspect_scores_answer_is_what_the_unit_answered(sets, tmp_path):
+    """The ANSWER column of `inspect view`: the evaluated model's last words, an interview's
+    answer, an STSS performer's last action in short."""
+    pytest.importorskip("inspect_ai", reason="the `inspect` extra (pip install '.[inspect]')")
+    from inspect_ai.log import read_eval_log
+
+    from sandbox.interviews import load_answer
+
+    logs = tmp_path / "logs"
+    assert main(["export", str(sets["stss"]), str(sets["pingpong"]), str(sets["interview"]),
+                 "--inspect", str(logs)]) == 0
+    pp = read_eval_log(str(logs / "pingpong_pp.eval")).samples[0]
+    last_reply = [m.text for m in pp.messages if m.role == "assistant"][-1]
+    assert {s.answer for s in pp.scores.values()} == {last_reply}
+    interview = read_eval_log(str(logs / "interview_set_ga.eval")).samples[0]
+    said = load_answer(Path(interview.metadata["run_dir"])).answer
+    assert interview.scores["rating"].answer == said
+    stss = read_eval_log(str(logs / "stss_stss_ga.eval")).samples[0]
+    answer = stss.scores["score"].answer
+    assert re.fullmatch(r"last: \d{4}-\d\d-\d\d \d\d:\d\d .+ at .+ \(\d+ actions, \d+ "
+                        r"conversations\)", answer), answer
+    assert stss.scores["score_reference"].answer == answer
+
+
+def test_an_interview_answer_carries_its_judges_usage(sets, rows):
+    """The judges' calls of an interview answer (one per judgment saved beside it) are in its
+    row as every benchmark's judges are: calls and tokens per role, in the unit's totals; over
+    the set they add up to the judge calls of its calls.jsonl."""
+    from sandbox.judgments import read_judgments
+    from sandbox.log import read_calls
+
+    answers = of(rows, "interview")
+    for unit in answers:
+        judged, _ = read_judgments(Path(unit["run_dir"]))
+        judge = unit["usage"]["judge"]
+        assert judge["calls"] == len(judged) == 1
+        assert judge["tokens_in"] == sum(j.prompt_tokens for j in judged) > 0
+        assert judge["tokens_out"] == sum(j.completion_tokens for j in judged) > 0
+        assert unit["calls"] == unit["usage"]["agent"]["calls"] + judge["calls"]
+        assert unit["tokens_in"] == unit["usage"]["agent"]["tokens_in"] + judge["tokens_in"]
+    calls, problems = read_calls(sets["interview"])
+    assert not problems
+    judge_calls = [c for c in calls if c.tag == "interview.judge"]
+    assert sum(u["usage"]["judge"]["calls"] for u in answers) == len(judge_calls)
+    assert sum(u["usage"]["judge"]["tokens_in"] for u in answers) == \
+        sum(c.prompt_tokens for c in judge_calls)
+
+
+def test_money_comes_from_the_models_file_the_runs_were_made_with(tmp_path, monkeypatch,
+                                                                   capsys):
+    """A player reached over HTTP through an alias of a priced models file: its header records
+    the file, and the export prices the calls by it with no --models (the user's own file
+    knows no such alias); that file gone, the one given prices them; one that no longer
+    reads is named, not taken as free."""
+    import yaml
+
+    from sandbox.llm.loopback import Loopback
+    from tests.evaluation.export_sets import PINGPONG
+
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps(PINGPONG))
+    made_with = tmp_path / "made" / "models.yaml"
+    made_with.parent.mkdir()
+    bench = tmp_path / "pp"
+    monkeypatch.setenv("KEY_PP", "sk-not-a-real-key")
+    with Loopback("pingpong") as server:
+        made_with.write_text(yaml.safe_dump({"pp": {
+            "model": "openai/pingpong", "base_url": server.url, "key_env": "KEY_PP",
+            "price_in": 1.0, "price_out": 2.0}}))
+        assert main(["pingpong", "--models", str(made_with), "--player", "pp",
+                     "--interrogator", "scripted/pingpong", "--judge", "scripted/pingpong",
+                     "--settings", str(settings), "--every", "4", "--out", str(bench)]) == 0
+    mine = tmp_path / "mine.yaml"  # the user's own models file: other aliases, other prices
+    mine.write_text(yaml.safe_dump({"other": {"model": "scripted/pingpong"}}))
+    monkeypatch.setenv("SANDBOX_MODELS", str(mine))
+    out = tmp_path / "u.jsonl"
+
+    def exported(*extra):
+        assert main(["export", str(bench), "--out", str(out), *extra]) == 0
+        return [json.loads(line) for line in out.read_text().splitlines()]
+
+    for unit in exported():
+        player = unit["usage"]["player"]
+        assert player["tokens_in"] > 0 and unit["endpoints"]["player"] == "pp"
+        assert player["money"] == pytest.approx(
+            (player["tokens_in"] * 1.0 + player["tokens_out"] * 2.0) / 1e6)
+        assert unit["money"] == player["money"]
+    calls = tmp_path / "calls.jsonl"
+    assert main(["export", str(bench), "--calls", "--out", str(calls)]) == 0
+    priced = [c for c in map(json.loads, calls.read_text().splitlines()) if c["role"] == "player"]
+    assert priced and all(c["money"] == pytest.approx(
+        (c["tokens_in"] * 1.0 + c["tokens_out"] * 2.0) / 1e6) for c in priced)
+
+    made_with.unlink()  # gone: the file given prices the alias
+    given = tmp_path / "given.yaml"
+    given.write_text(yaml.safe_dump({"pp": {"model": "openai/pingpong", "price_in": 3.0,
+                                            "price_out": 3.0}}))
+    for unit in exported("--models", str(given)):
+        player = unit["usage"]["player"]
+        assert player["money"] == pytest.approx(
+            (player["tokens_in"] + player["tokens_out"]) * 3.0 / 1e6)
+
+    made_with.write_text("pp: [not, an, alias]\n")  # there, but no longer read
+    capsys.readouterr()
+    units = exported()
+    assert all(u["money"] is None for u in units)
+    assert f"- {made_with}: the models file runs recorded does not read" in \
+        capsys.readouterr().out

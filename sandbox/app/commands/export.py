@@ -42,8 +42,9 @@ def register(sub) -> None:
     p.add_argument("--inspect", type=output_dir, metavar="LOGDIR",
                    help="write one Inspect eval log per run set here (the `inspect` extra)")
     p.add_argument("--models", type=InputPath(), metavar="FILE",
-                   help="the models file whose prices give the money column [default: "
-                        "$SANDBOX_MODELS or the user's models file]")
+                   help="prices for the money columns where the models file a run was made "
+                        "with (recorded in its header) gives none [default: $SANDBOX_MODELS "
+                        "or the user's models file]")
     p.set_defaults(func=main)
 
 
@@ -81,7 +82,7 @@ def main(args) -> int:
             written = write_inspect_logs(export, args.inspect)
             what = f"{len(written)} Inspect log(s) into {args.inspect}"
         elif args.calls:
-            rows, uncounted = call_rows(export, models_file(args))
+            rows, uncounted = call_rows(export)
             export.skipped += uncounted
             size = write_rows(rows, CALL_COLUMNS, args.out)
             what = f"{len(rows)} call row(s) to {args.out} ({size:,} bytes)"
