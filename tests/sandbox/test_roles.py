@@ -62,7 +62,21 @@ def test_paper_routing_sends_the_evaluated_endpoint_only_the_performers_routed_c
     # The answers of the two endpoints are cached apart, each under its alias.
     cached = [json.loads(line) for line in (out / "llm_cache.jsonl").read_text().splitlines()]
     assert {c["model"] for c in cached} == {"openai/town@under_test", "openai/town@town"}
-    assert "evaluated: under_test (openai/town)" in capsys.readouterr().out  # sandbox log
+    log = capsys.readouterr().out  # sandbox log
+    assert "evaluated: under_test (openai/town)" in log
+    # The header says what each role resolved to and how the performer's purposes split, and
+    # `sandbox log` reads it: the performer is not listed under the evaluated model alone.
+    assert roles["evaluated"]["name"] == "under_test (openai/town)"
+    assert roles["background"]["name"] == "town (openai/town)"
+    assert roles["evaluated"]["base_url"] == evaluated.url
+    split = roles["purposes"][PERFORMER]
+    assert split == {"evaluated": sorted(PAPER_PURPOSES), "background": "every other purpose"}
+    mine = [c for c in recorded if c["agent"] == PERFORMER]
+    routed = sum(1 for c in mine if c["role"] == "evaluated")
+    said = " ".join(log.split())  # the console wraps long lines
+    assert (f"{PERFORMER}=evaluated: under_test (openai/town) for "
+            f"{', '.join(sorted(PAPER_PURPOSES))} ({routed} calls) and background: town "
+            f"(openai/town) for every other purpose ({len(mine) - routed} calls)") in said
     # A rerun from the cache alone (no endpoint running) makes the same log.
     events = (out / "events.jsonl").read_bytes()
     assert main([*argv, "--cache-only", "--overwrite"]) == 0
