@@ -244,8 +244,7 @@ def dry_run(args) -> int:
             raise UserError(str(exc)) from exc
         done = [out / RUNS / i for i in selected if finished(out / RUNS / i)]
         estimate = kit_estimate(STSS_LANG, argparse.Namespace(**{**vars(args), "out": out}),
-                                len(selected) - len(done), done, options,
-                                {**models, "judge": ", ".join(judges)})
+                                len(selected) - len(done), done, options, models, judges)
         terminal.console().print(f"[bold]{arch}[/]", highlight=False)
         terminal.print_markdown(estimate.markdown("conversation"))
     return 0

@@ -24,8 +24,8 @@ def test_a_dry_run_writes_nothing_and_prices_what_the_models_file_prices(tmp_pat
     assert main([*args[:2], "priced", *args[3:], "--dry-run"]) == 0
     printed = capsys.readouterr().out
     assert "Dry run: 2 episode(s) to run, 0 finished and skipped; nothing was written." in printed
-    assert "| town | priced |" in printed and "rates.json" in printed
-    assert re.search(r"\| \$\d+\.\d\d \|", printed)  # the alias's prices
+    assert "| town | priced (scripted/town) |" in printed and "rates.json" in printed
+    assert re.search(r"\| \$\d+\.\d\d+ \|", printed)  # the alias's prices
     assert calls(printed) > 0 and not out.exists()
 
 
@@ -135,14 +135,15 @@ def test_a_routed_dry_run_has_a_row_per_role_and_model_priced_and_timed(tmp_path
     assert main(base) == 0
     printed = capsys.readouterr().out
     rows = {m.group(1): (int(m.group(2)), m.group(3)) for m in re.finditer(
-        r"\| (evaluated|background) \| [AB] \| (\d+) \| \d+ \| \d+ \| (\$[\d.]+) \|", printed)}
+        r"\| (evaluated|background) \| [AB] \(openai/smol[AB]\) \| (\d+) \| \d+ \| \d+ \| "
+        r"(\$[\d.]+) \|", printed)}
     assert set(rows) == {"evaluated", "background"} and "| town |" not in printed
     evaluated, background = rows["evaluated"][0], rows["background"][0]
     assert 0 < evaluated < background  # the performer's routed purposes only
-    assert "Wall time: not known for B" in printed
+    assert "Wall time: not known for B (openai/smolB)" in printed
     # `all` routing gives the evaluated model every call of the performer: more of them.
     assert main([*base, "--performer-routing", "all"]) == 0
-    more = re.search(r"\| evaluated \| A \| (\d+) \|", capsys.readouterr().out)
+    more = re.search(r"\| evaluated \| A \(openai/smolA\) \| (\d+) \|", capsys.readouterr().out)
     assert int(more.group(1)) > evaluated
 
 

@@ -12,7 +12,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sandbox.app.commands.common import models_file, parallel_options
-from sandbox.app.suites.estimate import TOWN, Estimate, Line, Rate, Rates, measure, read_rates
+from sandbox.app.suites.estimate import (
+    TOWN,
+    Estimate,
+    Line,
+    Rate,
+    Rates,
+    measure,
+    named,
+    read_rates,
+)
 from sandbox.llm import CallRecord
 from tasks.routing import BACKGROUND, EVALUATED, PAPER_PURPOSES
 
@@ -125,10 +134,11 @@ def basis(done: list[Episode], sizes: dict) -> Basis:
 
 
 def role_models(args) -> dict[str, str]:
-    """The model each role's calls are answered by (a run on one model records "town")."""
+    """The model each role's calls are answered by (a run on one model records "town": calls
+    are classed by who made them and why, `classify`, so a routed suite's estimate has no
+    "town" row; one row is one model, never "A + B")."""
     background = getattr(args, "background_model", None)
-    return {"evaluated": args.model, "background": background or args.model,
-            TOWN: args.model if not background else f"{args.model} + {background}"}
+    return {"evaluated": args.model, "background": background or args.model, TOWN: args.model}
 
 
 def estimate(args, of: Basis, episodes: list[Episode], skipped: int, sizes: dict) -> Estimate:
@@ -169,7 +179,7 @@ def estimate(args, of: Basis, episodes: list[Episode], skipped: int, sizes: dict
         endpoint = prices.get(model)
         price = (endpoint.price_in, endpoint.price_out) if endpoint is not None and \
             endpoint.price_in is not None and endpoint.price_out is not None else None
-        out.lines.append(Line(role, model, spend, source, price))
+        out.lines.append(Line(role, model, spend, source, price, named(model, prices)))
     left_hours = sum(sizes.get((e.template, e.seed), NO_SIZE).resident_hours for e in episodes)
     background = getattr(args, "background_model", None)
     if any(m.startswith("local/") for m in (args.model, background) if m):
