@@ -46,6 +46,7 @@ def summarize(run: Run) -> dict[str, Any]:
         "seed": run.header.seed,
         "models": run.header.models,
         "roles_by_agent": roles_by_agent(run.header.config, by_role),
+        "role_names": role_names(run.header.config),
         "models_answering": {agent: dict(found) for agent, found in answered.items()},
         "status": _status(run),
         "error": run.result.error if run.result else None,
@@ -125,6 +126,16 @@ def roles_by_agent(config: dict[str, Any], calls: dict[str, Counter] | None = No
     return out
 
 
+def role_names(config: dict[str, Any]) -> dict[str, str]:
+    """Each role the header's config.roles says what it resolved to, by its name there
+    ("alias (model id)")."""
+    roles = config.get("roles")
+    if not isinstance(roles, dict):
+        return {}
+    return {str(role): who["name"] for role, who in roles.items()
+            if isinstance(who, dict) and isinstance(who.get("name"), str)}
+
+
 def models_said(summary: dict[str, Any]) -> list[str]:
     """Each agent with the model(s) that answered its calls: "NAME=MODEL", or, when its calls
     went to several, each with its count ("NAME=B (y) for 7 calls and A (x) for 3"); the header's
@@ -142,8 +153,9 @@ def models_said(summary: dict[str, Any]) -> list[str]:
             out.append(f"{agent}=" + " and ".join(
                 f"{who} for {n} call{'s' * (n != 1)}"
                 for who, n in sorted(found.items(), key=lambda kv: -kv[1])))
-        else:
-            out.append(f"{agent}={next(iter(found), model)}")
+        else:  # a role the header says what it resolved to (a kit run's): by its name
+            named = (summary.get("role_names") or {}).get(agent, model)
+            out.append(f"{agent}={next(iter(found), named)}")
     return out
 
 

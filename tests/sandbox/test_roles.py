@@ -145,7 +145,7 @@ def test_tables_and_boards_name_the_evaluated_model_and_keep_backgrounds_apart(t
     assert [r["overall"]["n"] for r in rows] == [1, 1]  # never pooled
 
 
-def test_a_pingpong_player_and_its_judge_answer_from_two_endpoints(tmp_path):
+def test_a_pingpong_player_and_its_judge_answer_from_two_endpoints(tmp_path, capsys):
     with Loopback("pingpong") as player, Loopback("pingpong") as judge:
         models = models_file(tmp_path, local={"model": "openai/pingpong",
                                               "base_url": player.url},
@@ -160,6 +160,15 @@ def test_a_pingpong_player_and_its_judge_answer_from_two_endpoints(tmp_path):
     for run in (out / "runs").iterdir():
         by_role = {(c["role"], c["endpoint"]) for c in calls(run)}
         assert by_role == {("player", "local"), ("interrogator", "local"), ("judge", "hosted")}
+        # the header says what each role resolved to, and `sandbox log` names it so
+        roles = json.loads((run / "header.json").read_text())["config"]["roles"]
+        assert roles["player"] == {"model": "openai/pingpong", "endpoint": "local",
+                                   "name": "local (openai/pingpong)", "base_url": player.url}
+        capsys.readouterr()
+        assert main(["log", str(run)]) == 0
+        said = " ".join(capsys.readouterr().out.split())
+        assert "models: player=local (openai/pingpong); interrogator=local (openai/pingpong)" \
+            in said
 
 
 def test_a_judge_named_by_an_alias_is_named_so_everywhere_and_two_aliases_are_two_judges(

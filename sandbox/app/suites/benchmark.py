@@ -75,6 +75,7 @@ from sandbox.storage import write_atomic
 from tasks.kit import Cast, ItemSet, Sampling
 
 from ..plugins import Benchmark, BoardReport
+from ..roles import shown_role
 from .parallel import Monitor, Parallel, run_parallel
 from .resume import episode_seed, finished
 
@@ -371,11 +372,17 @@ def _run_item(session: Session, item_id: str, item: Any, run_dir: Path) -> Bench
                 for role, model in config.models.items()}
         scenario = bench.scenario(item, item_id, Cast(config.models, config.sampling, llms),
                                   config.options)
+        # What each role resolved to, where a models file or an endpoint stands behind its
+        # name (the header's config.roles, as a town's: `sandbox log` names each role by it).
+        roles = {role: shown_role(session.pool.settings_for(model, None))
+                 for role, model in config.models.items()
+                 if session.pool.resolved(model) is not None}
         result = run_episode(scenario, llms[bench.under_test],
                              seed=episode_seed(config.seed, item_id), out_dir=run_dir,
                              overwrite=True, budgets=budgets,
                              extra_header={bench.items.header_key: item_id,
                                            "label": config.label,
+                                           **({"roles": roles} if roles else {}),
                                            **({"benchmark_command": list(session.command)}
                                               if session.command else {})})
         report.runs_made += 1
