@@ -92,6 +92,8 @@ def test_the_language_level_estimates_each_architecture_before_it_runs(tmp_path,
     assert estimated["ga_tdp"]["performer"] > estimated["ga"]["performer"]  # TDP's plans
     board = tmp_path / "t3.json"
     assert main([*argv, "--json", str(board)]) == 0
+    ran = capsys.readouterr().out  # each architecture's run closes with its estimate
+    assert ran.count("Estimate vs actual for the 17 scenario(s) this run ran") == 2, ran
     usage = json.loads(board.read_text())["usage"]
     for arch, roles in estimated.items():
         for role, calls in roles.items():

@@ -437,6 +437,39 @@ def kit_estimate(bench, args, units: int, done: list[Path], options: dict,
     return estimate
 
 
+def foretell(bench, args, ids: list[str], options: dict, models: dict[str, str],
+             judges: list[str]):
+    """(the items of `ids` already finished in args.out, the estimate a dry run would print
+    now): taken before a run, which closes with it beside what the items it ran spent
+    (`close_estimate`)."""
+    from sandbox.app.suites.benchmark import RUNS
+    from sandbox.app.suites.resume import finished
+
+    done = [args.out / RUNS / i for i in ids if finished(args.out / RUNS / i)]
+    return done, kit_estimate(bench, args, len(ids) - len(done), done, options, models, judges)
+
+
+def close_estimate(console, bench, args, ids: list[str], done: list[Path], foretold, report,
+                   models: dict[str, str], judges: list[str]) -> None:
+    """After a run: the estimate `foretell` made before it, for the items it ran, beside
+    what they spent per role and model (calls.jsonl), and its wall time beside the run's."""
+    from sandbox.app.suites.benchmark import RUNS
+    from sandbox.app.suites.estimate import against
+
+    ran = [args.out / RUNS / i for i in ids
+           if args.out / RUNS / i not in done and (args.out / RUNS / i).is_dir()]
+    stopped = {i for i, _ in [*report.failures, *report.stopped]}
+    if ran and not foretold.lines:
+        console.print(f"Estimate vs actual: there was no estimate before this run (no "
+                      f"finished {bench.noun} here and no rate kept for these options); the "
+                      f"next --dry-run estimates from the {len(ran)} it ran.", highlight=False)
+    elif ran:
+        terminal.print_markdown(against(
+            foretold.scaled(len(ran)), {"": kit_actual(bench, ran, models, judges, args)},
+            bench.items.noun.rstrip("s"), stopped=sum(p.name in stopped for p in ran),
+            wall_s=report.wall_time_s))
+
+
 def kit_actual(bench, ran: list[Path], models: dict[str, str], judges: list[str], args):
     """What the items that ran spent, from their calls.jsonl, per (role, model as typed), as
     kit_estimate's lines are keyed: a judge's calls under the judge whose name they were made
@@ -505,15 +538,8 @@ def run_main(bench, args) -> int:
     console.print(f"[dim]{bench.name}: {len(selected)} of {len(items)} {bench.items.noun}, "
                   f"{cast}, judges {', '.join(judges)}{default('--judge')}, into {args.out}[/]")
     config = configuration(bench, args, judges)
-    # The estimate a dry run would print now, taken before anything runs: the run closes
-    # with it beside what the items it ran spent.
-    from sandbox.app.suites.benchmark import RUNS
-    from sandbox.app.suites.estimate import against
-    from sandbox.app.suites.resume import finished
-
-    done = [args.out / RUNS / i for i, _ in selected if finished(args.out / RUNS / i)]
-    foretold = kit_estimate(bench, args, len(selected) - len(done), done, options, models,
-                            judges)
+    ids = [i for i, _ in selected]
+    done, foretold = foretell(bench, args, ids, options, models, judges)
     report = run_with_progress(bench, args.out, items, pool, config, console=console,
                                description=bench.items.noun, total=len(selected),
                                rejudge=args.rejudge, parallel=parallel,
@@ -522,18 +548,7 @@ def run_main(bench, args) -> int:
         return 1
     console.print(f"{report_line(bench.noun, report)}; wall time {report.wall_time_s:.1f} s")
     terminal.print_markdown(board_report(bench, [args.out]).markdown)
-    ran = [args.out / RUNS / i for i, _ in selected
-           if args.out / RUNS / i not in done and (args.out / RUNS / i).is_dir()]
-    stopped = {i for i, _ in [*report.failures, *report.stopped]}
-    if ran and not foretold.lines:
-        console.print(f"Estimate vs actual: there was no estimate before this run (no "
-                      f"finished {bench.noun} here and no rate kept for these options); the "
-                      f"next --dry-run estimates from the {len(ran)} it ran.", highlight=False)
-    elif ran:
-        terminal.print_markdown(against(
-            foretold.scaled(len(ran)), {"": kit_actual(bench, ran, models, judges, args)},
-            bench.items.noun.rstrip("s"), stopped=sum(p.name in stopped for p in ran),
-            wall_s=report.wall_time_s))
+    close_estimate(console, bench, args, ids, done, foretold, report, models, judges)
     for item, error in report.failures:
         console.print(f"[red]failed:[/] {item}: {error}", highlight=False)
     if report.failures:
