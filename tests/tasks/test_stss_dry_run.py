@@ -169,3 +169,25 @@ def test_a_short_window_with_few_residents_is_estimated_per_role_within_a_quarte
         assert 0.75 <= estimated / actual <= 1.34, (role, estimated, actual)
     wall = re.search(r"Wall time: (?:estimated about [^\n]* )?took ([\d.]+) s", printed)
     assert wall and float(wall.group(1)) > 0
+
+
+def test_an_embedded_evaluated_model_does_not_time_its_endpoint_background(tmp_path, capsys):
+    """The embedded model's calls at its rate, an endpoint's at its own latency: an endpoint
+    with none leaves the wall time unknown, said, rather than timed as the embedded model."""
+    models = tmp_path / "models.yaml"
+    models.write_text("B:\n  model: openai/smolB\n  base_url: http://127.0.0.1:9/v1\n")
+    base = ["stss", *SMALL[2:], "--models", str(models), "--model", "local/smollm2-135m",
+            "--background-model", "B", "--out", str(tmp_path / "suite"), "--dry-run"]
+    assert main(base) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "Wall time: not known for B (openai/smolB)" in printed
+    assert "Wall time: about" not in printed
+    models.write_text(models.read_text() + "  latency_s: 100\n")
+    assert main(base) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    background = int(re.search(r"\| background \| B \(openai/smolB\) \| (\d+) \|",
+                               printed).group(1))
+    # at least the background's calls at 100 s each
+    said = re.search(r"Wall time: about (?:(\d+) h )?(\d+) min", printed)
+    assert said, printed
+    assert int(said.group(1) or 0) * 3600 + int(said.group(2)) * 60 >= background * 100 - 30

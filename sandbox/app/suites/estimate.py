@@ -216,15 +216,19 @@ class Estimate:
         return "\n".join([head, "", *rows, "", *tail]) + "\n"
 
     def wall_at_latency(self, prices, jobs: int, measured: Callable[[Line], bool], how: str,
-                        again: str) -> None:
+                        again: str, known: Callable[[Line], float | None] | None = None
+                        ) -> None:
         """The wall time of the calls, `jobs` at once: a line's own latency where it was
         `measured` (or its models are scripted ones), else its calls times its models-file
         entry's `latency_s`; a model with neither is said (`again`: how to measure it), and
-        then no wall time is given. `how` says how it was reckoned."""
-        seconds, unknown = 0.0, []
+        then no wall time is given. `known`: a line's seconds reckoned otherwise (the embedded
+        model's, which more jobs do not shorten). `how` says how it was reckoned."""
+        seconds, alone, unknown = 0.0, 0.0, []
         for line in self.lines:
             endpoint = prices.get(line.model)
-            if measured(line) or line.model.startswith("scripted/"):
+            if known is not None and (given := known(line)) is not None:
+                alone += given
+            elif measured(line) or line.model.startswith("scripted/"):
                 seconds += line.spend.latency_s
             elif endpoint is not None and endpoint.latency_s is not None:
                 seconds += line.spend.calls * endpoint.latency_s
@@ -235,7 +239,7 @@ class Estimate:
                               "(give latency_s, a typical call's seconds, in its models-file "
                               f"entry, or {again} and --dry-run again).")
             return
-        self.wall_s, self.wall_how = seconds / jobs, how
+        self.wall_s, self.wall_how = seconds / jobs + alone, how
 
     def scaled(self, units: int) -> Estimate:
         """The same estimate for `units` of its units (the items a run went on to run, when
