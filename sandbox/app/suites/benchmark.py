@@ -166,11 +166,11 @@ def open_manifest(bench: Benchmark, out: Path, wanted: Manifest, rejudge: bool =
         # by what each resolved to (alias A and its model id on A's endpoint are one
         # model; an alias now naming another model is not); a manifest from before it was
         # recorded, by the string typed
-        old = role.name not in have.resolved and have.roles.get(role.name) is not None
-        was, now = ((have.roles.get(role.name), wanted.roles[role.name]) if old else
-                    (role_identity(have.model_dump(), role.name),
-                     role_identity(wanted.model_dump(), role.name)))
-        if was != now:
+        was = role_identity(have.model_dump(), role.name)
+        now = role_identity(wanted.model_dump(), role.name)
+        as_before = role.name not in have.resolved and \
+            have.roles.get(role.name) == wanted.roles[role.name]
+        if was != now and not as_before:
             raise BenchmarkMismatch(f"{out} holds a benchmark with {role.name} {was!r}, not "
                                     f"{now!r}; {use_another}")
     defaults = bench.defaults()
