@@ -201,12 +201,10 @@ def human_llm(person: Person, evaluated, stack: Callable):
     """The episode's model with a person: a Router of the person's stack (role `human`,
     answers cached under `human`) and the model's (role `evaluated`)."""
     from agents.human import decision_form
-    from sandbox.llm import make_llm
+    from sandbox.llm import make_llm, shown_role
     from sandbox.llm.human import HumanBackend
     from sandbox.llm.roles import Router
     from tasks.routing import EVALUATED, HUMAN, human_purposes, human_route
-
-    from .roles import shown_role
 
     model = stack(evaluated)
     settings = evaluated.model_copy(update={"model": HUMAN_MODEL, "endpoint": None,

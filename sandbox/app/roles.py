@@ -15,9 +15,8 @@ from pathlib import Path
 
 from sandbox.app.options import Model
 from sandbox.errors import UserError
-from sandbox.llm import CacheMiss, LLMConfigError, LLMSettings, make_llm, model_name
+from sandbox.llm import CacheMiss, LLMConfigError, LLMSettings, make_llm, shown_role
 from sandbox.llm.roles import Router
-from sandbox.redact import redact_url
 
 
 def add_role_options(g) -> None:
@@ -109,15 +108,6 @@ def _backend_key(settings: LLMSettings) -> str:
 
 def _name(settings: LLMSettings) -> str:
     return settings.endpoint or settings.model
-
-
-def shown_role(settings: LLMSettings) -> dict:
-    """A role's model as the header records what it resolved to (config.roles): its model id,
-    the alias it was named by, its name as every board gives it ("alias (model id)") and its
-    endpoint's URL, without a credential."""
-    return {"model": settings.model, "endpoint": settings.endpoint,
-            "name": model_name(settings.model, settings.endpoint),
-            "base_url": redact_url(settings.base_url) if settings.base_url else None}
 
 
 def town_roles(args: argparse.Namespace, cache_path: Path | None = None) -> TownRoles:

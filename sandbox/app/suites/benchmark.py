@@ -64,6 +64,7 @@ from sandbox.llm import (
     make_llm,
     model_name,
     resolve,
+    shown_role,
 )
 from sandbox.llm.roles import RoleLLM
 from sandbox.lock import hold
@@ -75,7 +76,6 @@ from sandbox.storage import write_atomic
 from tasks.kit import Cast, ItemSet, Sampling
 
 from ..plugins import Benchmark, BoardReport
-from ..roles import shown_role
 from .parallel import Monitor, Parallel, run_parallel
 from .resume import episode_seed, finished
 
