@@ -111,7 +111,7 @@ def roles_by_agent(config: dict[str, Any], calls: dict[str, Counter] | None = No
     split = roles.get("purposes") if isinstance(roles, dict) else None
     if not isinstance(split, dict):
         return {}
-    out: dict[str, list[list[str]]] = {}
+    out: dict[str, list[list[Any]]] = {}
     for agent, by_role in split.items():
         if not isinstance(by_role, dict) or len(by_role) < 2:
             continue  # one role answers every purpose of it: nothing split
