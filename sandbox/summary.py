@@ -32,17 +32,21 @@ def summarize(run: Run) -> dict[str, Any]:
     # went to two models (the performer under a routing) is listed under both, not under the
     # one the header stands it for.
     answered: dict[str, Counter] = defaultdict(Counter)
+    by_role: dict[str, Counter] = defaultdict(Counter)
     for call in run.calls:
         if call.agent:
             from .llm import model_name
 
             answered[call.agent][model_name(call.model, call.endpoint)] += 1
+            by_role[call.agent][call.role or ""] += 1
     return {
         "llm_calls_by_agent_day_module": calls_by_agent_day_module(run),
         "run": str(run.dir),
         "scenario": run.header.scenario,
         "seed": run.header.seed,
         "models": run.header.models,
+        "roles_by_agent": roles_by_agent(run.header.config, by_role),
+        "role_names": role_names(run.header.config),
         "models_answering": {agent: dict(found) for agent, found in answered.items()},
         "status": _status(run),
         "error": run.result.error if run.result else None,
@@ -97,20 +101,61 @@ def answered_by(call) -> str:
     return f"{call.role}: {who}" if call.role else who
 
 
+def roles_by_agent(config: dict[str, Any], calls: dict[str, Counter] | None = None
+                   ) -> dict[str, list[list[Any]]]:
+    """The agents whose purposes the run header says were split between roles (config.roles:
+    `purposes`, agent -> role -> its purposes or "every other purpose"), each with
+    [role and model as named everywhere, what it answers, its calls in `calls` (agent -> role
+    -> count)] per role, in the header's order. Empty for a run of one model per agent."""
+    roles = config.get("roles")
+    split = roles.get("purposes") if isinstance(roles, dict) else None
+    if not isinstance(split, dict):
+        return {}
+    out: dict[str, list[list[Any]]] = {}
+    for agent, by_role in split.items():
+        if not isinstance(by_role, dict) or len(by_role) < 2:
+            continue  # one role answers every purpose of it: nothing split
+        said = []
+        for role, purposes in by_role.items():
+            who = roles.get(role)
+            name = who.get("name") or who.get("model") if isinstance(who, dict) else None
+            what = ", ".join(map(str, purposes)) if isinstance(purposes, list) else str(purposes)
+            said.append([f"{role}: {name}" if name else role, what,
+                         (calls or {}).get(agent, Counter())[role]])
+        out[str(agent)] = said
+    return out
+
+
+def role_names(config: dict[str, Any]) -> dict[str, str]:
+    """Each role the header's config.roles says what it resolved to, by its name there
+    ("alias (model id)")."""
+    roles = config.get("roles")
+    if not isinstance(roles, dict):
+        return {}
+    return {str(role): who["name"] for role, who in roles.items()
+            if isinstance(who, dict) and isinstance(who.get("name"), str)}
+
+
 def models_said(summary: dict[str, Any]) -> list[str]:
     """Each agent with the model(s) that answered its calls: "NAME=MODEL", or, when its calls
     went to several, each with its count ("NAME=B (y) for 7 calls and A (x) for 3"); the header's
-    model for an agent with no call."""
+    model for an agent with no call. An agent whose purposes the header says were split
+    between roles is said with each role's model and purposes, whatever its calls."""
     answering = summary.get("models_answering") or {}
+    split = summary.get("roles_by_agent") or {}
     out = []
     for agent, model in summary["models"].items():
         found = answering.get(agent) or {}
-        if len(found) > 1:
+        if agent in split:
+            out.append(f"{agent}=" + " and ".join(
+                f"{who} for {what} ({n} call{'s' * (n != 1)})" for who, what, n in split[agent]))
+        elif len(found) > 1:
             out.append(f"{agent}=" + " and ".join(
                 f"{who} for {n} call{'s' * (n != 1)}"
                 for who, n in sorted(found.items(), key=lambda kv: -kv[1])))
-        else:
-            out.append(f"{agent}={next(iter(found), model)}")
+        else:  # a role the header says what it resolved to (a kit run's): by its name
+            named = (summary.get("role_names") or {}).get(agent, model)
+            out.append(f"{agent}={next(iter(found), named)}")
     return out
 
 

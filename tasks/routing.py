@@ -66,6 +66,23 @@ HUMAN_PURPOSES = frozenset({
 })
 
 
+# How the header names the purposes a role answers that no list names (config.roles.purposes).
+REST = "every other purpose"
+
+
+def performer_purposes(routing: Routing) -> dict[str, list[str] | str]:
+    """The performer's purposes by the role that answers them, as the run header records them
+    (config.roles.purposes): a reader of the run knows the split without its calls."""
+    if routing == "all":
+        return {EVALUATED: REST}
+    return {EVALUATED: sorted(PAPER_PURPOSES), BACKGROUND: REST}
+
+
+def human_purposes() -> dict[str, list[str] | str]:
+    """The person's resident's purposes by the role that answers them (config.roles.purposes)."""
+    return {HUMAN: sorted(HUMAN_PURPOSES), EVALUATED: REST}
+
+
 def human_route(person: str) -> Callable[[LLMRequest], str]:
     """The Router's rule with a person playing `person`: their points of choice to the person
     (role `human`), every other call to the model (role `evaluated`)."""

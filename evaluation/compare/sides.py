@@ -16,6 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from evaluation.kit import BoardError, Ledger, read_bench_dir, test_doubles
+from evaluation.kit.board import manifest_data
+from evaluation.kit.rows import judge_identities, role_identity
+from sandbox.files import FileFormatError
 from tasks.stss.schema import TaskType
 
 STSS_LANG_METRICS = ("conversation_gcsr", "conversation_sr", "summary_gcsr", "summary_sr")
@@ -95,6 +98,7 @@ def read_side(spec: str, *, rules: str = "ours", metric: str | None = None,
                "simulbench": lambda: _simulbench(path, judges),
                "refutebench": lambda: _refutebench(path, metric, judges),
                "interview": lambda: _interview(path, row, judges)}
+    judges = judges_named(path, benchmark, judges)
     if metric is not None and benchmark not in ("stss-lang", "refutebench"):
         raise BoardError(f"--metric: {benchmark} has one per-item measure; --metric is for "
                          "stss-lang and refutebench")
@@ -106,6 +110,23 @@ def read_side(spec: str, *, rules: str = "ours", metric: str | None = None,
         raise BoardError(f"--judge {', '.join(unknown)}: no such judge in {path}; judges "
                          f"present: {', '.join(present) or f'none (a {benchmark} set)'}")
     return side
+
+
+def judges_named(path: Path, benchmark: str, judges: Sequence[str] | None
+                 ) -> list[str] | None:
+    """`--judge` as the set's judgments name each judge: a judge typed as its run typed it (an
+    alias, "B") is the one its judgments name ("B (openai/smolB)"; the manifest's
+    `judge_names`); any other as given."""
+    if not judges or benchmark in ("stss", "interview"):
+        return list(judges) if judges else None
+    marker = next(m for m, name in MARKERS.items() if name == benchmark)
+    try:
+        manifest = manifest_data(path / marker)
+    except (OSError, ValueError, FileFormatError):  # the reader says it, naming the file
+        return list(judges)
+    names = manifest.get("judge_names") if isinstance(manifest, dict) else None
+    names = names if isinstance(names, dict) else {}
+    return [names.get(j, j) if isinstance(names.get(j, j), str) else j for j in judges]
 
 
 def _choose(path: Path, row: str | None, rows: Sequence[str], what: str) -> str:
@@ -191,9 +212,13 @@ def unlike_conditions(a: Side, b: Side) -> str | None:
 
 def _kit_side(benchmark: str, bench, ledger: Ledger, measure: str, **kw) -> Side:
     roles = bench.manifest.get("roles") or {}
+    # who played and judged, by what each resolved to (evaluation/kit/rows.py): the sets a
+    # comparison merges as one configuration's seeds must agree in it, whatever was typed
+    played = {role: role_identity(bench.manifest, role) for role in roles}
     side = Side(benchmark, bench.path, bench.label, measure,
                 test_double=test_doubles([*roles.values(), *bench.judges]),
                 config={"roles": roles, "judges": bench.judges,
+                        "played": {**played, "judges": judge_identities(bench.manifest)},
                         "seed": bench.manifest.get("seed", 0)}, **kw)
     return side
 
@@ -216,6 +241,12 @@ def merge_sides(sides: Sequence[Side]) -> Side:
         if other.config.get("conditions") != first.config.get("conditions"):
             raise BoardError(f"{first.path} and {other.path} ran under other conditions: "
                              "not one configuration's seeds")
+        was, now = first.config.get("played") or {}, other.config.get("played") or {}
+        if was != now:
+            differ = [f"{k} {was.get(k, '-')} vs {now.get(k, '-')}"
+                      for k in dict.fromkeys([*was, *now]) if was.get(k) != now.get(k)]
+            raise BoardError(f"{first.path} and {other.path} were played or judged by other "
+                             f"models ({'; '.join(differ)}): not one configuration's seeds")
     seeds = [side.config.get("seed", 0) for side in sides]
     shown = ", ".join(map(str, dict.fromkeys(seeds)))
     merged = Side(first.benchmark, first.path, f"{first.label} (seeds {shown})", first.measure,

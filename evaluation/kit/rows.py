@@ -41,17 +41,47 @@ class RowDirs:
     configuration: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
+def identity(resolved: Any, typed: str) -> str:
+    """Who a model is, as configurations are compared: what it resolved to (a manifest's
+    `resolved` entry: its model id, and the endpoint's URL when there is one), never the alias
+    typed: alias A and A's model id typed on A's endpoint are one model, two aliases of one
+    model id on two endpoints are two. A name with no entry (a scripted or local model, a
+    manifest from before entries were kept) is itself."""
+    if not isinstance(resolved, dict) or not isinstance(resolved.get("model"), str):
+        return typed
+    url = resolved.get("base_url")
+    return f"{resolved['model']} at {url}" if url else resolved["model"]
+
+
+def role_identity(manifest: dict[str, Any], role: str) -> str:
+    """Who played `role` in a manifest's directory (`identity`)."""
+    typed = (manifest.get("roles") or {}).get(role)
+    return identity((manifest.get("resolved") or {}).get(role), str(typed))
+
+
+def judge_identities(manifest: dict[str, Any], judges: Sequence[str] | None = None
+                     ) -> list[str]:
+    """Who the manifest's judges are (`identity`), sorted; only those whose judgments' name
+    (`judge_names`: "alias (model id)" for an alias) is in `judges` when given."""
+    names = manifest.get("judge_names") or {}
+    resolved = manifest.get("resolved_judges") or {}
+    return sorted(identity(resolved.get(typed), names.get(typed, typed))
+                  for typed in manifest.get("judges") or []
+                  if not judges or names.get(typed, typed) in judges)
+
+
 def configuration(bench: BenchDir, pooled: Sequence[str] = (),
                   judges: Sequence[str] | None = None) -> dict[str, Any]:
-    """How `bench`'s items were run, as the pooling rule compares it."""
+    """How `bench`'s items were run, as the pooling rule compares it: each role and judge by
+    who it resolved to (`identity`), not as typed."""
     m = bench.manifest
     # The items' digest is of the items the options built: where options pool, it differs
     # with them, and the items' file (its name) is what says they were run the same way.
     items = Path(m.get("items") or "").name if pooled else \
         m.get("items_digest") or m.get("items") or ""
-    return {"roles": m.get("roles") or {},
+    return {"roles": {role: role_identity(m, role) for role in m.get("roles") or {}},
             "sampling": m.get("sampling") or {},
-            "judges": sorted(j for j in bench.judges if not judges or j in judges),
+            "judges": judge_identities(m, judges),
             "items": items,
             "items file": m.get("items") or "",
             "options": {k: v for k, v in (m.get("options") or {}).items() if k not in pooled},

@@ -457,7 +457,8 @@ def evaluated_model(run: Run, performer: str) -> str:
     evaluated = roles.get("evaluated") if isinstance(roles, dict) else None
     # (a person who played the performer is listed as such, not as the town's model)
     if isinstance(evaluated, dict) and evaluated.get("model") == model:
-        return model_name(model, evaluated.get("endpoint"))
+        # what the role resolved to, as the header names it (a header before names: rebuilt)
+        return evaluated.get("name") or model_name(model, evaluated.get("endpoint"))
     aliases = {c.endpoint for c in run.calls if c.agent == performer and c.model == model}
     return model_name(model, aliases.pop() if len(aliases) == 1 else None)
 
@@ -471,7 +472,8 @@ def background_model(config: dict) -> str | None:
     if not isinstance(background, dict) or not isinstance(background.get("model"), str):
         return None
     routing = roles.get("performer_routing")
-    return model_name(background["model"], background.get("endpoint")) + \
+    name = background.get("name") or model_name(background["model"], background.get("endpoint"))
+    return name + \
         (f", routing {routing}" if routing and routing != "paper" else "")
 
 

@@ -201,10 +201,10 @@ def human_llm(person: Person, evaluated, stack: Callable):
     """The episode's model with a person: a Router of the person's stack (role `human`,
     answers cached under `human`) and the model's (role `evaluated`)."""
     from agents.human import decision_form
-    from sandbox.llm import make_llm
+    from sandbox.llm import make_llm, shown_role
     from sandbox.llm.human import HumanBackend
     from sandbox.llm.roles import Router
-    from tasks.routing import EVALUATED, HUMAN, human_route
+    from tasks.routing import EVALUATED, HUMAN, human_purposes, human_route
 
     model = stack(evaluated)
     settings = evaluated.model_copy(update={"model": HUMAN_MODEL, "endpoint": None,
@@ -212,8 +212,8 @@ def human_llm(person: Person, evaluated, stack: Callable):
     human = make_llm(settings, backend=HumanBackend(decision_form, person.ui))
     return Router({EVALUATED: model, HUMAN: human}, human_route(person.name), default=EVALUATED,
                   named={person.name: HUMAN}, others=EVALUATED,
-                  recorded={HUMAN: person.name, EVALUATED: {"model": evaluated.model,
-                                                            "endpoint": evaluated.endpoint}})
+                  recorded={HUMAN: person.name, EVALUATED: shown_role(evaluated),
+                            "purposes": {person.name: human_purposes()}})
 
 
 def person_left(exc: PersonLeft, out: Path, console) -> int:

@@ -15,9 +15,8 @@ from pathlib import Path
 
 from sandbox.app.options import Model
 from sandbox.errors import UserError
-from sandbox.llm import CacheMiss, LLMConfigError, LLMSettings, make_llm
+from sandbox.llm import CacheMiss, LLMConfigError, LLMSettings, make_llm, shown_role
 from sandbox.llm.roles import Router
-from sandbox.redact import redact_url
 
 
 def add_role_options(g) -> None:
@@ -85,14 +84,20 @@ class TownRoles:
         if performer is None:
             raise UserError("--background-model needs a performer (whose calls the evaluated "
                             "model answers): a task template's, or town_day's --performer")
-        from tasks.routing import BACKGROUND, EVALUATED, performer_route  # the town's roles
+        from tasks.routing import (  # the town's roles
+            BACKGROUND,
+            EVALUATED,
+            performer_purposes,
+            performer_route,
+        )
 
         return Router({EVALUATED: stack(self.evaluated), BACKGROUND: stack(self.background)},
                       performer_route(performer, self.routing), default=EVALUATED,
                       named={performer: EVALUATED}, others=BACKGROUND,
                       recorded={"performer_routing": self.routing, "performer": performer,
-                                EVALUATED: _shown(self.evaluated),
-                                BACKGROUND: _shown(self.background)})
+                                EVALUATED: shown_role(self.evaluated),
+                                BACKGROUND: shown_role(self.background),
+                                "purposes": {performer: performer_purposes(self.routing)}})
 
 
 def _backend_key(settings: LLMSettings) -> str:
@@ -103,12 +108,6 @@ def _backend_key(settings: LLMSettings) -> str:
 
 def _name(settings: LLMSettings) -> str:
     return settings.endpoint or settings.model
-
-
-def _shown(settings: LLMSettings) -> dict:
-    """A role's model as the header records it: no credential."""
-    return {"model": settings.model, "endpoint": settings.endpoint,
-            "base_url": redact_url(settings.base_url) if settings.base_url else None}
 
 
 def town_roles(args: argparse.Namespace, cache_path: Path | None = None) -> TownRoles:

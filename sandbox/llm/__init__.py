@@ -19,6 +19,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from ..redact import redact_url
 from .accounting import AccountingLLM, CallLog, CallRecord, calls_recorded, timed_complete
 from .base import (
     LLM,
@@ -44,6 +45,7 @@ __all__ = [
     "LLMUnavailable", "Message", "ModelsFile", "RetryingLLM", "SCRIPTS",
     "SCRIPTS_ENTRY_POINT_GROUP", "ScriptedBackend", "StructuredLLM", "TransientLLMError",
     "Usage", "backend_settings", "cache_in", "caches_in", "calls_recorded", "endpoints_of",
+    "shown_role",
     "load_models_file", "make_backend", "make_llm", "model_name", "parse_structured",
     "resolve", "scripted_names", "timed_complete", "unknown_alias",
 ]
@@ -199,6 +201,15 @@ def model_name(model: str, alias: str | None) -> str:
     """How a model is named everywhere a person reads it: "alias (model id)" when it was named
     by an alias of the models file, else its model id."""
     return f"{alias} ({model})" if alias else model
+
+
+def shown_role(settings: LLMSettings) -> dict:
+    """A role's model as a run header records what it resolved to (config.roles): its model
+    id, the alias it was named by, its name as every board gives it ("alias (model id)") and
+    its endpoint's URL, without a credential."""
+    return {"model": settings.model, "endpoint": settings.endpoint,
+            "name": model_name(settings.model, settings.endpoint),
+            "base_url": redact_url(settings.base_url) if settings.base_url else None}
 
 
 def endpoints_of(llm) -> dict[str, dict]:

@@ -13,7 +13,7 @@ import time
 from importlib import metadata
 from pathlib import Path
 
-from .base import Completion, LLMConfigError, LLMRequest, Usage
+from .base import Completion, LLMConfigError, LLMRequest, RequestTooLong, Usage
 from .weights import SETTINGS, choose_weights
 
 # Model names the local backend knows, mapped to (distribution, file inside it).
@@ -65,6 +65,9 @@ def _env_count(name: str) -> int | None:
 # bench/prefix_store.py, 12 residents: 46% of prompt tokens reused at 512 MiB, 52% at 1024, 56%
 # at 2048 (a state is ~23 KB a token). Per process: each llama context has its own store.
 DEFAULT_PREFIX_STORE_MB = 1024
+# How llama-cpp-python says a prompt does not fit the context window ("Requested tokens (N)
+# exceed context window of M"): the embedded model's RequestTooLong.
+CONTEXT_EXCEEDED = "exceed context window"
 
 
 def llm_lanes(threads: int) -> int:
@@ -416,7 +419,14 @@ class LocalBackend:
         try:
             llama.call = {}
             llama.max_sentences = request.max_sentences
-            out = llama.create_chat_completion(**kwargs)
+            try:
+                out = llama.create_chat_completion(**kwargs)
+            except ValueError as exc:
+                # llama-cpp-python refuses a prompt as long as the context window with a
+                # ValueError: the call's own failure, as the endpoints' HTTP 400 is.
+                if CONTEXT_EXCEEDED not in str(exc):
+                    raise
+                raise RequestTooLong(f"{self.model_id}: \"{exc}\"") from None
             call = llama.call
         finally:
             with self._turn:

@@ -244,15 +244,17 @@ def dry_run(args) -> int:
             raise UserError(str(exc)) from exc
         done = [out / RUNS / i for i in selected if finished(out / RUNS / i)]
         estimate = kit_estimate(STSS_LANG, argparse.Namespace(**{**vars(args), "out": out}),
-                                len(selected) - len(done), done, options,
-                                {**models, "judge": ", ".join(judges)})
+                                len(selected) - len(done), done, options, models, judges)
         terminal.console().print(f"[bold]{arch}[/]", highlight=False)
         terminal.print_markdown(estimate.markdown("conversation"))
     return 0
 
 
 def run_main(args) -> int:
+    import argparse
+
     from evaluation.stss_lang.usage import table3_board
+    from sandbox.app.commands.benchmark import close_estimate, foretell
     from sandbox.app.suites.benchmark import Configuration
 
     if getattr(args, "dry_run", False):
@@ -273,10 +275,14 @@ def run_main(args) -> int:
         console.print(f"[dim]stss-lang {arch}: {selected} of {len(items)} scenarios, performer "
                       f"{models['performer']}, partner {models['partner']}, judges "
                       f"{', '.join(judges)}, into {out}[/]", highlight=False)
+        options = {"arch": arch, "embedder": args.embedder}
         config = Configuration(models, sampling, judges,
                                label=f"{models['performer']} {Path(arch).stem}",
-                               every=args.every, seed=args.seed,
-                               options={"arch": arch, "embedder": args.embedder})
+                               every=args.every, seed=args.seed, options=options)
+        # taken before it runs: the run closes with it beside what it spent
+        arch_args = argparse.Namespace(**{**vars(args), "out": out})
+        ids = [i for i, _ in items.select(args.every)]
+        done, foretold = foretell(STSS_LANG, arch_args, ids, options, models, judges)
         report = run_with_progress(STSS_LANG, out, items, pool, config, console=console,
                                    description=arch, total=selected, transient=True,
                                    rejudge=args.rejudge, parallel=parallel, limits=limits,
@@ -287,6 +293,8 @@ def run_main(args) -> int:
                       f"{report.wall_time_s:.1f} s", highlight=False)
         for item, error in report.failures:
             console.print(f"[red]failed:[/] {item}: {error}", highlight=False)
+        close_estimate(console, STSS_LANG, arch_args, ids, done, foretold, report, models,
+                       judges)
         failed += len(report.failures)
         unfinished += sum(print_stopped(console, report, "conversation(s)"))
     write_board(table3_board([args.out / Path(a).stem for a in archs], judges=judges,

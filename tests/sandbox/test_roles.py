@@ -62,7 +62,21 @@ def test_paper_routing_sends_the_evaluated_endpoint_only_the_performers_routed_c
     # The answers of the two endpoints are cached apart, each under its alias.
     cached = [json.loads(line) for line in (out / "llm_cache.jsonl").read_text().splitlines()]
     assert {c["model"] for c in cached} == {"openai/town@under_test", "openai/town@town"}
-    assert "evaluated: under_test (openai/town)" in capsys.readouterr().out  # sandbox log
+    log = capsys.readouterr().out  # sandbox log
+    assert "evaluated: under_test (openai/town)" in log
+    # The header says what each role resolved to and how the performer's purposes split, and
+    # `sandbox log` reads it: the performer is not listed under the evaluated model alone.
+    assert roles["evaluated"]["name"] == "under_test (openai/town)"
+    assert roles["background"]["name"] == "town (openai/town)"
+    assert roles["evaluated"]["base_url"] == evaluated.url
+    split = roles["purposes"][PERFORMER]
+    assert split == {"evaluated": sorted(PAPER_PURPOSES), "background": "every other purpose"}
+    mine = [c for c in recorded if c["agent"] == PERFORMER]
+    routed = sum(1 for c in mine if c["role"] == "evaluated")
+    said = " ".join(log.split())  # the console wraps long lines
+    assert (f"{PERFORMER}=evaluated: under_test (openai/town) for "
+            f"{', '.join(sorted(PAPER_PURPOSES))} ({routed} calls) and background: town "
+            f"(openai/town) for every other purpose ({len(mine) - routed} calls)") in said
     # A rerun from the cache alone (no endpoint running) makes the same log.
     events = (out / "events.jsonl").read_bytes()
     assert main([*argv, "--cache-only", "--overwrite"]) == 0
@@ -131,7 +145,7 @@ def test_tables_and_boards_name_the_evaluated_model_and_keep_backgrounds_apart(t
     assert [r["overall"]["n"] for r in rows] == [1, 1]  # never pooled
 
 
-def test_a_pingpong_player_and_its_judge_answer_from_two_endpoints(tmp_path):
+def test_a_pingpong_player_and_its_judge_answer_from_two_endpoints(tmp_path, capsys):
     with Loopback("pingpong") as player, Loopback("pingpong") as judge:
         models = models_file(tmp_path, local={"model": "openai/pingpong",
                                               "base_url": player.url},
@@ -146,6 +160,15 @@ def test_a_pingpong_player_and_its_judge_answer_from_two_endpoints(tmp_path):
     for run in (out / "runs").iterdir():
         by_role = {(c["role"], c["endpoint"]) for c in calls(run)}
         assert by_role == {("player", "local"), ("interrogator", "local"), ("judge", "hosted")}
+        # the header says what each role resolved to, and `sandbox log` names it so
+        roles = json.loads((run / "header.json").read_text())["config"]["roles"]
+        assert roles["player"] == {"model": "openai/pingpong", "endpoint": "local",
+                                   "name": "local (openai/pingpong)", "base_url": player.url}
+        capsys.readouterr()
+        assert main(["log", str(run)]) == 0
+        said = " ".join(capsys.readouterr().out.split())
+        assert "models: player=local (openai/pingpong); interrogator=local (openai/pingpong)" \
+            in said
 
 
 def test_a_judge_named_by_an_alias_is_named_so_everywhere_and_two_aliases_are_two_judges(
@@ -345,3 +368,65 @@ def test_an_endpoint_dying_mid_run_leaves_it_unfinished_and_the_same_command_goe
         server.refuse_chat = None
         assert main([*argv, "--overwrite"]) == 0  # goes on: the cached ten are not asked again
     assert json.loads((out / "result.json").read_text())["status"] == "completed"
+
+
+def test_boards_and_compare_pool_by_the_model_and_endpoint_resolved_never_the_name_typed(
+        tmp_path, capsys):
+    """Alias A and A's model id typed on A's endpoint are one configuration (one row, one
+    directory's later run); the same model id on another endpoint is another (its own row, a
+    refused merge); an alias that now names another endpoint is refused in its old directory."""
+    S = "scripted/pingpong"
+    with Loopback("pingpong") as here, Loopback("pingpong") as there:
+        models = models_file(tmp_path, A={"model": "openai/pingpong", "base_url": here.url},
+                             A2={"model": "openai/pingpong", "base_url": there.url})
+        common = ["pingpong", "--interrogator", S, "--judge", S, "--every", "32",
+                  "--label", "L", "--models", str(models)]
+        by_alias, typed, elsewhere = (tmp_path / d for d in ("alias", "typed", "elsewhere"))
+        assert main([*common, "--player", "A", "--out", str(by_alias)]) == 0
+        assert main([*common, "--player", "openai/pingpong", "--base-url", here.url,
+                     "--seed", "1", "--out", str(typed)]) == 0
+        assert main([*common, "--player", "A2", "--seed", "2", "--out", str(elsewhere)]) == 0
+        # The alias's own directory takes its model id typed on its endpoint...
+        assert main([*common, "--player", "openai/pingpong", "--base-url", here.url,
+                     "--out", str(by_alias)]) == 0
+        # ...and refuses the alias once it names another endpoint.
+        (tmp_path / "moved").mkdir()
+        moved = models_file(tmp_path / "moved", A={"model": "openai/pingpong",
+                                                   "base_url": there.url})
+        capsys.readouterr()
+        assert main(["pingpong", "--interrogator", S, "--judge", S, "--every", "32",
+                     "--label", "L", "--models", str(moved), "--player", "A",
+                     "--out", str(by_alias)]) == 2
+        assert f"openai/pingpong at {there.url}" in capsys.readouterr().err
+    manifest = json.loads((by_alias / "pingpong.json").read_text())
+    assert manifest["resolved"]["player"] == {"model": "openai/pingpong", "alias": "A",
+                                              "base_url": here.url}
+    assert "resolved" not in manifest["resolved"]  # the scripted roles are themselves
+    capsys.readouterr()
+    assert main(["pingpong-board", str(by_alias), str(typed), str(elsewhere)]) == 0
+    board = capsys.readouterr().out
+    # alias and typed pooled (3 + 3 pairs), the other endpoint apart, named by it
+    assert f"| L (player openai/pingpong at {here.url}) |" in board
+    assert f"| L (player openai/pingpong at {there.url}) |" in board
+    assert "L: 2 configurations under one label (they differ in player)" in board
+    assert f"L (player openai/pingpong at {here.url}): 6 selected: 6 finished" in board
+    # compare (a sweep's seeds): one configuration's seeds merge; another endpoint's do not.
+    from evaluation.compare import compare_sets
+    from evaluation.kit import BoardError
+
+    assert compare_sets([str(by_alias), str(typed)], [str(elsewhere)]).data
+    with pytest.raises(BoardError, match="played or judged by other models") as refused:
+        compare_sets([str(by_alias), str(elsewhere)], [str(typed)])
+    assert there.url in str(refused.value)
+
+
+def test_compare_takes_a_judge_as_its_run_typed_it(tmp_path, capsys):
+    with Loopback("pingpong") as judge:
+        models = models_file(tmp_path, B={"model": "openai/pingpong", "base_url": judge.url})
+        argv = ["pingpong", "--player", "scripted/pingpong", "--interrogator",
+                "scripted/pingpong", "--judge", "B", "--every", "32", "--models", str(models)]
+        assert main([*argv, "--out", str(tmp_path / "a")]) == 0
+        assert main([*argv, "--player-temperature", "0.1", "--out", str(tmp_path / "b")]) == 0
+    capsys.readouterr()
+    assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--judge", "B"]) == 0
+    assert "matched: " in capsys.readouterr().out

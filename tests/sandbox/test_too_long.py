@@ -71,3 +71,35 @@ def test_a_call_too_long_for_the_model_falls_back_counted_and_is_not_asked_again
 ])
 def test_servers_say_too_long_in_their_own_words(body, expected):
     assert too_long(body, server_reason(body)) is expected
+
+
+@pytest.mark.model
+def test_the_embedded_model_says_too_long_as_an_endpoint_does(tmp_path, embedded_weights):
+    """llama-cpp-python refuses a prompt as long as its context window with a ValueError: the
+    embedded model's call falls back counted `too_long` with that reason, never a traceback;
+    the short call beside it is answered, and the refusal is cached like an endpoint's."""
+    from pydantic import BaseModel
+
+    from sandbox.llm import LLMRequest, LLMSettings, Message, make_llm
+    from sandbox.llm.local import LocalBackend
+
+    class Reply(BaseModel):
+        text: str
+
+    # (llama.cpp takes no window under 256 tokens)
+    backend = LocalBackend(n_ctx=256, n_threads=1, prefix_mb=0, weights=embedded_weights,
+                           lanes=1)
+    settings = LLMSettings(model="local/smollm2-135m", cache_path=tmp_path / "cache.jsonl")
+
+    def ask(words: int):
+        return make_llm(settings, backend=backend).complete(LLMRequest(
+            messages=[Message(role="user", content="Say hello. " + "word " * words)],
+            schema=Reply, fallback=Reply(text="..."), max_tokens=8, seed=1, tag="test"))
+
+    refused = ask(300)
+    assert refused.faults == ["too_long", "fallback"] and refused.parsed == Reply(text="...")
+    assert "exceed context window of 256" in refused.refused
+    assert refused.refused.startswith("local/smollm2-135m: ")
+    assert "too_long" not in ask(5).faults  # the model itself is fine
+    again = ask(300)  # from the cache: nothing asked of the model
+    assert again.cached and again.refused == refused.refused

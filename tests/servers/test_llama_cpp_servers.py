@@ -169,10 +169,17 @@ def test_the_paper_routing_window_on_two_servers_counts_what_each_answered(serve
 def test_a_pingpong_player_on_one_server_and_its_judge_on_the_other(servers, models, tmp_path,
                                                                     capsys):
     out = tmp_path / "pp"
+    before = [s.answered() for s in servers]
     assert main(["pingpong", "--models", str(models), "--player", "A", "--interrogator", "A",
                  "--judge", "B", "--every", "64", "--player-max-tokens", "40",
                  "--interrogator-max-tokens", "30", "--out", str(out)]) == 0
     capsys.readouterr()
+    # Every answer each server gave is in calls.jsonl, a judge's answer asked again too (its
+    # attempts); at most one more: the dialect probe, once per process and server.
+    recorded = [c for run in (out / "runs").iterdir() for c in calls(run) if not c["cached"]]
+    for server, was, alias in zip(servers, before, ("A", "B"), strict=True):
+        answers = sum(c.get("attempts", 1) for c in recorded if c["endpoint"] == alias)
+        assert server.answered() - was - answers in (0, 1), alias
     assert main(["pingpong-board", str(out)]) == 0
     board = capsys.readouterr().out
     assert "| A (openai/smolA) |" in board and "by B (openai/smolB)" in board

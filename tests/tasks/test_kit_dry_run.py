@@ -92,8 +92,67 @@ def test_the_language_level_estimates_each_architecture_before_it_runs(tmp_path,
     assert estimated["ga_tdp"]["performer"] > estimated["ga"]["performer"]  # TDP's plans
     board = tmp_path / "t3.json"
     assert main([*argv, "--json", str(board)]) == 0
+    ran = capsys.readouterr().out  # each architecture's run closes with its estimate
+    assert ran.count("Estimate vs actual for the 17 scenario(s) this run ran") == 2, ran
     usage = json.loads(board.read_text())["usage"]
     for arch, roles in estimated.items():
         for role, calls in roles.items():
             made = usage[f"scripted/stss-lang {arch}"][role]["calls"]
             assert 0.75 <= calls / made <= 1.33, (arch, role, calls, made)
+
+
+def test_each_judge_is_a_row_of_its_own_named_priced_and_timed_by_its_alias(tmp_path,
+                                                                           capsys):
+    """Two judges are two rows (never "A, B" on one row at one judge's calls), each model named
+    "alias (model id)", priced from its models-file entry and timed at its latency_s; a model
+    with no latency_s leaves the wall time unknown, said, never "0 s"."""
+    models = tmp_path / "models.yaml"
+    models.write_text("A: {model: openai/a, base_url: 'http://127.0.0.1:9/v1', price_in: 2.0, "
+                      "price_out: 4.0, latency_s: 0.5}\n"
+                      "B: {model: openai/b, base_url: 'http://127.0.0.1:9/v1', price_in: 1.0, "
+                      "price_out: 1.0}\n")
+    argv = ["pingpong", "--models", str(models), "--player", "A", "--interrogator", "A",
+            "--judge", "A", "--judge", "B", "--every", "8", "--out", str(tmp_path / "pp"),
+            "--dry-run"]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    found = {(m["role"], m["model"]): m for m in re.finditer(
+        r"\| (?P<role>\w+) \| (?P<model>[^|]+) \| (?P<calls>\d+) \| (?P<tin>\d+) \| "
+        r"(?P<tout>\d+) \| (?P<money>[^|]+) \|", printed)}
+    assert set(found) == {("player", "A (openai/a)"), ("interrogator", "A (openai/a)"),
+                          ("judge", "A (openai/a)"), ("judge", "B (openai/b)")}
+    a, b = found["judge", "A (openai/a)"], found["judge", "B (openai/b)"]
+    assert a["calls"] == b["calls"] and int(a["calls"]) > 0  # each judge judges every pair
+    for row, (p_in, p_out) in ((a, (2.0, 4.0)), (b, (1.0, 1.0))):
+        dollars = (int(row["tin"]) * p_in + int(row["tout"]) * p_out) / 1e6
+        assert row["money"].strip() == f"${dollars:.4f}" if dollars < 0.01 else f"${dollars:.2f}"
+    assert "Wall time: not known for B (openai/b)" in printed and "0 s" not in printed
+    # With B timed too, the wall time is each model's calls at its latency.
+    models.write_text(models.read_text().replace("price_out: 1.0}", "price_out: 1.0, "
+                                                 "latency_s: 2.0}"))
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    calls_a = sum(int(m["calls"]) for k, m in found.items() if k[1] == "A (openai/a)")
+    seconds = calls_a * 0.5 + int(b["calls"]) * 2.0
+    assert re.search(rf"Wall time: about {seconds:.0f} s|Wall time: about "
+                     rf"{round(seconds / 60)} min", printed), printed
+
+
+def test_a_kit_run_closes_with_the_estimate_beside_what_its_items_spent(tmp_path, capsys):
+    S = "scripted/pingpong"
+    argv = ["pingpong", "--player", S, "--interrogator", S, "--judge", S, "--judge",
+            "scripted/pingpong-strict", "--out", str(tmp_path / "pp")]
+    assert main([*argv, "--every", "16"]) == 0
+    printed = capsys.readouterr().out
+    assert "Estimate vs actual for the 5 pair(s) this run ran" in printed
+    assert "| judge | scripted/pingpong-strict |" in printed  # a row per judge
+    assert main([*argv, "--every", "8"]) == 0  # 3 more, at the rate of the 5 finished
+    printed = capsys.readouterr().out
+    assert "Estimate vs actual for the 3 pair(s) this run ran" in printed
+    rows = re.findall(r"\| (\w+) \| (scripted/[\w-]+) \| (\d+) \| (\d+) \| ([\d.]+) \|[^\n]*"
+                      r"5 finished conversations here", printed)
+    assert {(r[0], r[1]) for r in rows} == {("player", S), ("interrogator", S), ("judge", S),
+                                            ("judge", "scripted/pingpong-strict")}
+    # a judge asks once a pair: its calls are foretold exactly; the dialogues' within a quarter
+    assert all(r[2] == r[3] for r in rows if r[0] == "judge"), rows
+    assert all(0.75 <= float(r[4]) <= 1.33 for r in rows), rows

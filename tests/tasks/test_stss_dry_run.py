@@ -24,8 +24,8 @@ def test_a_dry_run_writes_nothing_and_prices_what_the_models_file_prices(tmp_pat
     assert main([*args[:2], "priced", *args[3:], "--dry-run"]) == 0
     printed = capsys.readouterr().out
     assert "Dry run: 2 episode(s) to run, 0 finished and skipped; nothing was written." in printed
-    assert "| town | priced |" in printed and "rates.json" in printed
-    assert re.search(r"\| \$\d+\.\d\d \|", printed)  # the alias's prices
+    assert "| town | priced (scripted/town) |" in printed and "rates.json" in printed
+    assert re.search(r"\| \$\d+\.\d\d+ \|", printed)  # the alias's prices
     assert calls(printed) > 0 and not out.exists()
 
 
@@ -135,14 +135,15 @@ def test_a_routed_dry_run_has_a_row_per_role_and_model_priced_and_timed(tmp_path
     assert main(base) == 0
     printed = capsys.readouterr().out
     rows = {m.group(1): (int(m.group(2)), m.group(3)) for m in re.finditer(
-        r"\| (evaluated|background) \| [AB] \| (\d+) \| \d+ \| \d+ \| (\$[\d.]+) \|", printed)}
+        r"\| (evaluated|background) \| [AB] \(openai/smol[AB]\) \| (\d+) \| \d+ \| \d+ \| "
+        r"(\$[\d.]+) \|", printed)}
     assert set(rows) == {"evaluated", "background"} and "| town |" not in printed
     evaluated, background = rows["evaluated"][0], rows["background"][0]
     assert 0 < evaluated < background  # the performer's routed purposes only
-    assert "Wall time: not known for B" in printed
+    assert "Wall time: not known for B (openai/smolB)" in printed
     # `all` routing gives the evaluated model every call of the performer: more of them.
     assert main([*base, "--performer-routing", "all"]) == 0
-    more = re.search(r"\| evaluated \| A \| (\d+) \|", capsys.readouterr().out)
+    more = re.search(r"\| evaluated \| A \(openai/smolA\) \| (\d+) \|", capsys.readouterr().out)
     assert int(more.group(1)) > evaluated
 
 
@@ -168,3 +169,25 @@ def test_a_short_window_with_few_residents_is_estimated_per_role_within_a_quarte
         assert 0.75 <= estimated / actual <= 1.34, (role, estimated, actual)
     wall = re.search(r"Wall time: (?:estimated about [^\n]* )?took ([\d.]+) s", printed)
     assert wall and float(wall.group(1)) > 0
+
+
+def test_an_embedded_evaluated_model_does_not_time_its_endpoint_background(tmp_path, capsys):
+    """The embedded model's calls at its rate, an endpoint's at its own latency: an endpoint
+    with none leaves the wall time unknown, said, rather than timed as the embedded model."""
+    models = tmp_path / "models.yaml"
+    models.write_text("B:\n  model: openai/smolB\n  base_url: http://127.0.0.1:9/v1\n")
+    base = ["stss", *SMALL[2:], "--models", str(models), "--model", "local/smollm2-135m",
+            "--background-model", "B", "--out", str(tmp_path / "suite"), "--dry-run"]
+    assert main(base) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "Wall time: not known for B (openai/smolB)" in printed
+    assert "Wall time: about" not in printed
+    models.write_text(models.read_text() + "  latency_s: 100\n")
+    assert main(base) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    background = int(re.search(r"\| background \| B \(openai/smolB\) \| (\d+) \|",
+                               printed).group(1))
+    # at least the background's calls at 100 s each
+    said = re.search(r"Wall time: about (?:(\d+) h )?(\d+) min", printed)
+    assert said, printed
+    assert int(said.group(1) or 0) * 3600 + int(said.group(2)) * 60 >= background * 100 - 30

@@ -38,7 +38,9 @@ def test_the_performer_is_listed_under_every_model_that_answered_it(suites, caps
     models = printed[printed.index("models: ") + 8:printed.index(" simulated time")]
     # was "PERFORMER=scripted/town" though most of its calls went to the background model
     mine = next(part for part in models.split("; ") if part.startswith(performer))
-    assert "=B (scripted/town) for " in mine and " and A (scripted/town) for " in mine
+    # each role as the header records it, with the purposes it answers and its calls
+    assert "=evaluated: A (scripted/town) for converse.turn, plan.daily, " in mine
+    assert " and background: B (scripted/town) for every other purpose (" in mine
     assert all(part.count("=") == 1 for part in models.split("; "))
     assert main(["log", str(run), "--json"]) == 0
     answering = json.loads(capsys.readouterr().out)["models_answering"][performer]

@@ -370,22 +370,34 @@ def dry_run(bench, args) -> int:
     selected = [item_id for item_id, _ in items.select(args.every)]
     done = [args.out / RUNS / i for i in selected if finished(args.out / RUNS / i)]
     models = {role.name: getattr(args, role.name) for role in bench.roles}
-    models["judge"] = ", ".join(judge_models(args))
-    estimate = kit_estimate(bench, args, len(selected) - len(done), done, options, models)
+    estimate = kit_estimate(bench, args, len(selected) - len(done), done, options, models,
+                            judge_models(args))
     terminal.print_markdown(estimate.markdown(bench.items.noun.rstrip("s")))
     return 0
 
 
 def kit_estimate(bench, args, units: int, done: list[Path], options: dict,
-                 models: dict[str, str]):
-    """What `units` items will spend per role and model: at the rate of the directory's
-    finished items `done`, else the rates kept with the benchmark for these options (measured
-    on its scripted models: the calls this code makes; every model is estimated alike from
-    them, said); neither: said, no rows."""
-    from sandbox.app.suites.estimate import Estimate, Line, kept_rates, measured_rates
+                 models: dict[str, str], judges: list[str]):
+    """What `units` items will spend per role and model (a row per judge), each model named
+    "alias (model id)" for an alias: at the rate of the directory's finished items `done`
+    (a judge at its own rate, a judge new here at the mean judge's), else the rates kept with
+    the benchmark for these options (measured on its scripted models with one judge: the
+    calls this code makes; every model is estimated alike from them, said); neither: said, no
+    rows."""
+    from sandbox.app.suites.estimate import (
+        JUDGE,
+        Estimate,
+        Line,
+        judge_rates,
+        kept_rates,
+        measured_rates,
+        named,
+        per_judge,
+    )
 
     estimate = Estimate(units, len(done))
     rates, source = measured_rates(bench, done), f"{len(done)} finished {bench.noun} here"
+    own = judge_rates(done)
     kept_on = ""
     if not done:
         rates, kept_on = kept_rates(bench, options)
@@ -400,19 +412,87 @@ def kit_estimate(bench, args, units: int, done: list[Path], options: dict,
                               "change its calls and tokens); this directory's finished "
                               f"{bench.noun} replace them.")
     prices = models_file(args)
-    order = [*(r.name for r in bench.roles), "judge"]
-    for role, rate in sorted(rates.items(), key=lambda r: (
-            order.index(r[0]) if r[0] in order else len(order), r[0])):
-        model = models.get(role, role)
+
+    def line(role: str, model: str, rate, where: str) -> Line:
         endpoint = prices.get(model)
         price = (endpoint.price_in, endpoint.price_out) if endpoint is not None and \
             endpoint.price_in is not None and endpoint.price_out is not None else None
-        estimate.lines.append(Line(role, model, rate.per_hour(units), source, price))
+        return Line(role, model, rate.per_hour(units), where, price, named(model, prices))
+
+    order = [r.name for r in bench.roles]
+    for role, rate in sorted(rates.items(), key=lambda r: (
+            order.index(r[0]) if r[0] in order else len(order), r[0])):
+        if role != JUDGE:
+            estimate.lines.append(line(role, models.get(role, role), rate, source))
+    if JUDGE in rates:  # one row per judge: each judge's calls are its own model's
+        mean = per_judge(rates[JUDGE], len(own) if done else 1)
+        for judge in dict.fromkeys(judges):
+            mine = own.get(named(judge, prices))
+            estimate.lines.append(line(JUDGE, judge, mine or mean, source if mine or not done
+                                       else f"{source}, its judges' mean"))
     jobs = max(1, parallel_options(args).jobs)
     estimate.wall_at_latency(prices, jobs, lambda line: bool(done),
                              f"the calls' {'measured' if done else 'kept'} latency, {jobs} "
                              f"{bench.noun} at once", again="run a few")
     return estimate
+
+
+def foretell(bench, args, ids: list[str], options: dict, models: dict[str, str],
+             judges: list[str]):
+    """(the items of `ids` already finished in args.out, the estimate a dry run would print
+    now): taken before a run, which closes with it beside what the items it ran spent
+    (`close_estimate`)."""
+    from sandbox.app.suites.benchmark import RUNS
+    from sandbox.app.suites.resume import finished
+
+    done = [args.out / RUNS / i for i in ids if finished(args.out / RUNS / i)]
+    return done, kit_estimate(bench, args, len(ids) - len(done), done, options, models, judges)
+
+
+def close_estimate(console, bench, args, ids: list[str], done: list[Path], foretold, report,
+                   models: dict[str, str], judges: list[str]) -> None:
+    """After a run: the estimate `foretell` made before it, for the items it ran, beside
+    what they spent per role and model (calls.jsonl), and its wall time beside the run's."""
+    from sandbox.app.suites.benchmark import RUNS
+    from sandbox.app.suites.estimate import against
+
+    ran = [args.out / RUNS / i for i in ids
+           if args.out / RUNS / i not in done and (args.out / RUNS / i).is_dir()]
+    stopped = {i for i, _ in [*report.failures, *report.stopped]}
+    if ran and not foretold.lines:
+        console.print(f"Estimate vs actual: there was no estimate before this run (no "
+                      f"finished {bench.noun} here and no rate kept for these options); the "
+                      f"next --dry-run estimates from the {len(ran)} it ran.", highlight=False)
+    elif ran:
+        terminal.print_markdown(against(
+            foretold.scaled(len(ran)), {"": kit_actual(bench, ran, models, judges, args)},
+            bench.items.noun.rstrip("s"), stopped=sum(p.name in stopped for p in ran),
+            wall_s=report.wall_time_s))
+
+
+def kit_actual(bench, ran: list[Path], models: dict[str, str], judges: list[str], args):
+    """What the items that ran spent, from their calls.jsonl, per (role, model as typed), as
+    kit_estimate's lines are keyed: a judge's calls under the judge whose name they were made
+    under."""
+    from sandbox.app.suites.estimate import JUDGE, JUDGE_AGENT, Rate, named
+    from sandbox.log import read_calls
+
+    prices = models_file(args)
+    judge_of = {named(judge, prices): judge for judge in judges}
+    by_tag = bench.roles_by_tag()
+    out: dict[tuple[str, str], Rate] = {}
+    for run_dir in ran:
+        for record in read_calls(run_dir)[0]:
+            role = record.role or by_tag.get(record.tag, record.tag)
+            if role == JUDGE:
+                name = (record.agent or "").removeprefix(JUDGE_AGENT)
+                model = judge_of.get(name, name)
+            else:
+                model = models.get(role, role)
+            key = (role, model)
+            out[key] = out.get(key, Rate()).plus(Rate(
+                0, 1, record.prompt_tokens, record.completion_tokens, record.latency_s))
+    return out
 
 
 def configuration(bench, args, judges: list[str]):
@@ -458,6 +538,8 @@ def run_main(bench, args) -> int:
     console.print(f"[dim]{bench.name}: {len(selected)} of {len(items)} {bench.items.noun}, "
                   f"{cast}, judges {', '.join(judges)}{default('--judge')}, into {args.out}[/]")
     config = configuration(bench, args, judges)
+    ids = [i for i, _ in selected]
+    done, foretold = foretell(bench, args, ids, options, models, judges)
     report = run_with_progress(bench, args.out, items, pool, config, console=console,
                                description=bench.items.noun, total=len(selected),
                                rejudge=args.rejudge, parallel=parallel,
@@ -466,6 +548,7 @@ def run_main(bench, args) -> int:
         return 1
     console.print(f"{report_line(bench.noun, report)}; wall time {report.wall_time_s:.1f} s")
     terminal.print_markdown(board_report(bench, [args.out]).markdown)
+    close_estimate(console, bench, args, ids, done, foretold, report, models, judges)
     for item, error in report.failures:
         console.print(f"[red]failed:[/] {item}: {error}", highlight=False)
     if report.failures:

@@ -53,7 +53,7 @@ from evaluation.kit import (
     usage_table,
 )
 from evaluation.kit.judging import JudgeTally, Panel, judge_run
-from evaluation.kit.rows import pool_rows
+from evaluation.kit.rows import pool_rows, role_identity
 from sandbox.budget import Budget, BudgetExhausted
 from sandbox.files import FileFormatError
 from sandbox.llm import (
@@ -64,11 +64,13 @@ from sandbox.llm import (
     make_llm,
     model_name,
     resolve,
+    shown_role,
 )
 from sandbox.llm.roles import RoleLLM
 from sandbox.lock import hold
 from sandbox.log import CACHE, JUDGMENTS
 from sandbox.outdirs import OutputTaken, claim
+from sandbox.redact import redact_url
 from sandbox.runner import run_episode
 from sandbox.storage import write_atomic
 from tasks.kit import Cast, ItemSet, Sampling
@@ -90,6 +92,12 @@ class Manifest(BaseModel):
     # Each judge as typed -> who it is ("alias (model id)", or the model id): what its
     # judgments are saved and looked up under, so two aliases of one model are two judges.
     judge_names: dict[str, str] = Field(default_factory=dict)
+    # What each role (by role) and each judge (as typed) resolved to, where the models file or
+    # an endpoint stands behind the name: {"model", "alias", "base_url"} (no credential). Boards
+    # pool, and this directory's later runs are checked, by it (evaluation/kit/rows.py
+    # `identity`), never by the string typed.
+    resolved: dict[str, dict[str, str | None]] = Field(default_factory=dict)
+    resolved_judges: dict[str, dict[str, str | None]] = Field(default_factory=dict)
     sampling: dict[str, Sampling]  # every role, and "judge"
     items: str  # where the items came from ("" for the built-in set)
     items_digest: str = ""
@@ -101,10 +109,12 @@ class Manifest(BaseModel):
     created_at: str = Field(default_factory=lambda: datetime.now().isoformat(timespec="seconds"))
 
     def written(self) -> str:
-        """The manifest's JSON; `judge_names` only when a judge was named by an alias (a
-        manifest of bare backend/model judges reads as it always has)."""
-        return self.model_dump_json(indent=2,
-                                    exclude={"judge_names"} if not self.judge_names else None)
+        """The manifest's JSON; `judge_names`, `resolved` and `resolved_judges` only when
+        there is something in them (a manifest of bare backend/model names on no endpoint
+        reads as it always has)."""
+        empty = {name for name in ("judge_names", "resolved", "resolved_judges")
+                 if not getattr(self, name)}
+        return self.model_dump_json(indent=2, exclude=empty or None)
 
 
 class BenchmarkMismatch(Exception):
@@ -153,8 +163,14 @@ def open_manifest(bench: Benchmark, out: Path, wanted: Manifest, rejudge: bool =
     have = read_manifest(path)
     use_another = "use another --out for another configuration"
     for role in bench.roles:
-        was, now = have.roles.get(role.name), wanted.roles[role.name]
-        if was != now:
+        # by what each resolved to (alias A and its model id on A's endpoint are one
+        # model; an alias now naming another model is not); a manifest from before it was
+        # recorded, by the string typed
+        was = role_identity(have.model_dump(), role.name)
+        now = role_identity(wanted.model_dump(), role.name)
+        as_before = role.name not in have.resolved and \
+            have.roles.get(role.name) == wanted.roles[role.name]
+        if was != now and not as_before:
             raise BenchmarkMismatch(f"{out} holds a benchmark with {role.name} {was!r}, not "
                                     f"{now!r}; {use_another}")
     defaults = bench.defaults()
@@ -185,6 +201,8 @@ def open_manifest(bench: Benchmark, out: Path, wanted: Manifest, rejudge: bool =
     merged = have.model_copy(update={
         "judges": have.judges + [j for j in wanted.judges if j not in have.judges],
         "judge_names": {**have.judge_names, **wanted.judge_names},
+        "resolved": {**wanted.resolved, **have.resolved},
+        "resolved_judges": {**have.resolved_judges, **wanted.resolved_judges},
         "label": wanted.label, "items_digest": wanted.items_digest, "every": wanted.every,
         "selected": wanted.selected, "options": {**have.options, **wanted.options},
         "judge_options": wanted.judge_options,
@@ -215,6 +233,17 @@ class ModelPool:
         """Who `model` (as typed) is: "alias (model id)" for an alias, else the model id."""
         settings = self.settings_for(model, None)
         return model_name(settings.model, settings.endpoint)
+
+    def resolved(self, model: str) -> dict[str, str | None] | None:
+        """What `model` (as typed) resolved to, as a manifest records it: its model id, alias
+        and endpoint URL (no credential); None for a bare name no endpoint stands behind (a
+        scripted or local model, an openai model on the default endpoint), which is itself."""
+        settings = self.settings_for(model, None)
+        url = settings.base_url if settings.model.startswith("openai/") else None
+        if settings.endpoint is None and url is None:
+            return None
+        return {"model": settings.model, "alias": settings.endpoint,
+                "base_url": redact_url(url) if url else None}
 
     def backend(self, model: str):
         with self._lock:
@@ -343,11 +372,17 @@ def _run_item(session: Session, item_id: str, item: Any, run_dir: Path) -> Bench
                 for role, model in config.models.items()}
         scenario = bench.scenario(item, item_id, Cast(config.models, config.sampling, llms),
                                   config.options)
+        # What each role resolved to, where a models file or an endpoint stands behind its
+        # name (the header's config.roles, as a town's: `sandbox log` names each role by it).
+        roles = {role: shown_role(session.pool.settings_for(model, None))
+                 for role, model in config.models.items()
+                 if session.pool.resolved(model) is not None}
         result = run_episode(scenario, llms[bench.under_test],
                              seed=episode_seed(config.seed, item_id), out_dir=run_dir,
                              overwrite=True, budgets=budgets,
                              extra_header={bench.items.header_key: item_id,
                                            "label": config.label,
+                                           **({"roles": roles} if roles else {}),
                                            **({"benchmark_command": list(session.command)}
                                               if session.command else {})})
         report.runs_made += 1
@@ -411,6 +446,10 @@ def wanted_manifest(bench: Benchmark, items: ItemSet, config: Configuration,
     return Manifest(
         benchmark=bench.name, label=config.label, roles=config.models,
         judges=list(config.judges), judge_names={j: n for j, n in names.items() if n != j},
+        resolved={role: found for role, model in config.models.items()
+                  if (found := pool.resolved(model)) is not None},
+        resolved_judges={judge: found for judge in config.judges
+                         if (found := pool.resolved(judge)) is not None},
         sampling={**config.sampling, "judge": config.judge_sampling},
         items=items.source, items_digest=items.digest, options=config.options,
         judge_options=config.judge_options, every=config.every, seed=config.seed,

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sandbox.llm import CallRecord
+from sandbox.llm import CallRecord, model_name
 from sandbox.log import read_calls
 
 TOWN = "town"  # the role of a call made where the whole town ran on one model
@@ -112,6 +112,37 @@ def measured_rates(bench, done: list[Path]) -> dict:
     return rates
 
 
+JUDGE, JUDGE_AGENT = "judge", "judge:"  # a judge's calls: its role, and its agent's prefix
+
+
+def judge_rates(done: list[Path]) -> dict[str, Rate]:
+    """Each judge's calls, tokens and latency over the finished items `done` (their units:
+    items), by the name its calls were made under ("alias (model id)" for an alias): two
+    judges are two estimates, never one row for both."""
+    rates: dict[str, Rate] = {}
+    for run_dir in done:
+        for record in read_calls(run_dir)[0]:
+            agent = record.agent or ""
+            if record.role == JUDGE and agent.startswith(JUDGE_AGENT):
+                name = agent.removeprefix(JUDGE_AGENT)
+                rates[name] = rates.get(name, Rate(len(done))).plus(Rate(
+                    0, 1, record.prompt_tokens, record.completion_tokens, record.latency_s))
+    return rates
+
+
+def per_judge(rate: Rate, judges: int) -> Rate:
+    """The judge role's rate over `judges` judges as one judge's (their mean)."""
+    return Rate(rate.hours * max(1, judges), rate.calls, rate.prompt_tokens,
+                rate.completion_tokens, rate.latency_s)
+
+
+def named(model: str, models) -> str:
+    """A model as every table names it: "alias (model id)" for an alias of the models file
+    `models`, else as given."""
+    entry = models.get(model) if models is not None else None
+    return model_name(entry.model, model) if entry is not None else model
+
+
 def rates_key(options: dict) -> str:
     """The options a kept rate was measured under, as its key in the rates file."""
     return json.dumps({k: None if v is None else str(v) for k, v in options.items()},
@@ -133,10 +164,15 @@ class Line:
     """One row of an estimate: a role, the model it runs on, and what it will spend."""
 
     role: str
-    model: str
+    model: str  # as typed: what its models-file entry is looked up by
     spend: Rate
     source: str  # where the rate came from
     price: tuple[float, float] | None = None  # dollars per million tokens in, out
+    name: str = ""  # as every table names it ("alias (model id)"); "" : `model`
+
+    @property
+    def shown(self) -> str:
+        return self.name or self.model
 
     @property
     def dollars(self) -> float | None:
@@ -160,8 +196,8 @@ class Estimate:
         rows = ["| Role | Model | Calls | Tokens in | Tokens out | Money | Rate from |",
                 "|---|---|--:|--:|--:|--:|---|"]
         for line in self.lines:
-            money = "-" if line.dollars is None else f"${line.dollars:.2f}"
-            rows.append(f"| {line.role} | {line.model} | {line.spend.calls} | "
+            money = "-" if line.dollars is None else money_text(line.dollars)
+            rows.append(f"| {line.role} | {line.shown} | {line.spend.calls} | "
                         f"{line.spend.prompt_tokens} | {line.spend.completion_tokens} | {money} | "
                         f"{line.source} |")
         head = (f"Dry run: {self.units} {noun}(s) to run, {self.skipped} finished and skipped; "
@@ -180,30 +216,44 @@ class Estimate:
         return "\n".join([head, "", *rows, "", *tail]) + "\n"
 
     def wall_at_latency(self, prices, jobs: int, measured: Callable[[Line], bool], how: str,
-                        again: str) -> None:
+                        again: str, known: Callable[[Line], float | None] | None = None
+                        ) -> None:
         """The wall time of the calls, `jobs` at once: a line's own latency where it was
         `measured` (or its models are scripted ones), else its calls times its models-file
         entry's `latency_s`; a model with neither is said (`again`: how to measure it), and
-        then no wall time is given. `how` says how it was reckoned."""
-        seconds, unknown = 0.0, []
+        then no wall time is given. `known`: a line's seconds reckoned otherwise (the embedded
+        model's, which more jobs do not shorten). `how` says how it was reckoned."""
+        seconds, alone, unknown = 0.0, 0.0, []
         for line in self.lines:
             endpoint = prices.get(line.model)
-            if measured(line) or all(m.startswith("scripted/") for m in line.model.split(", ")):
+            if known is not None and (given := known(line)) is not None:
+                alone += given
+            elif measured(line) or line.model.startswith("scripted/"):
                 seconds += line.spend.latency_s
             elif endpoint is not None and endpoint.latency_s is not None:
                 seconds += line.spend.calls * endpoint.latency_s
             else:
-                unknown.append(line.model)
+                unknown.append(line.shown)
         if unknown:
             self.notes.append(f"Wall time: not known for {', '.join(dict.fromkeys(unknown))} "
                               "(give latency_s, a typical call's seconds, in its models-file "
                               f"entry, or {again} and --dry-run again).")
             return
-        self.wall_s, self.wall_how = seconds / jobs, how
+        self.wall_s, self.wall_how = seconds / jobs + alone, how
+
+    def scaled(self, units: int) -> Estimate:
+        """The same estimate for `units` of its units (the items a run went on to run, when
+        a cap stopped it before the rest): every line and the wall time in proportion."""
+        k = units / self.units if self.units else 0.0
+        lines = [Line(x.role, x.model, x.spend.per_hour(x.spend.hours * k), x.source, x.price,
+                      x.name) for x in self.lines]
+        return Estimate(units, self.skipped, lines,
+                        None if self.wall_s is None else self.wall_s * k, self.wall_how,
+                        list(self.missing), list(self.notes))
 
     def data(self) -> dict[str, Any]:
         return {"units": self.units, "skipped": self.skipped, "wall_s": self.wall_s,
-                "lines": [{"role": x.role, "model": x.model, **x.spend.data(),
+                "lines": [{"role": x.role, "model": x.shown, **x.spend.data(),
                            "dollars": x.dollars, "source": x.source} for x in self.lines],
                 "missing": self.missing}
 
@@ -212,12 +262,13 @@ Spent = dict[str, dict[tuple[str, str], Rate]]  # group -> (role, model) -> what
 
 
 def against(estimate: Estimate, spent: Spent, noun: str = "episode", stopped: int = 0,
-            wall_s: float | None = None) -> str:
+            wall_s: float | None = None, names: dict[str, str] | None = None) -> str:
     """The estimate made before a run for the units it ran, beside what they spent, per role
     and model, with estimate / actual; a group the estimate had no rate for is said with its
     own spend, outside the comparison (nothing to compare it with). `stopped`: how many of
     the units that ran failed or were stopped, said (their estimate is a whole unit's).
-    `wall_s`: how long the run took, said beside the estimate's wall time."""
+    `wall_s`: how long the run took, said beside the estimate's wall time. A model is shown
+    as the estimate's line names it, else as `names` does (model as typed -> shown)."""
     if not estimate.units:
         return (f"Estimate vs actual: nothing ran ({estimate.skipped} {noun}(s) were finished "
                 "before); nothing to compare.\n")
@@ -230,6 +281,7 @@ def against(estimate: Estimate, spent: Spent, noun: str = "episode", stopped: in
             "| Tokens out est. | Tokens out | Ratio | Rate from |",
             "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|"]
     estimated = {(line.role, line.model): line for line in estimate.lines}
+    shown = {**(names or {}), **{line.model: line.shown for line in estimate.lines}}
     for key in [*estimated, *(k for k in actual if k not in estimated)]:
         line = estimated.get(key)
         guess = line.spend if line is not None else Rate()
@@ -237,7 +289,7 @@ def against(estimate: Estimate, spent: Spent, noun: str = "episode", stopped: in
         cells = [f"{g} | {a} | {_ratio(g, a)}" for g, a in (
             (guess.calls, real.calls), (guess.prompt_tokens, real.prompt_tokens),
             (guess.completion_tokens, real.completion_tokens))]
-        rows.append(f"| {key[0]} | {key[1]} | {' | '.join(cells)} | "
+        rows.append(f"| {key[0]} | {shown.get(key[1], key[1])} | {' | '.join(cells)} | "
                     f"{line.source if line is not None else 'no estimate'} |")
     head = (f"Estimate vs actual for the {estimate.units} {noun}(s) this run ran (the estimate "
             f"made before it, as --dry-run makes it; ratio: estimate / actual):")
@@ -267,6 +319,12 @@ def wall_line(estimate: Estimate, wall_s: float) -> str:
     ratio = f"{estimate.wall_s / wall_s:.2f}" if wall_s > 0 else "-"
     return (f"Wall time: estimated about {_duration(estimate.wall_s)} ({estimate.wall_how}), "
             f"{took} (ratio {ratio}).")
+
+
+def money_text(dollars: float) -> str:
+    """Dollars as an estimate shows them: cents, or to the hundredth of a cent below one (a
+    short run on a cheap model is not "$0.00")."""
+    return f"${dollars:.4f}" if 0 < dollars < 0.01 else f"${dollars:.2f}"
 
 
 def _ratio(estimated: int, actual: int) -> str:

@@ -12,7 +12,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sandbox.app.commands.common import models_file, parallel_options
-from sandbox.app.suites.estimate import TOWN, Estimate, Line, Rate, Rates, measure, read_rates
+from sandbox.app.suites.estimate import (
+    TOWN,
+    Estimate,
+    Line,
+    Rate,
+    Rates,
+    measure,
+    named,
+    read_rates,
+)
 from sandbox.llm import CallRecord
 from tasks.routing import BACKGROUND, EVALUATED, PAPER_PURPOSES
 
@@ -125,10 +134,11 @@ def basis(done: list[Episode], sizes: dict) -> Basis:
 
 
 def role_models(args) -> dict[str, str]:
-    """The model each role's calls are answered by (a run on one model records "town")."""
+    """The model each role's calls are answered by (a run on one model records "town": calls
+    are classed by who made them and why, `classify`, so a routed suite's estimate has no
+    "town" row; one row is one model, never "A + B")."""
     background = getattr(args, "background_model", None)
-    return {"evaluated": args.model, "background": background or args.model,
-            TOWN: args.model if not background else f"{args.model} + {background}"}
+    return {"evaluated": args.model, "background": background or args.model, TOWN: args.model}
 
 
 def estimate(args, of: Basis, episodes: list[Episode], skipped: int, sizes: dict) -> Estimate:
@@ -169,26 +179,35 @@ def estimate(args, of: Basis, episodes: list[Episode], skipped: int, sizes: dict
         endpoint = prices.get(model)
         price = (endpoint.price_in, endpoint.price_out) if endpoint is not None and \
             endpoint.price_in is not None and endpoint.price_out is not None else None
-        out.lines.append(Line(role, model, spend, source, price))
+        out.lines.append(Line(role, model, spend, source, price, named(model, prices)))
     left_hours = sum(sizes.get((e.template, e.seed), NO_SIZE).resident_hours for e in episodes)
-    background = getattr(args, "background_model", None)
-    if any(m.startswith("local/") for m in (args.model, background) if m):
+    local = [line for line in out.lines
+             if (prices.get(line.model).model if prices.get(line.model) is not None
+                 else line.model).startswith("local/")]
+    if local and len(local) == len(out.lines):
         out.wall_s = left_hours * EMBEDDED_S_PER_RESIDENT_HOUR
         out.wall_how = (f"{left_hours:.0f} simulated resident-hours on the embedded model, "
                         f"about {EMBEDDED_S_PER_RESIDENT_HOUR:g} s each on 2 cores")
     else:
-        _endpoint_wall(out, prices, max(1, parallel_options(args).jobs))
+        # The embedded model's share of the calls at its rate, each endpoint's at its latency
+        # (one estimate per model: an endpoint is not timed as the embedded model).
+        calls = sum(line.spend.calls for line in out.lines) or 1
+        per_call = left_hours * EMBEDDED_S_PER_RESIDENT_HOUR / calls
+        _endpoint_wall(out, prices, max(1, parallel_options(args).jobs),
+                       lambda line: line.spend.calls * per_call if line in local else None)
     return out
 
 
-def _endpoint_wall(out: Estimate, prices, jobs: int) -> None:
+def _endpoint_wall(out: Estimate, prices, jobs: int, known=None) -> None:
     """The wall time of the calls at each model's latency: the suite's own measured one (its
     history), else the `latency_s` its models-file entry gives (a kept rate's latency is the
-    scripted model's, no endpoint's)."""
+    scripted model's, no endpoint's); `known`: the embedded model's lines' seconds."""
     out.wall_at_latency(prices, jobs, lambda line: line.source == HISTORY,
                         f"each model's latency (measured by this suite, or its models-file "
-                        f"latency_s), {jobs} episode(s) at once; the simulation's own time not "
-                        "counted", again="run one episode")
+                        f"latency_s; the embedded model's calls at about "
+                        f"{EMBEDDED_S_PER_RESIDENT_HOUR:g} s a resident-hour), {jobs} "
+                        "episode(s) at once; the simulation's own time not counted",
+                        again="run one episode", known=known)
 
 
 def actual(args, ran: list[Episode], sizes: dict) -> dict[str, dict[tuple[str, str], Rate]]:
