@@ -382,9 +382,9 @@ def show_population(endpoint: str, rows: list[dict], args) -> None:
         rh = r["residents"] * args.hours
         most = r["endpoint"]["max_in_flight"] if "endpoint" in r else "-"
         chain = r.get("critical_path", 0)
-        mean = f"{r['call_s'] / r['wall_s']:.1f}" if "endpoint" in r else "-"
-        bound = (f"{r['wall_s'] / (chain * args.latency):.2f}" if "endpoint" in r and chain
-                 else "-")
+        mean = f"{r.get('call_s', 0.0) / r['wall_s']:.1f}" if "endpoint" in r else "-"
+        bound = (f"{r['wall_s'] / (chain * args.latency):.2f}"
+                 if "endpoint" in r and chain and args.latency > 0 else "-")
         print(f"| {r['residents']} | {r['status']} | {r['wall_s']:.1f} | {r['cpu_s']:.1f} | "
               f"{r['events'] / r['wall_s']:.0f} | {r['calls']} | {r['calls'] / r['wall_s']:.1f} | "
               f"{r['wait_s']:.1f} | {r['rounds']} | {most} | {mean} | {chain} | {bound} | "

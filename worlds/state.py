@@ -306,9 +306,10 @@ class WorldState:
         # there already or its walk goes there: those are looked up in these arenas, and only
         # those further behind are read one by one (half a tile: a margin for rounding).
         near = t - self._spt / 2
+        grids = [self._hops(arena) for arena in arenas]
         far = behind.until(near) if self._all_placed(behind) else len(behind)
         for other, c in behind.entries(0, far):
-            if self._meets_in(other, c, t, arenas):
+            if self._meets_in(other, c, t, arenas, grids):
                 return other
         lists = [self._occupants.get(arena, ()) for arena in arenas]
         lists += [self._crossing.get(str(arena), ()) for arena in arenas]
@@ -316,7 +317,7 @@ class WorldState:
             # in any order: whoever is found, the answer (someone or nobody) is the same
             for other in {a for names in lists for a in names}:
                 c = behind.time_of(other)
-                if c is not None and c > near and self._meets_in(other, c, t, arenas):
+                if c is not None and c > near and self._meets_in(other, c, t, arenas, grids):
                     return other
             return None
         # else those behind, each asked whether it is there (a crowded street)
@@ -326,7 +327,7 @@ class WorldState:
             walk_goes = crosses.get(other)
             there = (not walk_goes.isdisjoint(names) if walk_goes is not None
                      else placed[other] in arenas)
-            if there and self._meets_in(other, c, t, arenas):
+            if there and self._meets_in(other, c, t, arenas, grids):
                 return other
         return None
 
@@ -342,8 +343,15 @@ class WorldState:
             self._placed_for = len(behind)
         return True
 
-    def _meets_in(self, other: str, c: float, t: float, arenas: set[Address]) -> bool:
-        return any(self.earliest(other, c, arena) <= t for arena in arenas)
+    def _meets_in(self, other: str, c: float, t: float, arenas: set[Address],
+                  grids: list[list[array]]) -> bool:
+        """Whether `other`, at `c`, could be in one of `arenas` by `t` (`grids`: their hops).
+        One standing is read here as `earliest` reads it (most of those asked stand)."""
+        if other in self._walking or other not in self._arena:
+            return any(self.earliest(other, c, arena) <= t for arena in arenas)
+        x, y = self._standing[other]
+        spt = self._spt
+        return any(c + grid[y][x] * spt <= t for grid in grids)
 
     def horizon(self) -> float:
         """How far (seconds) from the one furthest behind a step may be and still be clear of
