@@ -68,6 +68,9 @@ class _Walk:
         return self.t0 + (len(self.path) - 1) * self.seconds_per_tile
 
 
+HOPS_CAP = 32767  # the most tiles a hop grid holds (2 bytes a tile: WorldState._hops)
+
+
 class WorldState:
     """Agents' positions and object states in one episode, changed only through its methods so
     that every change is logged."""
@@ -360,9 +363,14 @@ class WorldState:
         if self._horizon is None:
             arena = self.world.arenas()[0]
             farthest = max(h for row in self._hops(arena) for h in row
-                           if h < self.world.width * self.world.height)
+                           if h < self._unreachable())
             self._horizon = 4 * farthest * self._spt
         return self._horizon
+
+    def _unreachable(self) -> int:
+        """The hops a grid holds for a tile no walk reaches: the area (farther than any path),
+        or HOPS_CAP in a larger town."""
+        return min(self.world.width * self.world.height, HOPS_CAP)
 
     def earliest(self, agent: str, c: float, arena: Address) -> float:
         """The earliest time `agent`, at simulated second `c`, could be in `arena`: walking is
@@ -388,9 +396,11 @@ class WorldState:
     def _hops(self, arena: Address) -> list[array]:
         """Tiles from each tile to the nearest of `arena`'s, along the walkable ones (a
         breadth-first search from all of the arena's tiles at once, scipy's, over the tile
-        graph as a sparse matrix), as a grid; unreachable: the grid's area (farther than any
-        path). Computed once per arena, kept as rows of machine integers (read one at a time
-        faster than a numpy array, 4 bytes a tile)."""
+        graph as a sparse matrix), as a grid; unreachable: `_unreachable()`. Computed once per
+        arena, kept as rows of machine integers (read one at a time faster than a numpy array),
+        2 bytes a tile: a town of 10,000 residents has 2,919 arenas of 123,000 tiles. In a town
+        of more than HOPS_CAP tiles a longer count is kept as HOPS_CAP - 1: fewer tiles than
+        the walk, so a resident is only ever thought nearer than it is (the rule stays safe)."""
         grid = self._hop_grids.get(arena)
         if grid is not None:
             return grid
@@ -409,9 +419,12 @@ class WorldState:
         sources = [y * width + x for x, y in world.tiles(arena)]
         hops = dijkstra(self._tile_matrix, directed=False, indices=sources, unweighted=True,
                         min_only=True)
-        hops[~np.isfinite(hops)] = width * height
-        rows = hops.astype(np.int64).reshape(height, width).tolist()
-        grid = self._hop_grids[arena] = [array("i", row) for row in rows]
+        far = self._unreachable()
+        nowhere = ~np.isfinite(hops)
+        hops = np.minimum(hops, far - 1)  # a path is shorter than the area: unchanged below
+        hops[nowhere] = far
+        rows = hops.astype(np.int16).reshape(height, width).tolist()
+        grid = self._hop_grids[arena] = [array("h", row) for row in rows]
         return grid
 
     # -- checkpoint -----------------------------------------------------------------------------
