@@ -11,7 +11,7 @@ runs are the same run, file for file (they must be).
     .venv/bin/python bench/ahead.py --latency 0.1 --latency-max 1.0
     .venv/bin/python bench/ahead.py --latency 0.2 -- --background 4 --same-day --start 15:00
 
-Words after `--` go to `sandbox run` (a shorter window, fewer residents).
+Words after `--` go to `sandbox run` (a shorter window, fewer residents; not with --virtual).
 
 `--virtual` measures the schedule alone: the episode runs in process on scripted/town, and each
 call takes its latency on a virtual clock (the run loop's waits move it on: a lockstep round to
@@ -51,13 +51,15 @@ def endpoint(latency: float, latency_max: float | None) -> tuple[subprocess.Pope
     return process, line.split()[-1]
 
 
-def virtual_leg(schedule: str, out: Path, latency: float, latency_max: float | None,
-                extra: list[str]) -> None:
+def virtual_leg(schedule: str, out: Path, latency: float, latency_max: float | None) -> None:
     """One episode in this process on the virtual clock (`--virtual`); prints its figures."""
     import hashlib
 
     from sandbox import engine
-    from sandbox.app.cli import main as cli
+    from sandbox.llm import LLMSettings, make_llm
+    from tasks.stss import template_path
+    from tasks.stss.plugin.suite import run_task
+    from worlds import load_world
 
     clock, spent = [0.0], [0.0]
 
@@ -89,11 +91,13 @@ def virtual_leg(schedule: str, out: Path, latency: float, latency_max: float | N
 
     engine.Engine._send, engine.Engine._await = send, wait
     os.environ["SANDBOX_SCHEDULE"] = schedule
-    code = cli(["run", ARGS_TEMPLATE[0], "--arch", "ga_tdp", "--model", "scripted/town",
-                "--embedder", "hashing", "--seed", "0", "--no-cache", "--quiet",
-                "--out", str(out), *extra])
-    if code:
-        raise SystemExit(code)
+    result, _score = run_task(template_path(ARGS_TEMPLATE[0]), load_world("town"),
+                              lambda _run, _performer: make_llm(LLMSettings(
+                                  model="scripted/town", cache_mode="off")),
+                              architecture="ga_tdp", seed=0, out=out, embedder="hashing",
+                              max_concurrency=64)
+    if result.status != "completed":
+        raise SystemExit(f"the episode ended {result.status}")
     found = figures(out, clock[0])
     found["in_flight"] = spent[0] / clock[0]  # the calls' virtual seconds, not their real ones
     print(json.dumps(found))
@@ -126,10 +130,12 @@ def main() -> int:
                    help="in process, each call's latency on a virtual clock: the schedule alone")
     p.add_argument("--virtual-leg", nargs=2, metavar=("SCHEDULE", "OUT"), help=argparse.SUPPRESS)
     args = p.parse_args(words)
+    if args.virtual and extra:
+        p.error("--virtual runs the template's full window: no words after --")
     if args.virtual_leg:
         ARGS_TEMPLATE.append(args.template)
         virtual_leg(args.virtual_leg[0], Path(args.virtual_leg[1]), args.latency,
-                    args.latency_max, extra)
+                    args.latency_max)
         return 0
     from importlib.util import module_from_spec, spec_from_file_location
 
