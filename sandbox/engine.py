@@ -205,9 +205,11 @@ class LP:
     # step: the critical path's measure, the same in any schedule.
     depth: int = 0
     answered_depth: int = 0
-    # Its answers so far, and the last of them with what they were asked (`Engine.answers`).
+    # Its answers so far, and the last of them with what they were asked (`Engine.answers`),
+    # kept from the first time it asks `answers` on: a town's residents never do, and 64
+    # prompts kept for each of 1,000 were a third of a megabyte a resident.
     answered: int = 0
-    recent: deque = field(default_factory=lambda: deque(maxlen=RECENT_ANSWERS))
+    recent: deque | None = None
 
     def head(self) -> tuple[float, int, int, int]:
         """The key of its first event: (time, round, level, index)."""
@@ -325,11 +327,17 @@ class Engine:
     def residents(self) -> list[str]:
         return [name for name in self._lps if name != KERNEL]
 
-    def answers(self, since: int = 0) -> tuple[int, list[tuple[LLMRequest, Completion]]]:
+    def answers(self, since: int | None = None
+                ) -> tuple[int, list[tuple[LLMRequest, Completion]]]:
         """How many answers the running LP has had, and those after the first `since` (of
         the last RECENT_ANSWERS): what a process asked and got back, at once, in its own order
-        (calls.jsonl gets them later, in the run's written order)."""
+        (calls.jsonl gets them later, in the run's written order). An LP keeps them from its
+        first call of this on; `since` None: the count alone (and none of them)."""
         lp = self._current
+        if lp.recent is None:  # kept from now on
+            lp.recent = deque(maxlen=RECENT_ANSWERS)
+        if since is None:
+            return lp.answered, []
         kept = lp.answered - len(lp.recent)
         if since < kept:
             raise ValueError(f"answers from {since} on are no longer kept (from {kept})")
@@ -484,7 +492,8 @@ class Engine:
                 heapq.heappush(self._records, (ask.key, ask, completion))
                 lp.answered_depth = max(lp.answered_depth, ask.depth)
                 lp.answered += 1
-                lp.recent.append((ask.request, completion))
+                if lp.recent is not None:
+                    lp.recent.append((ask.request, completion))
                 for budget in self.budgets:
                     budget.spend_tokens(completion.usage.prompt_tokens
                                         + completion.usage.completion_tokens)
