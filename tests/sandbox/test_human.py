@@ -267,6 +267,15 @@ def test_a_one_answer_script_that_does_not_fit_names_answer_1(tmp_path, capsys):
     assert played(tmp_path / "run", ui) == 1
     err = capsys.readouterr().err
     assert "answers.yaml answer 1 does not fit" in err and "answer 2" not in err
+    # The same script would stop there again: the person is told to fix it first.
+    assert "Fix that answer; then the same command goes on" in err
+
+
+def test_a_script_that_ran_out_is_told_the_same_command_goes_on(tmp_path, capsys):
+    assert played(tmp_path / "run", script(tmp_path, ANSWERS[:1])) == 1
+    err = capsys.readouterr().err
+    assert "has no answer left" in err and "(it holds 1)" in err
+    assert "The same command goes on" in err and "Fix that answer" not in err
 
 
 def test_enter_on_every_form_at_a_1500_start_keeps_an_afternoon_that_can_happen(
