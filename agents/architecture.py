@@ -16,9 +16,10 @@ misspelt or out-of-range parameter, missing slot) is reported with the file and 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -123,6 +124,10 @@ def from_spec(spec: ArchitectureSpec, path: Path | str = "<architecture>") -> Ar
             cls = lookup(slot, choice.module)
         except UnknownModule as exc:
             raise FileFormatError(path, str(exc), f"modules.{slot}.module") from exc
+        if (odd := _not_a_number(choice.params, cls.Params)) is not None:
+            key, reason = odd
+            raise FileFormatError(path, f"{reason} (module {choice.module!r})",
+                                  f"modules.{slot}.params.{key}")
         try:
             params[slot] = cls.Params.model_validate(choice.params)
         except ValidationError as exc:
@@ -133,3 +138,28 @@ def from_spec(spec: ArchitectureSpec, path: Path | str = "<architecture>") -> Ar
                                   where) from exc
         classes[slot] = cls
     return Architecture(name=spec.name, source=str(path), classes=classes, params=params)
+
+
+def _not_a_number(params: dict[str, Any], model: type[BaseModel]) -> tuple[str, str] | None:
+    """(key, reason) of a value YAML reads as a number that is none, checked here once for
+    every module (its own Params, a third party's too, say only `float` or `int`): NaN or an
+    infinity anywhere (`recency_weight: .inf` ran, and the run's log broke mid-run on an
+    infinite score), a boolean where the module takes a number (`top_k: true` ran as 1)."""
+    def finite(value: Any) -> bool:
+        if isinstance(value, float):
+            return math.isfinite(value)
+        if isinstance(value, dict):
+            return all(map(finite, value.values()))
+        if isinstance(value, list):
+            return all(map(finite, value))
+        return True
+
+    for key, value in params.items():
+        if not finite(value):
+            return key, "Input should be a finite number"
+        field = model.model_fields.get(key)
+        if isinstance(value, bool) and field is not None:
+            kinds = get_args(field.annotation) or (field.annotation,)
+            if bool not in kinds and (int in kinds or float in kinds):
+                return key, "Input should be a number, not a boolean"
+    return None

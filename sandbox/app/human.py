@@ -218,9 +218,12 @@ def human_llm(person: Person, evaluated, stack: Callable):
 
 def person_left(exc: PersonLeft, out: Path, console) -> int:
     """What the command says when the person left: where the run is and how to go on (1)."""
+    from sandbox.llm.human import ScriptAnswerUnfit
     from sandbox.terminal import say_stopped
 
-    say_stopped(f"stopped: the person left ({exc}); everything so far is kept in {out}. The "
-                f"same command goes on from there (with --out {out}; the answers so far come "
-                "from its cache)")
+    # A script's unfit answer would stop the same command at the same place: fix it first.
+    first = "Fix that answer; then the same" if isinstance(exc, ScriptAnswerUnfit) else "The same"
+    say_stopped(f"stopped: the person left ({exc}); everything so far is kept in {out}. "
+                f"{first} command goes on from there (with --out {out}; the answers so far "
+                "come from its cache)")
     return 1

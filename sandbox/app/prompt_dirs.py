@@ -3,9 +3,11 @@
     check_prompt_dir(Path("my_prompts"), "--prompts")   # ValueError naming the file and line
 
 Each file must override a built-in prompt (a misspelt name would be ignored without a word, the
-built-in one used instead), read as text, parse as Jinja, and use only the variables its
-built-in counterpart uses: the prompts render with StrictUndefined, so any other name would
-fail at the first call, after the run has started, instead of here.
+built-in one used instead), be a regular file of at most PROMPT_BYTES read through the guarded
+opener, hold something (an empty file is a save gone wrong more often than a wish), parse as
+Jinja, and use only the variables its built-in counterpart uses: the prompts render with
+StrictUndefined, so any other name would fail at the first call, after the run has started,
+instead of here.
 """
 
 from __future__ import annotations
@@ -17,6 +19,12 @@ from pathlib import Path
 
 import jinja2
 from jinja2 import meta
+
+from sandbox.files import FileFormatError, read_text
+
+# A prompt template is a page of text; a megabyte is far beyond any model's context, and the
+# bound keeps a huge or endless file (a 5 GiB one once hung the check) from being read whole.
+PROMPT_BYTES = 2**20
 
 
 def _package_dir(name: str) -> Path | None:
@@ -95,24 +103,31 @@ def _line_of(text: str, name: str) -> int:
 
 def check_prompt_dir(directory: Path, what: str) -> None:
     """ValueError, in one line naming `what`, the file and the line, when a file of
-    `directory` overrides no built-in prompt, is not text, does not parse, or uses a variable
-    its built-in counterpart does not."""
+    `directory` overrides no built-in prompt, is not a regular file of at most PROMPT_BYTES,
+    is not text, is empty, does not parse, or uses a variable its built-in counterpart does
+    not."""
     builtins = builtin_prompts()
     env = jinja2.Environment(undefined=jinja2.StrictUndefined)
     for path in sorted(directory.iterdir()):
-        if path.name.startswith(".") or path.is_dir():
-            continue  # an editor's or a VCS's own files; folders are not prompts
+        if path.name.startswith("."):
+            continue  # an editor's or a VCS's own files
+        if path.is_dir() and path.name not in builtins:
+            continue  # folders are not prompts
         if path.name not in builtins:
             near = difflib.get_close_matches(path.name, list(builtins), n=1)
             hint = f"; did you mean {near[0]}?" if near else ""
             raise ValueError(f"{what} {path}: no built-in prompt is named {path.name!r}, so it "
                              f"would be ignored{hint}")
-        if not path.is_file():
-            raise ValueError(f"{what} {path}: not a regular file")
         try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ValueError(f"{what} {path}: cannot be read as UTF-8 text ({exc})") from None
+            # One guarded read: a directory, a FIFO, a device or a file over the bound is
+            # refused by name (a directory named as a prompt was skipped, the built-in used).
+            text = read_text(path, PROMPT_BYTES)
+        except FileFormatError as exc:
+            place = f" {exc.where}" if exc.where else ""
+            raise ValueError(f"{what} {path}{place}: {exc.reason}") from None
+        if not text.strip():
+            raise ValueError(f"{what} {path}: empty, so the model would be sent nothing; write "
+                             "{# ... #} in it if an empty prompt is meant")
         try:
             used = _variables(env, text)
         except jinja2.TemplateSyntaxError as exc:

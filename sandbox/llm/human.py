@@ -42,6 +42,12 @@ class PersonLeft(LLMError):
     Not a fault to fall back from: the run stops, resumable."""
 
 
+class ScriptAnswerUnfit(PersonLeft):
+    """A script's answer is for another form or does not fit its form: the run stops as when
+    the person left, but the same command with the same script would stop there again, so
+    the script is to be fixed first."""
+
+
 @dataclass(frozen=True)
 class Field:
     """One line of a form: typed text, or one of `options`. An empty answer takes `default`."""
@@ -228,7 +234,7 @@ class ScriptUI:
     def ask(self, form: Form) -> dict[str, str]:
         where = f"{self.path} answer {self.used + 1}"
         if form.error:  # asked again: the answer that did not fit is the one given last
-            raise PersonLeft(f"{self.path} answer {self.used} does not fit {form.agent}'s "
+            raise ScriptAnswerUnfit(f"{self.path} answer {self.used} does not fit {form.agent}'s "
                              f"{form.purpose}: {form.error}")
         if self.used >= len(self.answers):
             raise PersonLeft(f"{self.path} has no answer left for {form.agent}'s "
@@ -237,7 +243,7 @@ class ScriptUI:
         self.used += 1
         purpose = answer.pop("purpose", None)
         if purpose != form.purpose:
-            raise PersonLeft(f"{where} is for {purpose!r}, but {form.agent} is asked "
+            raise ScriptAnswerUnfit(f"{where} is for {purpose!r}, but {form.agent} is asked "
                              f"{form.purpose!r}")
         return {k: str(v) for k, v in answer.items()}
 

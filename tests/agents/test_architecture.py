@@ -82,3 +82,40 @@ def test_a_missing_slot_and_an_unknown_slot_are_errors(tmp_path):
 def test_an_unknown_built_in_name_lists_the_built_ins():
     with pytest.raises(FileFormatError, match="ga_tdp"):
         load_architecture("no_such_architecture")
+
+
+@pytest.mark.parametrize("edit, where, said", [
+    (("recency_weight: 0.5", "recency_weight: .inf"), "modules.retriever.params.recency_weight",
+     "Input should be a finite number"),
+    (("recency_weight: 0.5", "recency_weight: -.inf"), "modules.retriever.params.recency_weight",
+     "Input should be a finite number"),
+    (("top_k: 30", "top_k: true"), "modules.retriever.params.top_k",
+     "Input should be a number, not a boolean"),
+    (("threshold: 150", "threshold: false"), "modules.reflector.params.threshold",
+     "Input should be a number, not a boolean"),
+])
+def test_a_param_that_is_no_number_is_refused_naming_slot_and_key(tmp_path, edit, where, said):
+    """`recency_weight: .inf` once ran, every score infinite, until the run's log broke
+    mid-run with a traceback; `top_k: true` ran as 1 (found by the file walk)."""
+    from agents.architecture import BUILT_IN, load_architecture
+    from sandbox.files import FileFormatError
+
+    text = (BUILT_IN / "ga.yaml").read_text(encoding="utf-8")
+    assert edit[0] in text
+    path = tmp_path / "mine.yaml"
+    path.write_text(text.replace(*edit), encoding="utf-8")
+    with pytest.raises(FileFormatError) as refused:
+        load_architecture(path)
+    assert refused.value.where == where and said in refused.value.reason
+
+
+def test_a_boolean_param_still_takes_a_boolean(tmp_path):
+    from agents.architecture import BUILT_IN, load_architecture
+
+    text = (BUILT_IN / "ga.yaml").read_text(encoding="utf-8")
+    path = tmp_path / "mine.yaml"
+    path.write_text(text.replace("params: {max_turns: 8}",
+                                 "params: {max_turns: 8, retrieve_every_turn: true}"),
+                    encoding="utf-8")
+    assert "retrieve_every_turn: true" in path.read_text(encoding="utf-8")
+    assert load_architecture(path).params["conversation"].retrieve_every_turn is True

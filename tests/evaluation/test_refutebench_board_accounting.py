@@ -78,13 +78,17 @@ def test_damaged_runs_and_judgments_are_counted_named_and_made_good(finished, ca
 
 def test_a_rating_off_the_1_to_5_scale_or_not_a_number_is_named_out_of_range(finished,
                                                                             capsys):
-    first, second = runs(finished)[:2]
+    first, second, third = runs(finished)[:3]
     edit_judgment(judgment_files(first)[0], lambda d: d["scores"].update(rating=7))
     edit_judgment(judgment_files(second)[0], lambda d: d["scores"].update(rating=float("nan")))
+    # The reference judge's schema takes whole numbers: a saved 3.5 was averaged (issue 59).
+    edit_judgment(judgment_files(third)[0], lambda d: d["scores"].update(rating=3.5))
     printed, _ = board(finished, capsys)
-    assert "3 selected: 3 finished; judgments: 25 usable, 2 out of range\n" in printed
+    assert "3 selected: 3 finished; judgments: 24 usable, 3 out of range\n" in printed
     assert f"  - out of range judgment (rating 7, outside 1-5): {first.name} (" in printed
     assert f"  - out of range judgment (rating nan, not a number): {second.name} (" in printed
+    assert (f"  - out of range judgment (rating 3.5, not a whole number (the 1-5 ratings are "
+            f"integers, as the reference judge's schema takes them)): {third.name} (") in printed
     assert "nan" not in printed.split("Accounting")[0]
 
 

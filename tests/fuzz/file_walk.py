@@ -5,12 +5,13 @@ on stderr, no traceback, nothing written, inputs unchanged, no hang).
     .venv/bin/python tests/fuzz/file_walk.py          # the tally and every failure
 
 A kind is a file a user writes (a models file, an experiment, a persona room, a task
-template, a person's script, a benchmark's items) or a file of a run a command reads (its
-events, its prompts). Each is given the shapes of any file -- empty, over its size bound
-(sparse: nothing on disk), a FIFO, a device (a link to /dev/zero), a directory, not UTF-8 --
-and those of its content: the wrong type at the top, NaN or infinity for a number, a boolean
-for a number. A run's log may be empty or hold a bad line (said, and the rest read: its own
-rule, sandbox/log.py), so its kinds take the special shapes only.
+template, a person's script, a benchmark's items, a prompt override, an architecture, a
+world) or a file of a run a command reads (its events, its prompts). Each is given the shapes
+of any file -- empty, over its size bound (sparse: nothing on disk), a FIFO, a device (a link
+to /dev/zero), a directory, not UTF-8 -- and those of its content: the wrong type at the top,
+NaN or infinity for a number, a boolean for a number (a prompt: an undefined variable, not
+Jinja). A run's log may be empty or hold a bad line (said, and the rest read: its own rule,
+sandbox/log.py), so its kinds take the special shapes only.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+ROOT = Path(__file__).resolve().parents[2]
 
 from parser_walk import COMMAND, Case, Outcome, Scratch, quiet_environment, run_case  # noqa: E402
 
@@ -38,6 +40,33 @@ ROOM = ("personas:\n  - {name: Ann, description: A baker.}\n"
 V1_NAN = ('{"system_prompt": "x", "feedbacks": {"coffee": {"translation": ["a"], "random": '
           '"b", "existence": [1, 3], "cnt": NaN}}, "feedback_prompt": "", '
           '"feedback_mapping_prompt": "m", "queries": ["q", "[MAYBE FEEDBACK]", "q"]}\n')
+
+
+ARCH = (ROOT / "agents" / "architectures" / "ga.yaml").read_text(encoding="utf-8")
+WORLD = (ROOT / "worlds" / "maps" / "town.yaml").read_text(encoding="utf-8")
+# A world file's infinite or boolean tile_meters still runs: worlds/ is not ours to change
+# here (tests/fuzz/test_file_walk.py holds them as a known failure).
+WORLD_OPEN = {"infinity": WORLD.replace("tile_meters: 4.0", "tile_meters: .inf"),
+              "boolean": WORLD.replace("tile_meters: 4.0", "tile_meters: true")}
+
+
+def _prompt(s: Scratch) -> Path:
+    """A prompt override in a --prompts folder of its own."""
+    (s.root / "prompts").mkdir(exist_ok=True)
+    return s.root / "prompts" / "plan_daily.j2"
+
+
+def _world(s: Scratch) -> Path:
+    """A world file beside the shipped residents, as a world's folder holds them."""
+    (s.root / "maps").mkdir(exist_ok=True)
+    if not (s.root / "residents").exists():
+        (s.root / "residents").symlink_to(ROOT / "worlds" / "residents")
+    return s.root / "maps" / "input.yaml"
+
+
+def world_argv(p: Path, s: Scratch) -> list[str]:
+    return ["run", "town_day", "--model", "scripted/town", "--embedder", "hashing", "--hours",
+            "1", "--world", str(p), "--out", "o"]
 
 
 @dataclass
@@ -85,6 +114,19 @@ KINDS = [
                                                  "--simulator", "scripted/simulbench",
                                                  "--out", "o"],
              suffix=".jsonl", content={"wrong type": "[1, 2]\n", "NaN": '{"x": NaN}\n'}),
+    FileKind("prompt override", lambda p, s: ["run", "public_spring_tasting", *TOWN,
+                                              "--prompts", str(p.parent), "--out", "o"],
+             suffix="", at=_prompt, content={"undefined variable": "{{ no_such_variable.deep }}\n",
+                                             "not Jinja": "{% if %}\n"}),
+    FileKind("architecture", lambda p, s: ["run", "public_spring_tasting", *TOWN, "--arch",
+                                           str(p), "--out", "o"], content={
+        "wrong type": "- a\n- b\n",
+        "NaN": ARCH.replace("recency_weight: 0.5", "recency_weight: .nan"),
+        "infinity": ARCH.replace("recency_weight: 0.5", "recency_weight: .inf"),
+        "boolean": ARCH.replace("top_k: 30", "top_k: true")}),
+    FileKind("world", world_argv, at=_world, content={
+        "wrong type": "- a\n- b\n",
+        "NaN": WORLD.replace("tile_meters: 4.0", "tile_meters: .nan")}),
     FileKind("a run's events", lambda p, s: ["log", str(s.run)], suffix="",
              special=("over its bound", "FIFO", "device", "directory"),
              at=lambda s: s.run / "events.jsonl"),

@@ -64,7 +64,7 @@ def _prompts(tmp_path: Path, name: str, text: str) -> Path:
     ("chat_turn.j2", "one\n{{ persona.name \n", "chat_turn.j2 line 2: unexpected end"),
     ("chat_turn.j2", "one\ntwo {{ nobody_passes_this }}\n",
      "chat_turn.j2 line 2: 'nobody_passes_this' is not given to this prompt"),
-    ("chat_turn.j2", "\xff", "cannot be read as UTF-8 text"),
+    ("chat_turn.j2", "\xff", "chat_turn.j2 line 1: not UTF-8 text (byte 0)"),
 ])
 @pytest.mark.parametrize("how", ["--prompts", "SANDBOX_PROMPTS"])
 def test_a_prompt_override_that_would_be_ignored_or_fail_is_refused(name, text, said, how,
@@ -122,3 +122,39 @@ def test_every_built_in_prompt_passes_the_check_as_an_override(tmp_path):
     for name, path in builtin_prompts().items():
         (folder / name).write_bytes(path.read_bytes())
     check_prompt_dir(folder, "--prompts")
+
+
+@pytest.mark.parametrize("shape, said", [
+    ("empty", "plan_daily.j2: empty, so the model would be sent nothing"),
+    ("blank", "plan_daily.j2: empty, so the model would be sent nothing"),
+    ("over its bound", "plan_daily.j2: 5,368,709,120 bytes, more than the 1,048,576"),
+    ("directory", "plan_daily.j2: a directory, not a file"),
+])
+def test_a_prompt_override_that_is_empty_huge_or_a_directory_is_refused_before_the_run(
+        shape, said, tmp_path, capsys):
+    """Found by the file walk: a 5 GiB (sparse) plan_daily.j2 was read whole by the check (a
+    hang), a directory of that name was skipped and the built-in prompt used without a word,
+    and an empty file ran with an empty prompt."""
+    folder = tmp_path / "prompts"
+    folder.mkdir()
+    path = folder / "plan_daily.j2"
+    if shape == "directory":
+        path.mkdir()
+    elif shape == "over its bound":
+        with open(path, "wb") as sparse:
+            sparse.truncate(5 * 2**30)
+    else:
+        path.write_text("" if shape == "empty" else " \n\n", encoding="utf-8")
+    out = tmp_path / "r"
+    assert main([*TOWN_EPISODE, "--prompts", str(folder), "--out", str(out)]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert said in line and "--prompts" in line
+    assert not out.exists()
+
+
+def test_a_prompt_override_of_only_a_comment_is_an_empty_prompt_meant(tmp_path, capsys):
+    """The way out the refusal of an empty file names: a template of a comment renders empty."""
+    folder = _prompts(tmp_path, "chat_system.j2", "{# no system prompt #}")
+    out = tmp_path / "r"
+    assert main(["run", "single_room", "--model", "scripted/default", "--prompts", str(folder),
+                 "--out", str(out)]) == 0

@@ -267,6 +267,15 @@ def test_a_one_answer_script_that_does_not_fit_names_answer_1(tmp_path, capsys):
     assert played(tmp_path / "run", ui) == 1
     err = capsys.readouterr().err
     assert "answers.yaml answer 1 does not fit" in err and "answer 2" not in err
+    # The same script would stop there again: the person is told to fix it first.
+    assert "Fix that answer; then the same command goes on" in err
+
+
+def test_a_script_that_ran_out_is_told_the_same_command_goes_on(tmp_path, capsys):
+    assert played(tmp_path / "run", script(tmp_path, ANSWERS[:1])) == 1
+    err = capsys.readouterr().err
+    assert "has no answer left" in err and "(it holds 1)" in err
+    assert "The same command goes on" in err and "Fix that answer" not in err
 
 
 def test_enter_on_every_form_at_a_1500_start_keeps_an_afternoon_that_can_happen(
@@ -286,3 +295,38 @@ def test_enter_on_every_form_at_a_1500_start_keeps_an_afternoon_that_can_happen(
     started = [e for e in events if e["kind"] == "action_started" and e["agent"] == PERSON]
     assert started and not any("sleep" in e["description"] or "bed" in e["description"]
                                for e in started if e["t"] < 4 * 3600)  # 15:00-19:00 awake
+
+
+def test_the_readme_names_every_field_of_every_form_a_person_is_asked(tmp_path, monkeypatch):
+    """A script's answers need each form's field names, once written only in this test's
+    ANSWERS: the README's table names every purpose and every field the forms of a whole
+    played episode asked for (hour_N as `hour_0`)."""
+    import re
+
+    from sandbox.llm.human import TerminalUI
+
+    asked: dict[str, set[str]] = {}
+    ask = TerminalUI.ask
+
+    def recording(self, form):
+        asked.setdefault(form.purpose, set()).update(
+            re.sub(r"^hour_\d+$", "hour_0", f.name) for f in form.fields)
+        return ask(self, form)
+
+    monkeypatch.setattr(TerminalUI, "ask", recording)
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n".join(TYPED) + "\n"))
+    assert played(tmp_path / "typed", "terminal") == 0
+    assert set(asked) == FORM_PURPOSES  # the episode asked every form
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("| purpose | fields |"):]
+    table = table[:table.index("\n\n")] if "\n\n" in table else table
+    rows = {}
+    for line in table.splitlines()[2:]:
+        if not line.startswith("|"):
+            break
+        purposes, fields = line.split("|")[1:3]
+        for purpose in re.findall(r"`([a-z.]+)`", purposes):
+            rows[purpose] = set(re.findall(r"`([a-z_0-9]+)`", fields))
+    missing = {p: sorted(names - rows.get(p, set())) for p, names in asked.items()
+               if names - rows.get(p, set())}
+    assert missing == {}
