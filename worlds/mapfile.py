@@ -90,7 +90,8 @@ class WorldFile(BaseModel):
     name: str = Field(min_length=1)
     title: str = ""
     description: str = ""
-    tile_meters: float = Field(default=1.0, gt=0)
+    # a length: a finite number above 0 (not `true`, which YAML would make 1)
+    tile_meters: float = Field(default=1.0, gt=0, allow_inf_nan=False, strict=True)
     legend: dict[str, LegendEntry] = Field(min_length=1)
     grid: str = Field(min_length=1)
     spawns: dict[str, str | tuple[int, int]] = Field(default_factory=dict)  # a place or a tile

@@ -44,10 +44,6 @@ V1_NAN = ('{"system_prompt": "x", "feedbacks": {"coffee": {"translation": ["a"],
 
 ARCH = (ROOT / "agents" / "architectures" / "ga.yaml").read_text(encoding="utf-8")
 WORLD = (ROOT / "worlds" / "maps" / "town.yaml").read_text(encoding="utf-8")
-# A world file's infinite or boolean tile_meters still runs: worlds/ is not ours to change
-# here (tests/fuzz/test_file_walk.py holds them as a known failure).
-WORLD_OPEN = {"infinity": WORLD.replace("tile_meters: 4.0", "tile_meters: .inf"),
-              "boolean": WORLD.replace("tile_meters: 4.0", "tile_meters: true")}
 
 
 def _prompt(s: Scratch) -> Path:
@@ -126,7 +122,9 @@ KINDS = [
         "boolean": ARCH.replace("top_k: 30", "top_k: true")}),
     FileKind("world", world_argv, at=_world, content={
         "wrong type": "- a\n- b\n",
-        "NaN": WORLD.replace("tile_meters: 4.0", "tile_meters: .nan")}),
+        "NaN": WORLD.replace("tile_meters: 4.0", "tile_meters: .nan"),
+        "infinity": WORLD.replace("tile_meters: 4.0", "tile_meters: .inf"),
+        "boolean": WORLD.replace("tile_meters: 4.0", "tile_meters: true")}),
     FileKind("a run's events", lambda p, s: ["log", str(s.run)], suffix="",
              special=("over its bound", "FIFO", "device", "directory"),
              at=lambda s: s.run / "events.jsonl"),
