@@ -60,6 +60,7 @@ from sandbox.llm import (
     CacheMiss,
     LLMSettings,
     ModelsFile,
+    endpoints_of,
     make_backend,
     make_llm,
     model_name,
@@ -377,12 +378,17 @@ def _run_item(session: Session, item_id: str, item: Any, run_dir: Path) -> Bench
         roles = {role: shown_role(session.pool.settings_for(model, None))
                  for role, model in config.models.items()
                  if session.pool.resolved(model) is not None}
+        # Every role's endpoint, not the model under test's alone (the one the runner is
+        # given): what a failure of the interrogator names, what a rerun rebuilds from.
+        endpoints = {name: record for llm in llms.values()
+                     for name, record in endpoints_of(llm).items()}
         result = run_episode(scenario, llms[bench.under_test],
                              seed=episode_seed(config.seed, item_id), out_dir=run_dir,
                              overwrite=True, budgets=budgets,
                              extra_header={bench.items.header_key: item_id,
                                            "label": config.label,
                                            **({"roles": roles} if roles else {}),
+                                           **({"endpoints": endpoints} if endpoints else {}),
                                            **({"benchmark_command": list(session.command)}
                                               if session.command else {})})
         report.runs_made += 1
