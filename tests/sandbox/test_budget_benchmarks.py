@@ -62,7 +62,6 @@ def test_max_calls_stops_the_command_cleanly_and_the_same_command_goes_on(comman
     out = tmp_path / command
     assert main([*argv, "--max-calls", "3"]) == 1
     said = capsys.readouterr()
-    printed = said.out
     assert "stopped by a budget; run the same command with a higher cap" in said.err
     assert [line for line in said.err.splitlines() if line.startswith("budget: ")]
     assert 0 < calls_made(out) <= 3  # judges' calls count too

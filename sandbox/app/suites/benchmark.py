@@ -31,6 +31,7 @@ stopped is run (or judged) on by the next run, its answers coming from its cache
 from __future__ import annotations
 
 import shutil
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -53,7 +54,7 @@ from evaluation.kit import (
     usage_table,
 )
 from evaluation.kit.judging import JudgeTally, Panel, judge_run
-from evaluation.kit.rows import pool_rows, role_identity
+from evaluation.kit.rows import identity, pool_rows, role_identity
 from sandbox.budget import Budget, BudgetExhausted
 from sandbox.files import FileFormatError
 from sandbox.llm import (
@@ -462,10 +463,37 @@ def wanted_manifest(bench: Benchmark, items: ItemSet, config: Configuration,
         selected=[item_id for item_id, _ in items.select(config.every)])
 
 
+def recorded_judges(bench: Benchmark, out: Path, judges: Sequence[str], pool: ModelPool
+                    ) -> list[str]:
+    """`judges` with each one the directory's manifest already records under another name
+    for the same model on the same endpoint (an alias, and its model id typed on the alias's
+    URL) named as recorded, said in one line: one judge, its judgments saved and found under
+    one name, never asked again as a second judge. Two aliases stay two judges."""
+    path = out / bench.manifest_file
+    if not path.is_file():
+        return list(judges)
+    have = read_manifest(path)
+    known = {identity(found, judge): judge for judge, found in have.resolved_judges.items()}
+    named = []
+    for judge in judges:
+        found = pool.resolved(judge)
+        same = known.get(identity(found, judge)) if found is not None else None
+        if same is None or same == judge or (found["alias"] and
+                                             have.resolved_judges[same]["alias"]):
+            named.append(judge)
+            continue
+        print(f"judge {judge}: the same model at the same endpoint as {same} "
+              f"({have.judge_names.get(same, same)}), this directory's judge: its judgments "
+              "are kept under that name", file=sys.stderr, flush=True)
+        named.append(same)
+    return list(dict.fromkeys(named))
+
+
 def _run_benchmark(bench, out, items, pool, config, rejudge, parallel, limits, monitor,
                    on_progress, command) -> BenchmarkReport:
     started = time.perf_counter()
     config = _complete(bench, config, pool)
+    config = replace(config, judges=recorded_judges(bench, out, config.judges, pool))
     selected = items.select(config.every)
     open_manifest(bench, out, wanted_manifest(bench, items, config, pool), rejudge)
     budget = limits.budget
