@@ -131,8 +131,9 @@ def _run(scenario: Scenario, llm, *, seed: int, out_dir: Path, overwrite: bool, 
     if roles is not None:
         models = {agent: llm.model_of(agent) for agent in models}
     # Who answers over HTTP, as the models file resolved (a run that travels says what it
-    # reached, not only the alias typed): also what a failure names.
-    endpoints = endpoints_of(llm)
+    # reached, not only the alias typed): also what a failure names. A caller whose scenario
+    # holds other roles' models of its own (a benchmark's cast) gives theirs in extra_header.
+    endpoints = {**(extra_header or {}).get("endpoints", {}), **endpoints_of(llm)}
     header = RunHeader(scenario=scenario.name, seed=seed, start_time=scenario.start_time,
                        models=models, backend=backend_settings(llm),
                        world=scenario.world,

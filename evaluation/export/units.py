@@ -21,7 +21,7 @@ from typing import Any
 from evaluation.compare.sides import MARKERS, refutebench_metric
 from evaluation.kit import BoardError, Ledger, read_bench_dir
 from sandbox.files import FileFormatError, json_line, read_text
-from sandbox.llm import CallRecord, ModelsFile
+from sandbox.llm import CallRecord, ModelsFile, model_name
 from sandbox.log import CALLS, read_calls
 
 from .columns import UNIT_COLUMNS
@@ -224,7 +224,12 @@ def _per_judge(judges: Sequence[str], read: Callable[[list[str]], dict[str, floa
 
 
 def _kit_base(bench, evaluated: str, benchmark: str) -> dict[str, Any]:
-    roles = dict(bench.manifest.get("roles") or {})
+    # Each role named as the boards name it: "alias (model id)" where the manifest recorded
+    # what an alias resolved to, else as typed (a scripted or local model is itself).
+    resolved = bench.manifest.get("resolved") or {}
+    roles = {role: model_name(found["model"], found.get("alias"))
+             if isinstance(found := resolved.get(role), dict) and found.get("model") else typed
+             for role, typed in (bench.manifest.get("roles") or {}).items()}
     return {"run_set": bench.label, "model": roles.get(evaluated), "roles": roles or None,
             "measure": HEADLINE.get(benchmark), "seed": bench.manifest.get("seed")}
 

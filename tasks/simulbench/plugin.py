@@ -271,9 +271,11 @@ def pairwise_main(args: argparse.Namespace) -> int:
     print(pairwise_markdown(reports, args.judge_format), end="")
     unavailable = sum(r.unavailable for r in reports)
     if unavailable:
-        console.print(f"[red]unavailable:[/] {unavailable} verdict(s) reached no model (the "
-                      "endpoint refused every call or could not be reached); fix the endpoint "
-                      "or key and run the same command again to ask them", soft_wrap=True)
+        from sandbox.terminal import say_stopped
+
+        say_stopped(f"unavailable: {unavailable} verdict(s) reached no model (the endpoint "
+                    "refused every call or could not be reached); fix the endpoint or key and "
+                    "run the same command again to ask them")
     if args.json:
         from sandbox.storage import write_atomic
 

@@ -296,7 +296,7 @@ def run_main(args) -> int:
         close_estimate(console, STSS_LANG, arch_args, ids, done, foretold, report, models,
                        judges)
         failed += len(report.failures)
-        unfinished += sum(print_stopped(console, report, "conversation(s)"))
+        unfinished += sum(print_stopped(report, "conversation(s)"))
     write_board(table3_board([args.out / Path(a).stem for a in archs], judges=judges,
                       seed=args.seed, resamples=args.resamples), args)
     if failed:

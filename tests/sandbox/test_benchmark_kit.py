@@ -189,10 +189,11 @@ def test_one_broken_item_is_reported_and_the_others_finish(tmp_path, toy, capsys
     out = tmp_path / "flaky"
     assert cli("toy", "--speaker", "scripted/toy-flaky", "--judge", "scripted/toy-judge",
                "--out", str(out)) == 1
-    printed = capsys.readouterr().out
+    said = capsys.readouterr()
+    printed = said.out
     station = name_id(QUESTIONS[1])
-    assert f"failed: {station}: RuntimeError: the backend fell over" in printed
-    assert "1 of 3 items failed" in printed
+    assert f"failed: {station}: RuntimeError: the backend fell over" in said.err
+    assert "1 of 3 items failed" in said.err
     assert "| scripted/toy-flaky | 1.00 | 2 |" in printed  # the other two, judged
     assert load_run(out / "runs" / station).result.status == "failed"  # kept, with why
 

@@ -140,7 +140,7 @@ def test_the_reference_rules_score_a_stopped_episode_with_a_warning(suite_refere
 def test_an_episode_budget_stops_each_episode_and_the_suite_goes_on(suite_reference, capsys):
     out, _ = suite_reference
     assert main([*SUITE, "--out", str(out), "--episode-max-calls", "10"]) == 1
-    printed = capsys.readouterr().out
+    printed = capsys.readouterr().err  # why each episode stopped: where scripts look
     assert printed.count("stopped:") == 3 and "budget of 10 calls" in printed
     for seed in (0, 1, 2):
         assert result(out / "public_spring_tasting" / "ga" / f"s{seed}")["status"] == "budget"

@@ -61,12 +61,12 @@ def test_max_calls_stops_the_command_cleanly_and_the_same_command_goes_on(comman
     argv = argv_of(command)
     out = tmp_path / command
     assert main([*argv, "--max-calls", "3"]) == 1
-    printed = capsys.readouterr().out
-    assert "stopped by a budget; run the same command with a higher cap" in printed
-    assert [line for line in printed.splitlines() if line.startswith("budget: ")]
+    said = capsys.readouterr()
+    assert "stopped by a budget; run the same command with a higher cap" in said.err
+    assert [line for line in said.err.splitlines() if line.startswith("budget: ")]
     assert 0 < calls_made(out) <= 3  # judges' calls count too
     assert "completed" not in statuses(out) or "budget" in statuses(out) or \
-        "not started" in printed
+        "not started" in said.err
     assert main(argv) == 0  # no cap: the rest, the answers so far from the cache
     assert set(statuses(out)) == {"completed"}
 
@@ -75,7 +75,7 @@ def test_an_item_cap_stops_each_item_and_the_others_go_on(argv_of, tmp_path, cap
     argv = argv_of("pingpong")
     out = tmp_path / "pingpong"
     assert main([*argv, "--episode-max-calls", "2"]) == 1
-    printed = capsys.readouterr().out
+    printed = capsys.readouterr().err  # why each item stopped: where scripts look
     assert statuses(out) == ["budget"] * 3  # every item stopped at its own cap
     for run_dir in (out / "runs").iterdir():
         assert len((run_dir / "calls.jsonl").read_text().splitlines()) <= 2

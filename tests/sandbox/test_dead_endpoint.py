@@ -53,7 +53,7 @@ def test_a_benchmark_against_a_dead_key_is_not_finished_and_is_run_again(tmp_pat
                 "--judge", "openai/pingpong", "--base-url", server.url, "--every", "32",
                 "--out", str(out)]
         assert main(argv) == 1
-        printed = capsys.readouterr().out
+        printed = capsys.readouterr().err  # why it failed: where scripts look
         runs = sorted((out / "runs").iterdir())
         assert len(runs) == 3
         assert [line.split(":")[0] for line in printed.splitlines()
@@ -102,7 +102,7 @@ def test_an_stss_suite_against_a_dead_key_is_retried_by_the_next_run(tmp_path, c
                 "openai/town", "--base-url", server.url, "--embedder", "hashing",
                 "--background", "2", "--same-day", "--start", "15:00", "--out", str(out)]
         assert main(argv) == 1
-        printed = capsys.readouterr().out
+        printed = capsys.readouterr().err  # why it failed: where scripts look
         lines = [line for line in printed.splitlines() if line.startswith("unavailable:")]
         assert len(lines) == 2 and all("no LLM call reached a model" in x for x in lines)
         episode = out / "public_spring_tasting" / "ga" / "s0"
@@ -170,8 +170,7 @@ def test_pairwise_verdicts_that_reached_no_model_are_asked_again(tmp_path, capsy
         argv = ["simulbench-pairwise", *dirs, "--judge", "openai/simulbench", "--base-url",
                 server.url, "--out", str(tmp_path / "pairs")]
         assert main(argv) == 1
-        printed = capsys.readouterr().out
-        assert "verdict(s) reached no model" in printed
+        assert "verdict(s) reached no model" in capsys.readouterr().err
         server.refuse_chat = None
         assert main(argv) == 0
         printed = capsys.readouterr().out

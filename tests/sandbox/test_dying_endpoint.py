@@ -106,16 +106,17 @@ def test_a_pingpong_run_whose_endpoint_dies_names_its_items_and_resumes(pingpong
     with Loopback("pingpong", die_after=KILLED[killed](answered)) as server:
         argv = [*PINGPONG, "--base-url", server.url, "--out", str(out)]
         assert main(argv) == 1
-        said = capsys.readouterr().out
+        printed = capsys.readouterr()
+        said, why = printed.out, printed.err  # why it failed: on stderr, where scripts look
         dead = sorted(run.name for run in (out / "runs").iterdir()
                       if json.loads((run / "result.json").read_text())["status"]
                       == "unavailable")
         judged_dead = sum("judgments made" in line and "unavailable" in line
                           for line in said.splitlines())
         assert dead or judged_dead  # a dialogue or a judgment that never reached a model
-        for item in dead:  # each named, on the command's output and on the board
-            assert f"unavailable: {item}: " in said
-        assert "reached no model" in said
+        for item in dead:  # each named, on the command's stderr and on the board
+            assert f"unavailable: {item}: " in why
+        assert "reached no model" in why
         capsys.readouterr()
         if dead:
             assert main(["pingpong-board", str(out)]) == 0

@@ -194,6 +194,32 @@ def test_a_judge_named_by_an_alias_is_named_so_everywhere_and_two_aliases_are_tw
             "pingpong__b_openai_smolB.json", "pingpong__c_openai_smolB.json"}
 
 
+def test_a_judge_typed_as_its_alias_then_as_its_model_id_is_one_judge(tmp_path, capsys):
+    with Loopback("pingpong") as player, Loopback("pingpong") as judge:
+        models = models_file(tmp_path, a={"model": "openai/smol", "base_url": player.url},
+                             grader={"model": "openai/smolB", "base_url": judge.url})
+        out = tmp_path / "pp"
+        common = ["pingpong", "--models", str(models), "--player", "a", "--interrogator", "a",
+                  "--every", "32", "--out", str(out)]
+        assert main([*common, "--judge", "grader"]) == 0
+        asked = len(judge.calls())
+        capsys.readouterr()
+        # The same model on the same endpoint, typed as its model id: its judgments are found.
+        assert main([*common, "--judge", "openai/smolB", "--base-url", judge.url]) == 0
+        said = capsys.readouterr()
+        assert len(judge.calls()) == asked  # nothing asked again
+    assert "judgments made 0 (0 fell back), skipped 3" in said.out
+    assert "judge openai/smolB: the same model at the same endpoint as grader " \
+        "(grader (openai/smolB))" in said.err
+    assert json.loads((out / "pingpong.json").read_text())["judges"] == ["grader"]
+    assert main(["pingpong-board", str(out)]) == 0
+    board = capsys.readouterr().out
+    assert "by grader (openai/smolB)." in board and "unjudged judgment" not in board
+    for run in (out / "runs").iterdir():
+        assert {p.name for p in (run / "judgments").iterdir()} == {
+            "pingpong__grader_openai_smolB.json"}
+
+
 @pytest.mark.parametrize(("entry", "said"), [
     ({"model": "openai/x", "api_key": "sk-secret-value-1234"}, "keys come from the environment"),
     ({"model": "openai/x", "key_env": "sk-secret-value-1234"}, "not a key"),
@@ -430,3 +456,21 @@ def test_compare_takes_a_judge_as_its_run_typed_it(tmp_path, capsys):
     capsys.readouterr()
     assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--judge", "B"]) == 0
     assert "matched: " in capsys.readouterr().out
+
+
+def test_export_names_each_role_as_the_boards_do(tmp_path, capsys):
+    import csv
+
+    with Loopback("pingpong") as player, Loopback("pingpong") as judge:
+        models = models_file(tmp_path, a={"model": "openai/smol", "base_url": player.url},
+                             grader={"model": "openai/smolB", "base_url": judge.url})
+        out = tmp_path / "pp"
+        assert main(["pingpong", "--models", str(models), "--player", "a", "--interrogator",
+                     "grader", "--judge", "grader", "--every", "32", "--out", str(out)]) == 0
+    assert main(["export", str(out), "--out", str(tmp_path / "units.csv")]) == 0
+    rows = list(csv.DictReader((tmp_path / "units.csv").open()))
+    assert rows and {row["model"] for row in rows} == {"a (openai/smol)"}
+    assert all(json.loads(row["roles"]) == {"player": "a (openai/smol)",
+                                            "interrogator": "grader (openai/smolB)"}
+               for row in rows)
+    assert all(json.loads(row["judges"]).keys() == {"grader (openai/smolB)"} for row in rows)

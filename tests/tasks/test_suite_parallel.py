@@ -132,7 +132,7 @@ def test_the_command_lists_failures_at_the_end_and_exits_1(tmp_path, capsys, mon
     code = main(["stss", "--templates", str(templates(tmp_path)), "--arch", "ga", "--seeds",
                  "0", "--out", str(tmp_path / "suite"), *EPISODE, "--model", "scripted/town",
                  "--jobs", "2"])
-    printed = capsys.readouterr().out
+    printed = capsys.readouterr().err  # why it failed: on stderr, where scripts look
     assert code == 1
     assert "failed:" in printed and "help_light_bulbs" in printed
     assert "injected failure" in printed and "run the same command again" in printed

@@ -253,24 +253,26 @@ def report_line(noun: str, report) -> str:
             f"skipped {judged.skipped}")
 
 
-def print_stopped(console, report, noun: str) -> tuple[int, int]:
-    """The items a budget stopped or no model answered, one line each; (unavailable ones,
+def print_stopped(report, noun: str) -> tuple[int, int]:
+    """The items a budget stopped or no model answered, one line each, on stderr (where a
+    script looks for why a command failed; stdout keeps the board); (unavailable ones,
     budget-stopped ones), judgments that reached no model counted with the first."""
+    from sandbox.terminal import say_stopped
+
     unavailable = budget = 0
     for item, why in report.stopped:
         kind, _, reason = why.partition(": ")
-        console.print(f"[red]{kind}:[/] {item}: {reason}", highlight=False, soft_wrap=True)
+        say_stopped(f"{kind}: {item}: {reason}")
         unavailable += kind == "unavailable"
         budget += kind == "budget"
     unavailable += report.judged.unavailable
     if unavailable:
-        console.print(f"{unavailable} {noun} or judgment(s) reached no model (the endpoint "
-                      "refused every call or could not be reached): they are not finished; "
-                      "fix the endpoint or key and run the same command again", soft_wrap=True)
+        say_stopped(f"{unavailable} {noun} or judgment(s) reached no model (the endpoint "
+                    "refused every call or could not be reached): they are not finished; "
+                    "fix the endpoint or key and run the same command again")
     if budget:
-        console.print(f"{budget} {noun} stopped by a budget; run the same command with a "
-                      "higher cap to go on (the answers so far come from the cache)",
-                      soft_wrap=True)
+        say_stopped(f"{budget} {noun} stopped by a budget; run the same command with a higher "
+                    "cap to go on (the answers so far come from the cache)")
     return unavailable, budget
 
 
@@ -550,12 +552,12 @@ def run_main(bench, args) -> int:
     terminal.print_markdown(board_report(bench, [args.out]).markdown)
     close_estimate(console, bench, args, ids, done, foretold, report, models, judges)
     for item, error in report.failures:
-        console.print(f"[red]failed:[/] {item}: {error}", highlight=False)
+        terminal.say_stopped(f"failed: {item}: {error}")
     if report.failures:
-        console.print(f"{len(report.failures)} of {report.items} {bench.items.noun} failed: out "
-                      "of the means, named in the board's accounting; run the same command "
-                      "again to retry them")
-    if any(print_stopped(console, report, bench.noun)) or report.failures:
+        terminal.say_stopped(f"{len(report.failures)} of {report.items} {bench.items.noun} "
+                             "failed: out of the means, named in the board's accounting; run "
+                             "the same command again to retry them")
+    if any(print_stopped(report, bench.noun)) or report.failures:
         return 1
     console.print(f"compare configurations: sandbox {bench.name}-board {args.out} OTHER_DIR ...")
     return 0

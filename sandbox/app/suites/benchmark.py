@@ -31,6 +31,7 @@ stopped is run (or judged) on by the next run, its answers coming from its cache
 from __future__ import annotations
 
 import shutil
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -53,13 +54,14 @@ from evaluation.kit import (
     usage_table,
 )
 from evaluation.kit.judging import JudgeTally, Panel, judge_run
-from evaluation.kit.rows import pool_rows, role_identity
+from evaluation.kit.rows import identity, pool_rows, role_identity
 from sandbox.budget import Budget, BudgetExhausted
 from sandbox.files import FileFormatError
 from sandbox.llm import (
     CacheMiss,
     LLMSettings,
     ModelsFile,
+    endpoints_of,
     make_backend,
     make_llm,
     model_name,
@@ -377,12 +379,17 @@ def _run_item(session: Session, item_id: str, item: Any, run_dir: Path) -> Bench
         roles = {role: shown_role(session.pool.settings_for(model, None))
                  for role, model in config.models.items()
                  if session.pool.resolved(model) is not None}
+        # Every role's endpoint, not the model under test's alone (the one the runner is
+        # given): what a failure of the interrogator names, what a rerun rebuilds from.
+        endpoints = {name: record for llm in llms.values()
+                     for name, record in endpoints_of(llm).items()}
         result = run_episode(scenario, llms[bench.under_test],
                              seed=episode_seed(config.seed, item_id), out_dir=run_dir,
                              overwrite=True, budgets=budgets,
                              extra_header={bench.items.header_key: item_id,
                                            "label": config.label,
                                            **({"roles": roles} if roles else {}),
+                                           **({"endpoints": endpoints} if endpoints else {}),
                                            **({"benchmark_command": list(session.command)}
                                               if session.command else {})})
         report.runs_made += 1
@@ -456,10 +463,37 @@ def wanted_manifest(bench: Benchmark, items: ItemSet, config: Configuration,
         selected=[item_id for item_id, _ in items.select(config.every)])
 
 
+def recorded_judges(bench: Benchmark, out: Path, judges: Sequence[str], pool: ModelPool
+                    ) -> list[str]:
+    """`judges` with each one the directory's manifest already records under another name
+    for the same model on the same endpoint (an alias, and its model id typed on the alias's
+    URL) named as recorded, said in one line: one judge, its judgments saved and found under
+    one name, never asked again as a second judge. Two aliases stay two judges."""
+    path = out / bench.manifest_file
+    if not path.is_file():
+        return list(judges)
+    have = read_manifest(path)
+    known = {identity(found, judge): judge for judge, found in have.resolved_judges.items()}
+    named = []
+    for judge in judges:
+        found = pool.resolved(judge)
+        same = known.get(identity(found, judge)) if found is not None else None
+        if same is None or same == judge or (found["alias"] and
+                                             have.resolved_judges[same]["alias"]):
+            named.append(judge)
+            continue
+        print(f"judge {judge}: the same model at the same endpoint as {same} "
+              f"({have.judge_names.get(same, same)}), this directory's judge: its judgments "
+              "are kept under that name", file=sys.stderr, flush=True)
+        named.append(same)
+    return list(dict.fromkeys(named))
+
+
 def _run_benchmark(bench, out, items, pool, config, rejudge, parallel, limits, monitor,
                    on_progress, command) -> BenchmarkReport:
     started = time.perf_counter()
     config = _complete(bench, config, pool)
+    config = replace(config, judges=recorded_judges(bench, out, config.judges, pool))
     selected = items.select(config.every)
     open_manifest(bench, out, wanted_manifest(bench, items, config, pool), rejudge)
     budget = limits.budget

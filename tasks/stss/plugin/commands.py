@@ -655,11 +655,10 @@ def main(args) -> int:
                                     cost.actual(args, ran, sizes),
                                     stopped=sum(e in ran for e, _ in run.failures),
                                     wall_s=took))
-    for episode, error in run.failures:
+    for episode, error in run.failures:  # on stderr, where a script looks for why it failed
         kind = next((k for k in ("stopped", "unavailable") if error.startswith(f"{k}: ")),
                     "failed")  # a budget's stop, a run no model answered, a failure
-        console.print(f"[red]{kind}:[/] {episode.run_dir}: {error.removeprefix(f'{kind}: ')}",
-                      highlight=False, soft_wrap=True)
+        terminal.say_stopped(f"{kind}: {episode.run_dir}: {error.removeprefix(f'{kind}: ')}")
     if suite_budget.stopped:
         console.print("the suite's budget is spent: the episodes left were not run; run the "
                       "same command with a higher --max-calls or --max-tokens to go on")
@@ -667,8 +666,8 @@ def main(args) -> int:
         where = "our table" if args.rules == "both" else "the table"
         also = "; the reference's scores the stopped ones, with a warning" \
             if args.rules != "ours" else ""
-        console.print(f"{len(run.failures)} episode(s) failed or stopped and are not in "
-                      f"{where}{also}; run the same command again to retry them")
+        terminal.say_stopped(f"{len(run.failures)} episode(s) failed or stopped and are not "
+                             f"in {where}{also}; run the same command again to retry them")
     if imported is not None and imported.failed:  # said again at the end, where it is read
         failed = ", ".join(f"[{f.index}] ({f.id})" for f in imported.failed)
         console.print(f"[red]{len(imported.failed)} of {imported.total} public task(s) were not "
