@@ -91,11 +91,10 @@ def travelled(words: list[str], header: RunHeader) -> list[str]:
 def _rebuilt(endpoints: Iterable[dict], recorded: str) -> str:
     """A models file made from a header's endpoints (removed when the command ends)."""
     import atexit
+    import sys
     import tempfile
 
     import yaml
-
-    from sandbox import terminal
 
     aliases = {e["alias"]: {k: v for k, v in (("model", e.get("model")),
                                               ("base_url", e.get("base_url")),
@@ -107,9 +106,9 @@ def _rebuilt(endpoints: Iterable[dict], recorded: str) -> str:
     atexit.register(shutil.rmtree, folder, True)
     path = folder / "models.yaml"
     path.write_text(yaml.safe_dump(aliases, sort_keys=True), encoding="utf-8")
-    terminal.console().print(f"[yellow]models file:[/] {recorded} is gone; using the aliases "
-                             f"the run's header recorded ({', '.join(sorted(aliases))})",
-                             highlight=False, soft_wrap=True)
+    # a warning, where a script's `2>` finds it: stdout keeps the run's own output
+    print(f"models file: {recorded} is gone; using the aliases the run's header recorded "
+          f"({', '.join(sorted(aliases))})", file=sys.stderr, flush=True)
     return str(path)
 
 
