@@ -17,7 +17,8 @@ Words after `--` go to `sandbox run` (a shorter window, fewer residents; not wit
 call takes its latency on a virtual clock (the run loop's waits move it on: a lockstep round to
 its slowest call, running ahead to the first call back), so the figure is the wall time the
 schedule would cost against an endpoint with no CPU of its own, the same on any machine and any
-load. A drawn latency is drawn from the call's key, so both schedules draw the same per call.
+load. A drawn latency is drawn from what the call asked (its asker, purpose and seed), so both
+schedules draw the same per call.
 
     .venv/bin/python bench/ahead.py --virtual --latency 0.1 --latency-max 1.0
 """
@@ -51,9 +52,14 @@ def endpoint(latency: float, latency_max: float | None) -> tuple[subprocess.Pope
     return process, line.split()[-1]
 
 
-def virtual_leg(schedule: str, out: Path, latency: float, latency_max: float | None) -> None:
-    """One episode in this process on the virtual clock (`--virtual`); prints its figures."""
+def virtual_leg(template: str, schedule: str, out: Path, latency: float,
+                latency_max: float | None) -> None:
+    """One episode in this process on the virtual clock (`--virtual`); prints its figures.
+    The engine runs as it is: only the pool its calls go out on answers at once, each answer
+    done when the virtual clock reaches its latency, and the run loop's wait moves that clock
+    on (a lockstep round to its slowest call, running ahead to the first one back)."""
     import hashlib
+    from concurrent.futures import ALL_COMPLETED
 
     from sandbox import engine
     from sandbox.llm import LLMSettings, make_llm
@@ -64,9 +70,12 @@ def virtual_leg(schedule: str, out: Path, latency: float, latency_max: float | N
     clock, spent = [0.0], [0.0]
 
     class Answer:  # a call answered at once, done when the virtual clock reaches its latency
-        def __init__(self, ask):
-            self.value = engine.timed_complete(ask.llm, ask.request)
-            draw = int.from_bytes(hashlib.sha256(repr(ask.key).encode()).digest()[:8], "big")
+        def __init__(self, call, llm, request):
+            self.value = call(llm, request)
+            # drawn from what the asker asked (its seed comes from its own stream, in its own
+            # order): the same call draws the same latency under either schedule
+            mark = repr((request.agent, request.tag, request.seed)).encode()
+            draw = int.from_bytes(hashlib.sha256(mark).digest()[:8], "big")
             self.seconds = latency + (((latency_max or latency) - latency) * draw / 2**64)
             self.at = clock[0] + self.seconds
             spent[0] += self.seconds
@@ -77,21 +86,24 @@ def virtual_leg(schedule: str, out: Path, latency: float, latency_max: float | N
         def result(self):
             return self.value
 
-    def send(self) -> None:
-        asks = sorted((ask for lp in self._lps.values() for ask in lp.asks
-                       if ask.future is None), key=lambda a: a.key)
-        for ask in asks:
-            ask.future = Answer(ask)
-        self.rounds += bool(asks)
+    class Pool:  # what the engine sends its calls on
+        def __init__(self, max_workers: int):
+            pass
 
-    def wait(self, futures, everyone: bool) -> None:
+        def submit(self, call, llm, request) -> Answer:
+            return Answer(call, llm, request)
+
+        def shutdown(self, cancel_futures: bool = False) -> None:
+            pass
+
+    def wait(futures, return_when) -> None:
         pending = [f.at for f in futures if not f.done()]
         if pending:
-            clock[0] = max(pending) if everyone else min(pending)
+            clock[0] = max(pending) if return_when == ALL_COMPLETED else min(pending)
 
-    engine.Engine._send, engine.Engine._await = send, wait
+    engine.ThreadPoolExecutor, engine.wait = Pool, wait
     os.environ["SANDBOX_SCHEDULE"] = schedule
-    result, _score = run_task(template_path(ARGS_TEMPLATE[0]), load_world("town"),
+    result, _score = run_task(template_path(template), load_world("town"),
                               lambda _run, _performer: make_llm(LLMSettings(
                                   model="scripted/town", cache_mode="off")),
                               architecture="ga_tdp", seed=0, out=out, embedder="hashing",
@@ -101,9 +113,6 @@ def virtual_leg(schedule: str, out: Path, latency: float, latency_max: float | N
     found = figures(out, clock[0])
     found["in_flight"] = spent[0] / clock[0]  # the calls' virtual seconds, not their real ones
     print(json.dumps(found))
-
-
-ARGS_TEMPLATE: list[str] = []
 
 
 def figures(run: Path, wall: float) -> dict:
@@ -133,8 +142,7 @@ def main() -> int:
     if args.virtual and extra:
         p.error("--virtual runs the template's full window: no words after --")
     if args.virtual_leg:
-        ARGS_TEMPLATE.append(args.template)
-        virtual_leg(args.virtual_leg[0], Path(args.virtual_leg[1]), args.latency,
+        virtual_leg(args.template, args.virtual_leg[0], Path(args.virtual_leg[1]), args.latency,
                     args.latency_max)
         return 0
     from importlib.util import module_from_spec, spec_from_file_location
