@@ -361,9 +361,8 @@ class WorldState:
         it: twice the farthest any tile is from an arena (every two tiles are within it of each
         other, through that arena), twice again for a walker that first ends its walk."""
         if self._horizon is None:
-            arena = self.world.arenas()[0]
-            farthest = max(h for row in self._hops(arena) for h in row
-                           if h < self._unreachable())
+            arena, nowhere = self.world.arenas()[0], self._unreachable()
+            farthest = max(h for row in self._hops(arena) for h in row if h < nowhere)
             self._horizon = 4 * farthest * self._spt
         return self._horizon
 
