@@ -214,17 +214,15 @@ def dry_run(args) -> int:
     refuses what the run refuses."""
     import argparse
 
-    from sandbox.app.commands.benchmark import kit_estimate
+    from sandbox.app.commands.benchmark import foretell
     from sandbox.app.commands.common import access_settings, models_file
     from sandbox.app.suites.benchmark import (
-        RUNS,
         BenchmarkMismatch,
         Configuration,
         ModelPool,
         open_manifest,
         wanted_manifest,
     )
-    from sandbox.app.suites.resume import finished
 
     archs = _archs(args)
     judges = judge_models(args)
@@ -242,9 +240,8 @@ def dry_run(args) -> int:
                           args.rejudge, write=False)
         except BenchmarkMismatch as exc:
             raise UserError(str(exc)) from exc
-        done = [out / RUNS / i for i in selected if finished(out / RUNS / i)]
-        estimate = kit_estimate(STSS_LANG, argparse.Namespace(**{**vars(args), "out": out}),
-                                len(selected) - len(done), done, options, models, judges)
+        _done, estimate = foretell(STSS_LANG, argparse.Namespace(**{**vars(args), "out": out}),
+                                   selected, options, models, judges)
         terminal.console().print(f"[bold]{arch}[/]", highlight=False)
         terminal.print_markdown(estimate.markdown("conversation"))
     return 0

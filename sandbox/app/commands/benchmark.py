@@ -348,13 +348,11 @@ def dry_run(bench, args) -> int:
     they would spend per role and model, at the rate of the directory's finished items (the
     calls of each role, judges included, per item); nothing is written."""
     from sandbox.app.suites.benchmark import (
-        RUNS,
         BenchmarkMismatch,
         ModelPool,
         open_manifest,
         wanted_manifest,
     )
-    from sandbox.app.suites.resume import finished
     from tasks.kit import IdCollision
 
     options = {name: getattr(args, name) for name in bench.options}
@@ -370,10 +368,8 @@ def dry_run(bench, args) -> int:
     except BenchmarkMismatch as exc:
         raise UserError(str(exc)) from exc
     selected = [item_id for item_id, _ in items.select(args.every)]
-    done = [args.out / RUNS / i for i in selected if finished(args.out / RUNS / i)]
     models = {role.name: getattr(args, role.name) for role in bench.roles}
-    estimate = kit_estimate(bench, args, len(selected) - len(done), done, options, models,
-                            judge_models(args))
+    _done, estimate = foretell(bench, args, selected, options, models, judge_models(args))
     terminal.print_markdown(estimate.markdown(bench.items.noun.rstrip("s")))
     return 0
 
@@ -441,9 +437,9 @@ def kit_estimate(bench, args, units: int, done: list[Path], options: dict,
 
 def foretell(bench, args, ids: list[str], options: dict, models: dict[str, str],
              judges: list[str]):
-    """(the items of `ids` already finished in args.out, the estimate a dry run would print
-    now): taken before a run, which closes with it beside what the items it ran spent
-    (`close_estimate`)."""
+    """(the items of `ids` already finished in args.out, what the others will spend): what a
+    dry run prints, and what a run takes before it starts to close with beside what the items
+    it ran spent (`close_estimate`)."""
     from sandbox.app.suites.benchmark import RUNS
     from sandbox.app.suites.resume import finished
 
