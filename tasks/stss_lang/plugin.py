@@ -289,7 +289,7 @@ def run_main(args) -> int:
         console.print(f"{arch}: {report_line('conversations', report)}; "
                       f"{report.wall_time_s:.1f} s", highlight=False)
         for item, error in report.failures:
-            console.print(f"[red]failed:[/] {item}: {error}", highlight=False)
+            terminal.say_stopped(f"failed: {item}: {error}")
         close_estimate(console, STSS_LANG, arch_args, ids, done, foretold, report, models,
                        judges)
         failed += len(report.failures)
@@ -297,8 +297,8 @@ def run_main(args) -> int:
     write_board(table3_board([args.out / Path(a).stem for a in archs], judges=judges,
                       seed=args.seed, resamples=args.resamples), args)
     if failed:
-        console.print(f"{failed} scenario(s) failed and are left out; run the same command "
-                      "again to retry them")
+        terminal.say_stopped(f"{failed} scenario(s) failed and are left out; run the same "
+                             "command again to retry them")
     return 1 if failed or unfinished else 0
 
 
