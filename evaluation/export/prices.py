@@ -29,8 +29,7 @@ class PriceList:
     def get(self, alias: str) -> Endpoint | None:
         """The first entry of `alias` that has both prices (else the first of it, if any)."""
         found = [f.get(alias) for f in self.files if f.get(alias) is not None]
-        return next((e for e in found if e.price_in is not None and e.price_out is not None),
-                    found[0] if found else None)
+        return next((e for e in found if e.prices is not None), found[0] if found else None)
 
 
 class Prices:
@@ -87,6 +86,7 @@ def tokens_price(alias: str, tokens_in: int, tokens_out: int,
     if prices is None:
         return None
     endpoint = prices.get(alias)
-    if endpoint is None or endpoint.price_in is None or endpoint.price_out is None:
+    if endpoint is None or endpoint.prices is None:
         return None
-    return (tokens_in * endpoint.price_in + tokens_out * endpoint.price_out) / 1e6
+    price_in, price_out = endpoint.prices
+    return (tokens_in * price_in + tokens_out * price_out) / 1e6

@@ -73,6 +73,13 @@ class Endpoint(BaseModel):
     # A typical call's seconds, for a dry run's wall time before the suite has measured it.
     latency_s: float | None = Field(default=None, gt=0, le=3600, allow_inf_nan=False)
 
+    @property
+    def prices(self) -> tuple[float, float] | None:
+        """(in, out) dollars per million tokens, when both are given; else None."""
+        if self.price_in is None or self.price_out is None:
+            return None
+        return self.price_in, self.price_out
+
     @field_validator("timeout_s", "price_in", "price_out", "latency_s", mode="before")
     @classmethod
     def _no_boolean(cls, value):

@@ -413,8 +413,7 @@ def kit_estimate(bench, args, units: int, done: list[Path], options: dict,
 
     def line(role: str, model: str, rate, where: str) -> Line:
         endpoint = prices.get(model)
-        price = (endpoint.price_in, endpoint.price_out) if endpoint is not None and \
-            endpoint.price_in is not None and endpoint.price_out is not None else None
+        price = endpoint.prices if endpoint is not None else None
         return Line(role, model, rate.per_hour(units), where, price, named(model, prices))
 
     order = [r.name for r in bench.roles]

@@ -177,8 +177,7 @@ def estimate(args, of: Basis, episodes: list[Episode], skipped: int, sizes: dict
     prices = models_file(args)
     for (role, model), (spend, source) in totals.items():
         endpoint = prices.get(model)
-        price = (endpoint.price_in, endpoint.price_out) if endpoint is not None and \
-            endpoint.price_in is not None and endpoint.price_out is not None else None
+        price = endpoint.prices if endpoint is not None else None
         out.lines.append(Line(role, model, spend, source, price, named(model, prices)))
     left_hours = sum(sizes.get((e.template, e.seed), NO_SIZE).resident_hours for e in episodes)
     local = [line for line in out.lines
