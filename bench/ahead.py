@@ -21,6 +21,13 @@ load. A drawn latency is drawn from what the call asked (its asker, purpose and 
 schedules draw the same per call.
 
     .venv/bin/python bench/ahead.py --virtual --latency 0.1 --latency-max 1.0
+
+`--town N --hours H` (with --virtual) runs a generated town of N residents living H simulated
+hours instead (bench/growth.py's towns, scripted/town, hashing embedder), where the rounds of a
+large town are too many to wait for against an endpoint; each leg also prints its CPU time and
+peak memory.
+
+    .venv/bin/python bench/ahead.py --virtual --latency 0.5 --town 1000 --hours 24
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -36,6 +44,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from sandbox.simtime import MAX_SIM_HOURS_ENV  # noqa: E402
 
 
 def endpoint(latency: float, latency_max: float | None) -> tuple[subprocess.Popen, str]:
@@ -53,13 +63,12 @@ def endpoint(latency: float, latency_max: float | None) -> tuple[subprocess.Pope
 
 
 def virtual_leg(template: str, schedule: str, out: Path, latency: float,
-                latency_max: float | None) -> None:
+                latency_max: float | None, town: tuple[int, float] | None = None) -> None:
     """One episode in this process on the virtual clock (`--virtual`); prints its figures.
     The engine runs as it is: only the pool its calls go out on answers at once, each answer
     done when the virtual clock reaches its latency, and the run loop's wait moves that clock
     on (a lockstep round to its slowest call, running ahead to the first one back)."""
     import hashlib
-    from concurrent.futures import ALL_COMPLETED
 
     from sandbox import engine
     from sandbox.llm import LLMSettings, make_llm
@@ -78,7 +87,12 @@ def virtual_leg(template: str, schedule: str, out: Path, latency: float,
             draw = int.from_bytes(hashlib.sha256(mark).digest()[:8], "big")
             self.seconds = latency + (((latency_max or latency) - latency) * draw / 2**64)
             self.at = clock[0] + self.seconds
+            self.callbacks = []
             spent[0] += self.seconds
+            flying.append(self)
+
+        def add_done_callback(self, callback) -> None:
+            self.callbacks.append(callback)
 
         def done(self) -> bool:
             return self.at <= clock[0]
@@ -96,13 +110,35 @@ def virtual_leg(template: str, schedule: str, out: Path, latency: float,
         def shutdown(self, cancel_futures: bool = False) -> None:
             pass
 
-    def wait(futures, return_when) -> None:
-        pending = [f.at for f in futures if not f.done()]
-        if pending:
-            clock[0] = max(pending) if return_when == ALL_COMPLETED else min(pending)
+    flying: list[Answer] = []
 
-    engine.ThreadPoolExecutor, engine.wait = Pool, wait
+    def wait(run_loop, everyone: bool) -> None:
+        """The run loop's wait: the clock moves to the last call in flight (a lockstep round)
+        or the first, and the calls it reaches are back."""
+        if not flying:
+            return
+        clock[0] = max(a.at for a in flying) if everyone else min(a.at for a in flying)
+        for answer in [a for a in flying if a.done()]:
+            flying.remove(answer)
+            for callback in answer.callbacks:
+                callback(answer)
+        run_loop._take_back(block=False)
+
+    engine.ThreadPoolExecutor, engine.Engine._await = Pool, wait
     os.environ["SANDBOX_SCHEDULE"] = schedule
+    if town is not None:  # a generated town of (residents, hours), as bench/growth.py runs it
+        from bench.growth import episode
+
+        cpu = time.process_time()
+        result = episode(*town, out)
+        if result.status != "completed":
+            raise SystemExit(f"the town ended {result.status}")
+        found = figures(out / "run", clock[0])
+        found["in_flight"] = spent[0] / clock[0]
+        found["cpu_s"] = time.process_time() - cpu
+        found["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(json.dumps(found))
+        return
     result, _score = run_task(template_path(template), load_world("town"),
                               lambda _run, _performer: make_llm(LLMSettings(
                                   model="scripted/town", cache_mode="off")),
@@ -137,13 +173,21 @@ def main() -> int:
     p.add_argument("--json", type=Path, help="keep the figures in this file")
     p.add_argument("--virtual", action="store_true",
                    help="in process, each call's latency on a virtual clock: the schedule alone")
+    p.add_argument("--town", type=int, metavar="N",
+                   help="with --virtual: a generated town of N residents instead of a template")
+    p.add_argument("--hours", type=float, default=24.0,
+                   help="with --town: simulated hours [default: 24]")
     p.add_argument("--virtual-leg", nargs=2, metavar=("SCHEDULE", "OUT"), help=argparse.SUPPRESS)
     args = p.parse_args(words)
     if args.virtual and extra:
         p.error("--virtual runs the template's full window: no words after --")
+    if args.town is not None and (not (args.virtual or args.virtual_leg) or args.town < 1
+                                  or not args.hours > 0):
+        p.error("--town N needs --virtual, N of 1 or more and --hours above 0")
+    town = (args.town, args.hours) if args.town is not None else None
     if args.virtual_leg:
         virtual_leg(args.template, args.virtual_leg[0], Path(args.virtual_leg[1]), args.latency,
-                    args.latency_max)
+                    args.latency_max, town)
         return 0
     from importlib.util import module_from_spec, spec_from_file_location
 
@@ -162,7 +206,9 @@ def main() -> int:
                     at = leg.index("--") if "--" in leg else len(leg)
                     done = subprocess.run([sys.executable, __file__, *leg[:at], "--virtual-leg",
                                            schedule, str(out), *leg[at:]], cwd=ROOT,
-                                          capture_output=True, text=True)
+                                          capture_output=True, text=True, env={
+                                              **os.environ, MAX_SIM_HOURS_ENV:
+                                              str(max(72.0, args.hours))})
                     if done.returncode != 0:
                         print(done.stdout[-2000:], done.stderr[-2000:], file=sys.stderr)
                         return 1
@@ -184,15 +230,18 @@ def main() -> int:
                     return 1
                 found[schedule] = figures(out, wall)
                 print(f"  {schedule}: {wall:.1f} s", file=sys.stderr)
-            differs = same_runs.differences(Path(tmp) / "lockstep", Path(tmp) / "ahead")
+            runs = [Path(tmp) / schedule / ("run" if town else "") for schedule in
+                    ("lockstep", "ahead")]
+            differs = same_runs.differences(*runs)
     finally:
         if process is not None:
             process.kill()
     latency = f"{args.latency:g}" + (f"-{args.latency_max:g}" if args.latency_max else "")
     where = ("in process on a virtual clock (the schedule alone)" if args.virtual
              else "64 connections")
-    print(f"{args.template}, ga_tdp, {' '.join(extra) or 'full window'}, endpoint {latency} s "
-          f"a call, {where}")
+    what = (f"a generated town of {args.town} residents, {args.hours:g} simulated hours"
+            if town else f"{args.template}, ga_tdp, {' '.join(extra) or 'full window'}")
+    print(f"{what}, endpoint {latency} s a call, {where}")
     print("| schedule | wall s | calls | sent | most in flight | mean in flight | critical "
           "path | wall / (critical path x mean latency) |")
     print("|---|--:|--:|--:|--:|--:|--:|--:|")
@@ -202,6 +251,10 @@ def main() -> int:
         print(f"| {schedule} | {f['wall_s']:.1f} | {f['calls']} | {f['sends']} | "
               f"{f['peak_in_flight']} | {f['in_flight']:.2f} | {f['critical_path']} | "
               f"{f['wall_s'] / bound:.2f} |")
+    if town:
+        print("CPU s (the episode in process, scripted answers): " + ", ".join(
+            f"{schedule} {f['cpu_s']:.1f}" for schedule, f in found.items()) + "; peak RSS MB: "
+            + ", ".join(f"{schedule} {f['peak_rss_mb']:.0f}" for schedule, f in found.items()))
     ratio = found["lockstep"]["wall_s"] / found["ahead"]["wall_s"]
     print(f"ahead against lockstep: {ratio:.2f}x; the same run, file for file: "
           f"{'yes' if not differs else 'NO: ' + ', '.join(differs)}")

@@ -117,10 +117,10 @@ class Waits:
         self.rounds: dict[int, int] = defaultdict(int)
         await_ = Engine._await
 
-        def timed(engine, futures, everyone) -> None:
+        def timed(engine, everyone) -> None:
             day, started = int(engine.now // DAY), time.perf_counter()
             try:
-                await_(engine, futures, everyone)
+                await_(engine, everyone)
             finally:
                 self.seconds[day] += time.perf_counter() - started
                 self.rounds[day] += 1

@@ -18,10 +18,11 @@ import hashlib
 import heapq
 import math
 import os
+import queue
 import threading
 from collections import deque
 from collections.abc import Callable, Generator, Iterator
-from concurrent.futures import ALL_COMPLETED, FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -182,6 +183,7 @@ class _Ask:
     request: LLMRequest
     llm: Any
     done: simpy.Event
+    asker: LP
     future: Future | None = None
 
 
@@ -196,6 +198,7 @@ class LP:
     emitted: int = 0  # its events so far (the last part of their keys)
     asked: int = 0  # its calls so far
     asks: list[_Ask] = field(default_factory=list)  # waiting for answers
+    pending: int = 0  # of its asks, those not back yet (sent or not)
     # The rounds of calls it has had answered at its current instant (`at`): its steps at one
     # instant between two answers are that instant's rounds, as in lockstep.
     at: float = -math.inf
@@ -230,9 +233,7 @@ class LP:
     def answerable(self) -> bool:
         """Every call it waits on is back and nothing of it comes before their answers: they
         are handed over at one point of its own order, whenever they arrived."""
-        return (bool(self.asks) and all(a.future is not None and a.future.done()
-                                        for a in self.asks)
-                and self.head() > self.asks[0].key[:4])
+        return bool(self.asks) and not self.pending and self.head() > self.asks[0].key[:4]
 
 
 def stream_seed(seed: int, name: str) -> list[int]:
@@ -294,6 +295,15 @@ class Engine:
         # The threads calls go out on, kept for one `run`: starting new ones for every round
         # cost a 4,000-resident day 25 s of its 300 (15,870 rounds).
         self._pool: ThreadPoolExecutor | None = None
+        # The calls of this `run`: those asked and not sent, the residents waiting on some,
+        # and the answers back (a call's future puts its asker in `_back` on the pool's
+        # thread; the run loop takes them): the loop looks at what changed, not at every
+        # call in flight (a 1,000-resident town keeps hundreds in flight, each looked at
+        # thousands of times).
+        self._unsent: list[_Ask] = []
+        self._asking: set[LP] = set()
+        self._back: queue.SimpleQueue = queue.SimpleQueue()
+        self._in_flight = 0
         # How the run went (sandbox log reads it from calls.jsonl; benchmarks from here).
         self.rounds = 0  # lockstep: rounds of calls; ahead: times calls went out
         self.peak_in_flight = 0
@@ -461,28 +471,46 @@ class Engine:
         self._changed.add(lp)
         now = lp.env.now
         answered = (lp.round if now == lp.at else 0) + 1  # the round its answer starts
-        lp.asks.append(_Ask((now, answered, lp.env.level, lp.index, lp.asked), lp.depth + 1,
-                            request, pick(request) if pick is not None else llm, done))
+        ask = _Ask((now, answered, lp.env.level, lp.index, lp.asked), lp.depth + 1, request,
+                   pick(request) if pick is not None else llm, done, lp)
+        lp.asks.append(ask)
+        lp.pending += 1
+        self._unsent.append(ask)
+        self._asking.add(lp)
         return done
 
     def _send(self) -> None:
         """Put every call asked and not yet sent in flight (the budgets reserve them first,
         in key order)."""
-        asks = sorted((ask for lp in self._lps.values() for ask in lp.asks
-                       if ask.future is None), key=lambda a: a.key)
-        if not asks:
+        if not self._unsent:
             return
+        asks, self._unsent = sorted(self._unsent, key=lambda a: a.key), []
         for budget in self.budgets:
             budget.reserve(len(asks))
         if self._pool is None:
             self._pool = ThreadPoolExecutor(max_workers=self.max_concurrency)
+        back = self._back
         for ask in asks:
             ask.future = self._pool.submit(timed_complete, ask.llm, ask.request)
+            ask.future.add_done_callback(lambda _future, lp=ask.asker: back.put(lp))
+        self._in_flight += len(asks)
         self.rounds += 1
+
+    def _take_back(self, block: bool) -> None:
+        """Count the answers back since the loop last looked (waiting for one if `block`)."""
+        try:
+            lp = self._back.get(block=block)
+            while True:
+                lp.pending -= 1
+                self._in_flight -= 1
+                lp = self._back.get_nowait()
+        except queue.Empty:
+            pass
 
     def _answer(self, lp: LP) -> None:
         """Hand an LP its answers, in its ask order (all of them are back)."""
         asks, lp.asks = lp.asks, []
+        self._asking.discard(lp)
         lp.at, lp.round = asks[0].key[0], asks[0].key[1]  # its next round at this instant
         self._changed.add(lp)
         self._running = lp
@@ -552,6 +580,8 @@ class Engine:
         # anew, every step looked at again
         for kept in (self._keys, self._order, self._met, self._parked, self._hint):
             kept.clear()
+        self._unsent, self._asking, self._in_flight = [], set(), 0
+        self._back = queue.SimpleQueue()  # a stopped run's stragglers answer into the old one
         self._in_run, current = True, self._current
         try:
             self._run(limit)
@@ -562,6 +592,8 @@ class Engine:
                 pool.shutdown(cancel_futures=True)
             for lp in self._lps.values():
                 lp.asks = []  # a run stopped by an error: what it waited on is not its any more
+                lp.pending = 0
+            self._unsent, self._asking = [], set()
             self._flush(_INF)
             # The episode's clock: the last instant anything happened.
             self._kernel.env._now = max(lp.env.now for lp in self._lps.values())
@@ -573,24 +605,28 @@ class Engine:
                 raise KeyboardInterrupt
             self._advance(limit, lockstep)
             self._send()
-            waiting = [lp for lp in self._lps.values() if lp.asks]
-            if not waiting:
+            if not self._asking:
                 return
-            futures = [ask.future for lp in waiting for ask in lp.asks]
-            self.peak_in_flight = max(self.peak_in_flight,
-                                      sum(not f.done() for f in futures))
+            self._take_back(block=False)
+            self.peak_in_flight = max(self.peak_in_flight, self._in_flight)
             if lockstep:  # one round: every call of the instant is back before anything goes on
-                self._await(futures, everyone=True)
-            elif not any(lp.answerable() for lp in waiting):
-                self._await(futures, everyone=False)
-            for lp in waiting:
-                if lp.answerable():
-                    self._answer(lp)
+                self._await(everyone=True)
+            elif not any(lp.answerable() for lp in self._asking):
+                self._await(everyone=False)
+            # in the residents' order: each takes its answers at a point of its own order, so
+            # the order they are handed over in changes nothing but is kept the same anyway
+            for lp in sorted((lp for lp in self._asking if lp.answerable()),
+                             key=lambda lp: lp.index):
+                self._answer(lp)
 
-    def _await(self, futures: list[Future], everyone: bool) -> None:
+    def _await(self, everyone: bool) -> None:
         """Wait for every call in flight (a lockstep round) or for the first of them back;
         the wall time the run loop waits on calls (bench/growth.py times it here)."""
-        wait(futures, return_when=ALL_COMPLETED if everyone else FIRST_COMPLETED)
+        if everyone:
+            while self._in_flight:
+                self._take_back(block=True)
+        elif self._in_flight:  # those back before were taken: this waits for a new one
+            self._take_back(block=True)
 
     def _advance(self, limit: float, lockstep: bool) -> None:
         """Take every step the rule allows, until none can be taken; then write what no LP

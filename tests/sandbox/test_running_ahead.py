@@ -152,6 +152,46 @@ def test_a_rule_that_let_residents_run_as_they_like_would_be_caught(monkeypatch)
     assert ahead != lockstep
 
 
+class Uneven(ScriptedBackend):
+    """Answers "slow" after 0.5 s and everything else at once."""
+
+    def complete(self, request):
+        if request.messages[0].content == "slow":
+            time.sleep(0.5)
+        return super().complete(request)
+
+
+@pytest.mark.parametrize("schedule", ["ahead", "lockstep"])
+def test_the_run_loop_sleeps_until_an_answer_it_can_use_is_back(monkeypatch, schedule):
+    """Ann waits on two calls, one back at once and one after 0.5 s, and Bo on one slow call:
+    the run loop sleeps until an answer comes instead of turning round and round (it once
+    returned from its wait at once while one answer of two was in: a core spent spinning
+    in a large town)."""
+    engine, _town = mini_town(Uneven(), schedule, {"Ann": "mini:Rose Cottage:bedroom",
+                                                   "Bo": "mini:Johnson Park:lawn"})
+    got = {}
+
+    def asker(name, contents):
+        calls = [engine.ask(LLMRequest(messages=[Message(role="user", content=c)]))
+                 for c in contents]
+        yield engine.env.all_of(calls)
+        got[name] = engine.now
+
+    for name, contents in (("Ann", ["slow", "fast"]), ("Bo", ["slow"])):
+        with engine.resident(name):
+            engine.process(asker(name, contents))
+    turns, advance = [0], Engine._advance
+
+    def counted(self, *args):
+        turns[0] += 1
+        return advance(self, *args)
+
+    monkeypatch.setattr(Engine, "_advance", counted)
+    engine.run()
+    assert got == {"Ann": 0.0, "Bo": 0.0}
+    assert turns[0] <= 4  # send, (wake for each answer back), done
+
+
 def test_ahead_keeps_more_calls_in_flight_than_lockstep_where_residents_cannot_meet():
     """Two residents far apart, each asking one call after another at its own moments: ahead
     sends both residents' calls together, lockstep one instant at a time."""
