@@ -191,3 +191,121 @@ def test_an_embedded_evaluated_model_does_not_time_its_endpoint_background(tmp_p
     said = re.search(r"Wall time: about (?:(\d+) h )?(\d+) min", printed)
     assert said, printed
     assert int(said.group(1) or 0) * 3600 + int(said.group(2)) * 60 >= background * 100 - 30
+
+
+# Kept rates shaped as bench/stss_rates.py writes them, small enough to reckon by hand: the
+# 15:00 window's first hour, 3 calls per background resident for public_spring_tasting's own
+# rates, 10 for the mix, and a real model's factors.
+RATE = {"hours": 1.0, "calls": 3, "prompt_tokens": 300, "completion_tokens": 30,
+        "latency_s": 0.0}
+KEPT = {"scripted": {"model": "scripted/town", "windows": {
+    "15:00": {"about": "same-day windows from 15:00 (test)",
+              "mix": {"ga": {"residents@start": {**RATE, "calls": 10}}},
+              "templates": {"public_spring_tasting": {"ga": {"residents@start": RATE}}}},
+    "06:00": {"about": "full windows (test)",
+              "mix": {"ga": {"residents@start": {**RATE, "calls": 100}}}, "templates": {}}}},
+    "real": {"model": "local/smollm2-135m", "about": "the real model (test)",
+             "factors": {"ga": {"residents@start": {"calls": 2.0, "prompt_tokens": 3.0,
+                                                    "completion_tokens": 4.0}}}}}
+
+
+def kept_file(tmp_path, monkeypatch, data) -> None:
+    import json
+
+    from tasks.stss.plugin import cost
+
+    path = tmp_path / "rates.json"
+    path.write_text(data if isinstance(data, str) else json.dumps(data))
+    monkeypatch.setattr(cost, "RATES_FILE", path)
+
+
+def town_row(printed: str) -> tuple[int, int, int, str]:
+    row = re.search(r"\| town \| [^|]+ \| (\d+) \| (\d+) \| (\d+) \| [^|]+ \| ([^|]+) \|",
+                    printed)
+    return int(row.group(1)), int(row.group(2)), int(row.group(3)), row.group(4).strip()
+
+
+def test_a_template_with_its_own_kept_rates_is_estimated_from_them_else_from_the_mix(
+        tmp_path, monkeypatch, capsys):
+    """Two background residents' first hour: 2 x 3 calls at public_spring_tasting's own rate
+    (the kept window starting at 15:00, nearest the suite's); a copy of the template in a
+    file of the user's own is not the built-in: 2 x 10 at the mix, and the note says so."""
+    from tasks.stss import TEMPLATES_DIR
+
+    kept_file(tmp_path, monkeypatch, KEPT)
+    out = tmp_path / "suite"
+    assert main(["stss", *SMALL, "--out", str(out), "--dry-run"]) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    assert town_row(printed)[:3] == (6, 600, 60)
+    assert ("measured on scripted/town, same-day windows from 15:00 (test) (the kept window "
+            "starting nearest the suite's); 1 episode(s) from their template's own rates."
+            ) in printed
+    mine = tmp_path / "my_tasting.yaml"
+    mine.write_text((TEMPLATES_DIR / "public_spring_tasting.yaml").read_text())
+    words = [w if w != "public_spring_tasting" else str(mine) for w in SMALL]
+    assert main(["stss", *words, "--out", str(out), "--dry-run"]) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    assert town_row(printed)[:3] == (20, 600, 60)
+    assert ("0 episode(s) from their template's own rates, 1 from the mix of the 1 built-in "
+            "templates measured (no rates of their own: my_tasting)") in printed
+
+
+def test_a_real_model_is_estimated_from_the_doubles_rates_scaled_by_its_factors(
+        tmp_path, monkeypatch, capsys):
+    """The embedded model: the double's 6 calls, 600 tokens in and 60 out scaled by the real
+    model's factors (x2, x3, x4), and said; an endpoint gets the same factors, said to be
+    another model's. The scripted double keeps its own rates."""
+    kept_file(tmp_path, monkeypatch, KEPT)
+    base = [*SMALL[2:], "--out", str(tmp_path / "suite"), "--dry-run"]
+    assert main(["stss", "--model", "local/smollm2-135m", *base]) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    assert town_row(printed) == (12, 1800, 240, "rates.json (bench/stss_rates.py), scaled to "
+                                                "local/smollm2-135m")
+    assert ("local/smollm2-135m: the scripted rates scaled per class of call by what "
+            "local/smollm2-135m spent over scripted/town on the same episodes (the real model "
+            "(test); calls x2.00, tokens in x3.00, tokens out x4.00).") in printed
+    models = tmp_path / "models.yaml"
+    models.write_text("E:\n  model: openai/other\n  base_url: http://127.0.0.1:9/v1\n")
+    assert main(["stss", "--models", str(models), "--model", "E", *base]) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    assert town_row(printed)[:3] == (12, 1800, 240)
+    assert ("local/smollm2-135m is the one real model measured, E (openai/other) answer "
+            "otherwise") in printed
+    assert main(["stss", "--model", "scripted/town", *base]) == 0
+    assert town_row(capsys.readouterr().out)[:3] == (6, 600, 60)
+
+
+def test_the_shipped_rates_estimate_a_real_model_apart_from_the_double(tmp_path, capsys):
+    """rates.json as shipped keeps a real model's factors: the embedded model's estimate is
+    not the scripted double's tokens (a real window's were 2-4 times the double's)."""
+    base = [*SMALL[2:], "--out", str(tmp_path / "suite"), "--dry-run"]
+    assert main(["stss", "--model", "scripted/town", *base]) == 0
+    double = town_row(capsys.readouterr().out)
+    assert main(["stss", "--model", "local/smollm2-135m", *base]) == 0
+    real = town_row(capsys.readouterr().out)
+    assert real[3].endswith("scaled to local/smollm2-135m") and "scaled" not in double[3]
+    assert real[1] > double[1] and real[2] > double[2], (real, double)
+
+
+def test_a_damaged_rates_file_is_one_line_and_a_malformed_entry_is_left_out_and_said(
+        tmp_path, monkeypatch, capsys):
+    import copy
+
+    args = ["stss", *SMALL, "--out", str(tmp_path / "suite"), "--dry-run"]
+    for damaged, said in (("{\"scripted\": ", "not valid JSON"),
+                          ("[1, 2]", "expected \"scripted\" rates per window start"),
+                          ({"scripted": {"windows": {"3pm": {}}}}, "per window start")):
+        kept_file(tmp_path, monkeypatch, damaged)
+        assert main(args) == 2
+        [err] = capsys.readouterr().err.strip().splitlines()
+        assert "rates.json" in err and said in err and "bench/stss_rates.py" in err, err
+    edited = copy.deepcopy(KEPT)
+    edited["scripted"]["windows"]["15:00"]["templates"]["public_spring_tasting"]["ga"][
+        "residents@start"]["calls"] = -1
+    kept_file(tmp_path, monkeypatch, edited)
+    assert main(args) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    assert town_row(printed)[:3] == (20, 600, 60)  # the mix, the template's own left out
+    assert ("rates.json: 1 malformed entry not used (first: 15:00.templates."
+            "public_spring_tasting.ga.residents@start: calls: -1 is not a non-negative "
+            "number)") in printed
