@@ -153,7 +153,8 @@ def test_a_short_window_with_few_residents_is_estimated_per_role_within_a_quarte
     per role: the calls of everyone's first hour (the day planned at the start) per resident,
     the performer's per episode, not all per resident-hour. Before, the evaluated role was
     estimated at a fifth of its calls (issue 58: "2 calls estimated, 12 made"). The closing
-    table says the wall time estimated beside the time the run took."""
+    table says the wall time estimated beside the time the run took (the scripted alias's once
+    went unestimated: "not known for bg (scripted/town)")."""
     models = tmp_path / "models.yaml"
     models.write_text("bg:\n  model: scripted/town\n")
     out = tmp_path / "suite"
@@ -167,7 +168,8 @@ def test_a_short_window_with_few_residents_is_estimated_per_role_within_a_quarte
     assert set(rows) == {"evaluated", "background"}
     for role, (estimated, actual) in rows.items():
         assert 0.75 <= estimated / actual <= 1.34, (role, estimated, actual)
-    wall = re.search(r"Wall time: (?:estimated about [^\n]* )?took ([\d.]+) s", printed)
+    # an alias of a scripted model is timed at its calls' latency, as the model is
+    wall = re.search(r"Wall time: estimated about [^\n]* took ([\d.]+) s", printed)
     assert wall and float(wall.group(1)) > 0
 
 

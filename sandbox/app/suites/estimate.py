@@ -228,7 +228,8 @@ class Estimate:
             endpoint = prices.get(line.model)
             if known is not None and (given := known(line)) is not None:
                 alone += given
-            elif measured(line) or line.model.startswith("scripted/"):
+            elif measured(line) or (endpoint.model if endpoint is not None
+                                    else line.model).startswith("scripted/"):
                 seconds += line.spend.latency_s
             elif endpoint is not None and endpoint.latency_s is not None:
                 seconds += line.spend.calls * endpoint.latency_s
