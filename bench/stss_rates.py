@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -37,7 +38,8 @@ sys.path.insert(0, str(ROOT))
 
 from evaluation.stss.scoring import task_of  # noqa: E402
 from sandbox.app.suites.estimate import Rate, Rates, measure  # noqa: E402
-from sandbox.log import load_run, read_calls  # noqa: E402
+from sandbox.log import load_run  # noqa: E402
+from tasks.routing import BACKGROUND  # noqa: E402
 from tasks.stss import TEMPLATES_DIR, EpisodeWindow  # noqa: E402
 from tasks.stss.plugin.commands import episode_size  # noqa: E402
 from tasks.stss.plugin.cost import (  # noqa: E402
@@ -194,6 +196,15 @@ def measure_real(suite: Path) -> int:
     return 0
 
 
+def model_of(options: dict, role: str) -> str:
+    """The model id answering a role in a suite, from its suite.json's names ("alias (model
+    id)" for an alias)."""
+    named = options.get("named", {})
+    name = named.get("background_model" if role == BACKGROUND else "model", options["model"])
+    found = re.fullmatch(r".* \((.+)\)", name)
+    return found.group(1) if found else name
+
+
 def check(suite: Path) -> int:
     """Estimate / actual for a finished suite's episodes, as a dry run with no history would
     estimate them from the kept rates: per role (as the suite's options give roles) and per
@@ -212,12 +223,10 @@ def check(suite: Path) -> int:
         rates, own = kept.rates(template, group, start)
         used["own" if own else "mix"] += 1
         spent = measure([(run_dir, units, group)], classify).get(group, {})
-        models, real_model = {}, False
-        for record in read_calls(run_dir)[0]:
-            models.setdefault(classify(run_dir, record), set()).add(record.model)
+        real_model = False
         for kind in {*(rates or {}), *spent}:
             rate = (rates or {}).get(kind)
-            scripted = all(answered_by_double(m) for m in models.get(kind, {DOUBLE}))
+            scripted = answered_by_double(model_of(options, role_of(kind, args)))
             estimate = kept.spend(rate.per_hour(units(kind)), group, kind, scripted) \
                 if rate is not None else None
             if estimate is None and rate is not None:  # no factor: the double's, as the dry run
