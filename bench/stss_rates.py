@@ -89,9 +89,10 @@ def per_template(runs) -> dict[str, Rates]:
     return {name: measure(group, classify) for name, group in sorted(by.items())}
 
 
-def rate_data(rate: Rate) -> dict:
-    return {"hours": rate.hours, "calls": rate.calls, "prompt_tokens": rate.prompt_tokens,
-            "completion_tokens": rate.completion_tokens, "latency_s": round(rate.latency_s, 4)}
+def rate_data(rate: Rate) -> list:
+    """A rate as the file keeps it: its columns (cost.RATE_FIELDS) in order, on one line."""
+    return [rate.hours, rate.calls, rate.prompt_tokens, rate.completion_tokens,
+            round(rate.latency_s, 3)]
 
 
 def write(section: str, data: dict) -> None:
@@ -104,9 +105,9 @@ def write(section: str, data: dict) -> None:
 
 
 def dumps(value, indent: str = "") -> str:
-    """JSON with a mapping of plain values (a rate, a factor) on one line: a file of 30
-    templates' rates a person can read."""
-    if not isinstance(value, dict) or not any(isinstance(v, dict) for v in value.values()):
+    """JSON with a mapping of plain values (a factor) or a list (a rate) on one line: a file of
+    30 templates' rates a person can read."""
+    if not isinstance(value, dict) or not any(isinstance(v, dict | list) for v in value.values()):
         return json.dumps(value)
     inner = indent + " "
     items = [f"{inner}{json.dumps(k)}: {dumps(v, inner)}" for k, v in value.items()]
@@ -134,9 +135,9 @@ def measure_double(templates: str, seeds: str, extra: list[str], done: Path | No
                              for g, c in rates.items()} for name, rates in own.items()}}
     write("scripted", {
         "model": DOUBLE,
-        "columns": "per window start, template, architecture and class of call: the units it "
-                   "is counted over (simulated resident-hours; residents for a first hour's), "
-                   "calls, tokens in, tokens out, seconds of latency (bench/stss_rates.py)",
+        "columns": "per window start, template, architecture and class of call: [the units "
+                   "it is counted over (simulated resident-hours; residents for a first "
+                   "hour's), calls, tokens in, tokens out, seconds of latency]",
         "windows": dict(sorted(windows.items()))})
     return 0
 

@@ -198,14 +198,13 @@ def test_an_embedded_evaluated_model_does_not_time_its_endpoint_background(tmp_p
 # Kept rates shaped as bench/stss_rates.py writes them, small enough to reckon by hand: the
 # 15:00 window's first hour, 3 calls per background resident for public_spring_tasting's own
 # rates, 10 for the mix, and a real model's factors.
-RATE = {"hours": 1.0, "calls": 3, "prompt_tokens": 300, "completion_tokens": 30,
-        "latency_s": 0.0}
+RATE = [1.0, 3, 300, 30, 0.0]  # [resident units, calls, tokens in, tokens out, latency]
 KEPT = {"scripted": {"model": "scripted/town", "windows": {
     "15:00": {"about": "same-day windows from 15:00 (test)",
-              "mix": {"ga": {"residents@start": {**RATE, "calls": 10}}},
+              "mix": {"ga": {"residents@start": [1.0, 10, 300, 30, 0.0]}},
               "templates": {"public_spring_tasting": {"ga": {"residents@start": RATE}}}},
     "06:00": {"about": "full windows (test)",
-              "mix": {"ga": {"residents@start": {**RATE, "calls": 100}}}, "templates": {}}}},
+              "mix": {"ga": {"residents@start": [1.0, 100, 300, 30, 0.0]}}, "templates": {}}}},
     "real": {"model": "local/smollm2-135m", "about": "the real model (test)",
              "factors": {"ga": {"residents@start": {"calls": 2.0, "prompt_tokens": 3.0,
                                                     "completion_tokens": 4.0}}}}}
@@ -303,7 +302,7 @@ def test_a_damaged_rates_file_is_one_line_and_a_malformed_entry_is_left_out_and_
         assert "rates.json" in err and said in err and "bench/stss_rates.py" in err, err
     edited = copy.deepcopy(KEPT)
     edited["scripted"]["windows"]["15:00"]["templates"]["public_spring_tasting"]["ga"][
-        "residents@start"]["calls"] = -1
+        "residents@start"] = [1.0, -1, 300, 30, 0.0]
     kept_file(tmp_path, monkeypatch, edited)
     assert main(args) == 0
     printed = " ".join(capsys.readouterr().out.split())

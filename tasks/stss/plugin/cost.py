@@ -204,10 +204,13 @@ FACTOR_FIELDS = ("calls", "prompt_tokens", "completion_tokens")
 
 
 def _numbers(value, fields: tuple[str, ...], positive: tuple[str, ...]) -> dict[str, float]:
-    """A kept entry's fields as numbers: all of `fields`, finite, none negative, those of
-    `positive` above 0; ValueError naming what is wrong."""
-    if not isinstance(value, dict) or set(value) != set(fields):
-        raise ValueError(f"expected the fields {', '.join(fields)}")
+    """A kept entry's fields as numbers (a rate is kept as the list of its fields in order, a
+    factor as a mapping): all of `fields`, finite, none negative, those of `positive` above 0;
+    ValueError naming what is wrong."""
+    if isinstance(value, list) and len(value) == len(fields):
+        value = dict(zip(fields, value, strict=True))
+    elif not isinstance(value, dict) or set(value) != set(fields):
+        raise ValueError(f"expected {', '.join(fields)}")
     for name in fields:
         number = value[name]
         if isinstance(number, bool) or not isinstance(number, int | float) \
