@@ -6,8 +6,8 @@ summed latency per resident-hour (a resident simulated for an hour), per group (
 architecture) and role (the role a call was recorded in; "town" when the run had one model).
 Its sources, in order: the suite directory's own finished episodes (its history, the best
 guess for the rest of it), else the rates a suite command keeps with its package (a rates.json
-beside it, refreshed by a bench script on this code; STSS keeps its own per template, window
-start and model: tasks/stss/plugin/cost.py).
+beside it, refreshed by a bench script on this code; a plug-in may keep its own, finer, in its
+own cost module).
 """
 
 from __future__ import annotations

@@ -177,7 +177,7 @@ class Kept:
     def spend(self, rate: Rate, group: str, kind: str, scripted: bool) -> Rate | None:
         """`rate` as the model answering it spends it: as measured when the model is a
         scripted double, else scaled by the real model's factor for the class; None when the
-        real model has no factor for it (then it is not estimated, and said)."""
+        real model has no factor for it (the estimate then takes the double's, and says so)."""
         if scripted:
             return rate
         factor = self.factors.get(group, {}).get(kind)
