@@ -122,6 +122,9 @@ def measure_double(templates: str, seeds: str, extra: list[str], done: Path | No
         if done is None:
             run_suite(out, DOUBLE, templates, seeds, ["ga", "ga_tdp"], extra)
         options, _, seeds, _, _ = suite_options(out)
+        if not answered_by_double(model_of(options, "town")):
+            raise SystemExit(f"{out}: ran on {model_of(options, 'town')}, not the scripted "
+                             "double: measure a real model with --real")
         runs = suite_runs(out)
         mix, own = measure(runs, classify), per_template(runs)
     kept = json.loads(RATES_FILE.read_text(encoding="utf-8")) if RATES_FILE.is_file() else {}
@@ -169,6 +172,9 @@ def windows_said(options: dict) -> str:
 
 def measure_real(suite: Path) -> int:
     options, templates, seeds, archs, extra = suite_options(suite)
+    if answered_by_double(model_of(options, "town")) or options.get("background_model"):
+        raise SystemExit(f"{suite}: --real measures a suite run wholly on one real model (no "
+                         "--background-model), not on the scripted double")
     real_runs = suite_runs(suite)
     real = measure(real_runs, classify)
     finished = {run[0].relative_to(suite) for run in real_runs}

@@ -310,3 +310,39 @@ def test_a_damaged_rates_file_is_one_line_and_a_malformed_entry_is_left_out_and_
     assert ("rates.json: 1 malformed entry not used (first: 15:00.templates."
             "public_spring_tasting.ga.residents@start: calls: -1 is not a non-negative "
             "number)") in printed
+
+
+def test_the_bench_keeps_rates_that_estimate_the_suite_they_came_from(tmp_path, monkeypatch,
+                                                                       capsys):
+    """bench/stss_rates.py --from SUITE writes the suite's template's rates for its window
+    start; --check SUITE then estimates that suite from them exactly (ratio 1.00 per role and
+    class), and a dry run of it reads them back: rates written are rates read."""
+    import importlib.util
+    from pathlib import Path
+
+    from tasks.stss.plugin import cost
+
+    spec = importlib.util.spec_from_file_location(
+        "stss_rates", Path(__file__).resolve().parents[2] / "bench" / "stss_rates.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    kept = tmp_path / "rates.json"
+    monkeypatch.setattr(bench, "RATES_FILE", kept)
+    monkeypatch.setattr(cost, "RATES_FILE", kept)
+    suite = tmp_path / "suite"
+    assert main(["stss", *SMALL, "--arch", "ga_tdp", "--out", str(suite)]) == 0
+    assert bench.measure_double("", "", [], suite) == 0
+    windows = cost.read_kept(kept).windows
+    assert list(windows) == ["15:00"] and list(windows["15:00"].templates) == [
+        "public_spring_tasting"]
+    capsys.readouterr()
+    assert bench.check(suite) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ga")
+            or line.startswith("| role")]
+    assert len(rows) > 6 and all(line.count("| 1.00 |") == 3 for line in rows), rows
+    assert main(["stss", *SMALL, "--arch", "ga_tdp", "--out", str(tmp_path / "again"),
+                 "--dry-run"]) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "2 episode(s) from their template's own rates." in printed
+    made = sum(lines(suite / "public_spring_tasting" / arch / "s0") for arch in ("ga", "ga_tdp"))
+    assert town_row(printed)[0] == made
