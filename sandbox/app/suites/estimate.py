@@ -6,7 +6,8 @@ summed latency per resident-hour (a resident simulated for an hour), per group (
 architecture) and role (the role a call was recorded in; "town" when the run had one model).
 Its sources, in order: the suite directory's own finished episodes (its history, the best
 guess for the rest of it), else the rates a suite command keeps with its package (a rates.json
-beside it, refreshed by a bench script on this code).
+beside it, refreshed by a bench script on this code; a plug-in may keep its own, finer, in its
+own cost module).
 """
 
 from __future__ import annotations
@@ -86,13 +87,9 @@ def measure(runs: Iterable[tuple[Path, Units, str]], classify: Classify | None =
     return out
 
 
-def rates_data(rates: Rates, **about: Any) -> dict[str, Any]:
-    return {**about, "rates": {g: {r: rate.data() for r, rate in roles.items()}
-                               for g, roles in rates.items()}}
-
-
 def read_rates(path: Path) -> Rates:
-    """Rates kept in a file (rates_data); empty when there is none."""
+    """Rates kept in a file ({"rates": {group: {role: Rate.data()}}}); empty when there is
+    none."""
     if not path.is_file():
         return {}
     data = json.loads(path.read_text(encoding="utf-8"))
@@ -228,7 +225,8 @@ class Estimate:
             endpoint = prices.get(line.model)
             if known is not None and (given := known(line)) is not None:
                 alone += given
-            elif measured(line) or line.model.startswith("scripted/"):
+            elif measured(line) or (endpoint.model if endpoint is not None
+                                    else line.model).startswith("scripted/"):
                 seconds += line.spend.latency_s
             elif endpoint is not None and endpoint.latency_s is not None:
                 seconds += line.spend.calls * endpoint.latency_s

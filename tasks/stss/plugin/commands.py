@@ -372,7 +372,7 @@ def episode_size(task, window, architecture: str = "ga"):
     from .cost import EpisodeSize
 
     return EpisodeSize(1 + len(task.background),
-                       STSSEpisode(task, architecture, window=window).until / 3600)
+                       STSSEpisode(task, architecture, window=window).until / 3600, window.start)
 
 
 def _check_templates(templates, archs, args, window, world, console,
