@@ -156,3 +156,22 @@ def test_a_kit_run_closes_with_the_estimate_beside_what_its_items_spent(tmp_path
     # a judge asks once a pair: its calls are foretold exactly; the dialogues' within a quarter
     assert all(r[2] == r[3] for r in rows if r[0] == "judge"), rows
     assert all(0.75 <= float(r[4]) <= 1.33 for r in rows), rows
+
+
+@pytest.mark.parametrize("damage", ["{not json", '["a list"]', '{"rates": {"x": {"r": 1}}}',
+                                    '{"rates": {"x": {"r": {"hours": -1}}}}'])
+def test_a_damaged_kept_rates_file_is_one_line_not_a_traceback(damage, tmp_path):
+    """The rates kept with a benchmark (its rates.json) damaged: the dry run's estimate says
+    which file and how to mend it, in one line (a UserError: exit 2), never a traceback."""
+    from dataclasses import replace
+
+    from sandbox.app.suites.estimate import kept_rates
+    from sandbox.errors import UserError
+    from tasks.pingpong.plugin import PINGPONG
+
+    kept = tmp_path / "rates.json"
+    kept.write_text(damage)
+    with pytest.raises(UserError) as said:
+        kept_rates(replace(PINGPONG, rates=kept), {"language": "en"})
+    assert str(kept) in str(said.value) and "\n" not in str(said.value)
+    assert "bench script" in str(said.value)

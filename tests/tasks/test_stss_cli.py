@@ -355,3 +355,17 @@ def test_a_template_run_takes_whispers_and_forks_with_its_performer(tmp_path, ca
                  *SHORT, "--whisper", "Maya Lindquist@11:30: hello"]) == 2
     err = capsys.readouterr().err.strip()
     assert "did you mean Maya Lindqvist" in err and len(err.splitlines()) == 1
+
+
+def test_every_template_named_in_one_comma_separated_value_is_a_suite(tmp_path, capsys):
+    """All 30 names in one --templates value (longer than a file name may be): the 30
+    templates, not 'File name too long'; one name too long for a file: one line."""
+    names = ",".join(sorted(p.stem for p in TEMPLATES_DIR.glob("*.yaml")))
+    assert len(names) > 255
+    assert main(["stss", "--templates", names, "--out", str(tmp_path / "s"), "--dry-run",
+                 *SHORT[:4]]) == 0
+    assert "60 episode(s) to run" in capsys.readouterr().out.replace("\n", " ")
+    assert main(["stss", "--templates", "x" * 300, "--out", str(tmp_path / "t"), "--dry-run",
+                 *SHORT[:4]]) == 2
+    err = capsys.readouterr().err
+    assert "300 characters is no template name or file" in err and len(err.splitlines()) == 1

@@ -87,13 +87,48 @@ def measure(runs: Iterable[tuple[Path, Units, str]], classify: Classify | None =
     return out
 
 
+def _kept_file(path: Path) -> dict:
+    """A rates file kept with a benchmark, read as every file is (sandbox.files): a damaged
+    one is a UserError naming it and how to mend it, never a traceback."""
+    from sandbox.errors import UserError
+    from sandbox.files import FileFormatError, read_data
+
+    mend = "(its bench script writes it; `git checkout` it or run that script again)"
+    try:
+        data = read_data(path)
+    except FileFormatError as exc:
+        raise UserError(f"{exc} {mend}") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("rates", {}), dict) \
+            or not isinstance(data.get("models", {}), dict):
+        raise UserError(f"{path}: expected {{\"rates\": {{...}}, \"models\": {{...}}}} {mend}")
+    return data
+
+
 def read_rates(path: Path) -> Rates:
     """Rates kept in a file ({"rates": {group: {role: Rate.data()}}}); empty when there is
-    none."""
+    none. A damaged file is a UserError (`_kept_file`); a malformed rate too, naming it."""
+    from sandbox.errors import UserError
+
     if not path.is_file():
         return {}
-    data = json.loads(path.read_text(encoding="utf-8"))
-    return {g: {r: Rate(**v) for r, v in roles.items()} for g, roles in data["rates"].items()}
+    out: Rates = {}
+    for group, roles in _kept_file(path).get("rates", {}).items():
+        try:
+            out[group] = {role: _rate(value) for role, value in roles.items()}
+        except (AttributeError, TypeError, ValueError) as exc:
+            raise UserError(f"{path}: the rates of {group!r} do not read ({exc}); its bench "
+                            "script writes them") from exc
+    return out
+
+
+def _rate(value: Any) -> Rate:
+    rate = Rate(**value)
+    numbers = (rate.hours, rate.calls, rate.prompt_tokens, rate.completion_tokens,
+               rate.latency_s)
+    if any(isinstance(n, bool) or not isinstance(n, int | float) or not n >= 0
+           or n == float("inf") for n in numbers):
+        raise ValueError(f"not numbers of 0 or more: {value}")
+    return rate
 
 
 def measured_rates(bench, done: list[Path]) -> dict:
@@ -151,9 +186,9 @@ def kept_rates(bench, options: dict) -> tuple[dict, str]:
     empty when the benchmark keeps none for them."""
     if bench.rates is None or not bench.rates.is_file():
         return {}, ""
-    data = json.loads(bench.rates.read_text(encoding="utf-8"))
+    models = _kept_file(bench.rates).get("models", {})
     return read_rates(bench.rates).get(rates_key(options), {}), \
-        str(data.get("models", {}).get(rates_key(options), ""))
+        str(models.get(rates_key(options), ""))
 
 
 @dataclass

@@ -193,9 +193,18 @@ def template_specs(values: list[str] | None) -> list[str]:
     that is an existing path is kept whole, commas and all."""
     specs: list[str] = []
     for value in values or []:
-        parts = [value] if Path(value).exists() else value.split(",")
+        parts = [value] if _exists(value) else value.split(",")
         specs += [part.strip() for part in parts if part.strip()]
     return specs
+
+
+def _exists(value: str) -> bool:
+    """Whether a path exists; a name the system refuses (too long: 30 template names in one
+    comma-separated value) is no path."""
+    try:
+        return Path(value).exists()
+    except OSError:
+        return False
 
 
 def _builtin(name: str) -> Path | None:
@@ -218,6 +227,9 @@ def find_templates(specs: list[str]) -> list[Path]:
     for spec in specs:
         path = Path(spec)
         a_name = "/" not in spec and path.suffix not in (".yaml", ".yml")
+        if len(spec) > 255:  # longer than any file name the system takes
+            raise SuiteError(f"--templates {spec[:60]}...: {len(spec)} characters is no "
+                             f"template name or file; {LIST_TEMPLATES}")
         if path.is_dir():
             files = sorted(path.glob("*.yaml"))
             if not files:
