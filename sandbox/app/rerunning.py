@@ -43,14 +43,24 @@ def recorded_command(run: Path) -> list[str]:
     return travelled(_words(header, run), header)
 
 
-def _words(header: RunHeader, run: Path) -> list[str]:
+def benchmark_command(header: RunHeader) -> list[str] | None:
+    """The command of the benchmark run that made this run, when it is a benchmark item's
+    dialogue (it records no `sandbox run` of its own), else None."""
     command = header.config.get("command")
     made_by = header.config.get("benchmark_command")
     if (not command or not isinstance(command, list)) and isinstance(made_by, list):
-        # A benchmark's dialogue: remade in place by its benchmark's command, from its cache.
-        raise UserError(f"{run}: a dialogue of the benchmark run `{' '.join(map(str, made_by))}`"
-                        f"; remove {run / 'result.json'} and run that command again to remake "
-                        "it from its cache (a dialogue has no town to fork)")
+        return [str(word) for word in made_by]
+    return None
+
+
+def _words(header: RunHeader, run: Path) -> list[str]:
+    command = header.config.get("command")
+    made_by = benchmark_command(header)
+    if made_by is not None:
+        # A benchmark's dialogue: `sandbox rerun` remakes it by its benchmark's command
+        # (commands/benchmark.py, rerun_item); it has no town to fork.
+        raise UserError(f"{run}: a dialogue of the benchmark run `{' '.join(made_by)}`, "
+                        "which has no town to fork; `sandbox rerun` makes it again")
     if not command or not isinstance(command, list):
         raise UserError(f"{run}: its header records no command (written before suites' "
                         "episodes and benchmarks' dialogues recorded theirs); run the command "

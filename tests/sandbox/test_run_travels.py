@@ -52,3 +52,88 @@ def test_a_run_with_a_models_file_reruns_cache_only_anywhere_without_a_key(
         (run / "events.jsonl").read_bytes()
     assert not any("sk-" in p.read_text(errors="replace")
                    for d in (run, elsewhere) for p in d.rglob("*") if p.is_file())
+
+
+VOLATILE = {"created_at", "latency_s", "wall_time_s", "cached", "code_version",
+            "json_dialect", "json_dialect_from", "models_file"}
+
+
+def _kept(value):
+    """A JSON file's content without what differs between a run and its replay for no
+    reason: when it was written, how long calls took, whether an answer came from the cache,
+    the endpoint's JSON dialect (a cache-only replay asks no server) and where its models file
+    was (one rebuilt from the header, when the file is gone, is a temporary file)."""
+    if isinstance(value, dict):
+        return {k: _kept(v) for k, v in value.items() if k not in VOLATILE}
+    if isinstance(value, list):
+        return [_kept(v) for v in value]
+    return value
+
+
+def _same_item(a, b) -> None:
+    assert (a / "events.jsonl").read_bytes() == (b / "events.jsonl").read_bytes()
+    for name in ("header.json", "result.json"):
+        assert _kept(json.loads((a / name).read_text())) == \
+            _kept(json.loads((b / name).read_text())), name
+    judgments = sorted(p.name for p in (a / "judgments").iterdir())
+    assert judgments and judgments == sorted(p.name for p in (b / "judgments").iterdir())
+    for name in judgments:
+        assert _kept(json.loads((a / "judgments" / name).read_text())) == \
+            _kept(json.loads((b / "judgments" / name).read_text())), name
+
+
+def test_a_pingpong_item_made_with_relative_paths_reruns_from_anywhere_without_a_key(
+        tmp_path, monkeypatch):
+    """Its command recorded with the models file, the settings file and --out absolute: `sandbox
+    rerun ITEM --cache-only` from another directory, keys unset and servers gone, makes the
+    same dialogue and the same judgments; also with the models file gone."""
+    from pathlib import Path
+
+    made, elsewhere = tmp_path / "made", tmp_path / "elsewhere"
+    made.mkdir()
+    elsewhere.mkdir()
+    settings = Path(__file__).resolve().parents[2] / "tasks" / "pingpong" / "settings.yaml"
+    (made / "settings.yaml").write_bytes(settings.read_bytes())
+    with Loopback("pingpong") as player, Loopback("pingpong") as judge:
+        (made / "models.yaml").write_text(yaml.safe_dump({
+            "p": {"model": "openai/pingpong", "base_url": player.url, "key_env": "KEY_P"},
+            "j": {"model": "openai/pingpong", "base_url": judge.url, "key_env": "KEY_J"}}))
+        monkeypatch.chdir(made)
+        monkeypatch.setenv("KEY_P", "sk-p-not-a-real-key")
+        monkeypatch.setenv("KEY_J", "sk-j-not-a-real-key")
+        argv = ["pingpong", "--models", "models.yaml", "--player", "p", "--interrogator", "j",
+                "--judge", "j", "--settings", "settings.yaml", "--every", "32", "--out", "pp"]
+        assert main(argv) == 0
+    items = sorted((made / "pp" / "runs").iterdir())
+    assert len(items) == 3
+    command = json.loads((items[0] / "header.json").read_text())["config"]["benchmark_command"]
+    assert command == ["sandbox", "pingpong", "--models", str(made / "models.yaml"), "--player",
+                       "p", "--interrogator", "j", "--judge", "j", "--settings",
+                       str(made / "settings.yaml"), "--every", "32", "--out", str(made / "pp")]
+    monkeypatch.delenv("KEY_P")
+    monkeypatch.delenv("KEY_J")
+    monkeypatch.chdir(elsewhere)
+    for item in items:
+        assert main(["rerun", str(item), "--cache-only", "--out", f"again-{item.name}"]) == 0
+        _same_item(elsewhere / f"again-{item.name}", item)
+    os.remove(made / "models.yaml")  # the header's aliases stand in for it
+    assert main(["rerun", str(items[0]), "--cache-only", "--out", "third"]) == 0
+    _same_item(elsewhere / "third", items[0])
+    # into the item itself, over it: the same again
+    before = (items[1] / "events.jsonl").read_bytes()
+    assert main(["rerun", str(items[1]), "--cache-only"]) == 0
+    assert (items[1] / "events.jsonl").read_bytes() == before
+    assert not any("sk-" in p.read_text(errors="replace")
+                   for d in (made, elsewhere) for p in d.rglob("*") if p.is_file())
+
+
+def test_a_rerun_of_an_item_missing_an_answer_stops_and_says_so(tmp_path, capsys):
+    out = tmp_path / "pp"
+    assert main(["pingpong", "--player", "scripted/pingpong", "--interrogator",
+                 "scripted/pingpong", "--judge", "scripted/pingpong", "--every", "32",
+                 "--out", str(out)]) == 0
+    item = next((out / "runs").iterdir())
+    (item / "llm_cache.jsonl").write_text("")  # every answer gone
+    capsys.readouterr()
+    assert main(["rerun", str(item), "--cache-only", "--out", str(tmp_path / "again")]) == 1
+    assert "stopped: cache-only run: no cached answer" in capsys.readouterr().err
