@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
 import yaml
 
 from sandbox.app.cli import main
@@ -137,3 +138,84 @@ def test_a_rerun_of_an_item_missing_an_answer_stops_and_says_so(tmp_path, capsys
     capsys.readouterr()
     assert main(["rerun", str(item), "--cache-only", "--out", str(tmp_path / "again")]) == 1
     assert "stopped: cache-only run: no cached answer" in capsys.readouterr().err
+
+
+def _simulbench(made):
+    s = "scripted/simulbench"
+    assert main(["simulbench-collect", "--user", s, "--simulator", s, "--judge", s,
+                 "--every", "20", "--out", "collect"]) == 0
+    assert main(["simulbench-extract", "collect", "--out", "scripts.jsonl"]) == 0
+    return ["simulbench", "--scripts", "scripts.jsonl", "--simulator", s, "--judge", s,
+            "--every", "4", "--out", "out"], made / "out", ["scripts.jsonl"]
+
+
+R, SB, L = "scripted/refutebench", "scripted/simulbench", "scripted/stss-lang"
+BENCHMARKS = {
+    "refutebench": lambda made: (["refutebench", "--model", R, "--refuter", R, "--judge", R,
+                                  "--every", "27", "--tasks", "mt", "--out", "out"],
+                                 made / "out", []),
+    "simulbench-collect": lambda made: (["simulbench-collect", "--user", SB, "--simulator", SB,
+                                         "--judge", SB, "--every", "20", "--out", "out"],
+                                        made / "out", []),
+    "simulbench": _simulbench,
+    "stss-lang": lambda made: (["stss-lang", "--model", L, "--judge", L, "--every", "20",
+                                "--arch", "ga", "--out", "out"], made / "out" / "ga", []),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BENCHMARKS))
+def test_every_single_room_benchmark_item_records_absolute_paths_and_reruns_elsewhere(
+        tmp_path, monkeypatch, name):
+    made, elsewhere = tmp_path / "made", tmp_path / "elsewhere"
+    made.mkdir()
+    elsewhere.mkdir()
+    monkeypatch.chdir(made)
+    argv, home, files = BENCHMARKS[name](made)
+    assert main(argv) == 0
+    item = sorted((home / "runs").iterdir())[0]
+    command = json.loads((item / "header.json").read_text())["config"]["benchmark_command"]
+    assert command[command.index("--out") + 1] == str(made / "out")
+    for file in files:
+        assert str(made / file) in command
+    monkeypatch.chdir(elsewhere)
+    assert main(["rerun", str(item), "--cache-only", "--out", "again"]) == 0
+    _same_item(elsewhere / "again", item)
+
+
+def test_a_sweep_cell_s_items_record_absolute_paths(tmp_path, monkeypatch):
+    """The cells' commands are made from the experiment file's flags (a settings file given
+    relative to where the sweep runs): each item's header holds them absolute."""
+    from pathlib import Path
+
+    monkeypatch.chdir(tmp_path)
+    settings = Path(__file__).resolve().parents[2] / "tasks" / "pingpong" / "settings.yaml"
+    (tmp_path / "s.yaml").write_bytes(settings.read_bytes())
+    (tmp_path / "experiment.yaml").write_text(yaml.safe_dump({
+        "out": "exp", "models": {"plain": "scripted/pingpong"},
+        "benchmarks": {"pingpong": {"flags": {"interrogator": "scripted/pingpong",
+                                              "judge": ["scripted/pingpong"], "every": 32,
+                                              "settings": "s.yaml"}}}}))
+    assert main(["sweep", "experiment.yaml"]) == 0
+    item = next((tmp_path / "exp" / "pingpong" / "plain" / "runs").iterdir())
+    command = json.loads((item / "header.json").read_text())["config"]["benchmark_command"]
+    assert str(tmp_path / "s.yaml") in command
+    assert str(tmp_path / "exp" / "pingpong" / "plain") in command
+
+
+def test_the_recorded_command_makes_each_path_word_absolute_and_keeps_the_rest(tmp_path,
+                                                                              monkeypatch):
+    from sandbox.app.cli import build_parser
+    from sandbox.app.recorded import absolute_paths
+
+    monkeypatch.chdir(tmp_path)
+    argv = ["run", "t/task.yaml", "--arch", "ga", "--models=m.yaml", "--model", "a",
+            "--human", "Kenji Mori", "--human-ui", "script:s.yaml", "--out", "r", "--quiet"]
+    assert absolute_paths(build_parser(), argv) == [
+        "run", str(tmp_path / "t/task.yaml"), "--arch", "ga", f"--models={tmp_path}/m.yaml",
+        "--model", "a", "--human", "Kenji Mori", "--human-ui", f"script:{tmp_path}/s.yaml",
+        "--out", str(tmp_path / "r"), "--quiet"]
+    fork = ["fork", "r", "--at", "10:00", "--agent-arch", "Kenji Mori=my/arch.yaml",
+            "--agent-arch", "Maya=ga", "--out", "/abs/new"]
+    assert absolute_paths(build_parser(), fork) == [
+        "fork", str(tmp_path / "r"), "--at", "10:00", "--agent-arch",
+        f"Kenji Mori={tmp_path}/my/arch.yaml", "--agent-arch", "Maya=ga", "--out", "/abs/new"]
