@@ -277,6 +277,14 @@ def _short(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def parsed(argv: list[str]):
+    """A recorded command's words parsed by this version's command line (an option it no
+    longer has: a UserError saying so)."""
+    from sandbox.app.cli import build_parser, parse_command
+
+    return parse_command(build_parser(), argv, "the recorded command does not parse now: ")
+
+
 def run_recorded(command: list[str], out: Path, *, cache_only: bool,
                  pauses: tuple[Pause, ...] = (), recorded: dict[str, Any] | None = None,
                  start: Checkpoint | None = None,
@@ -287,14 +295,12 @@ def run_recorded(command: list[str], out: Path, *, cache_only: bool,
     from rich.markup import escape
 
     from sandbox import terminal
-    from sandbox.app.cli import build_parser, parse_command
 
     argv = [*without_decided(command[1:]), "--out", str(out), "--overwrite",
             *(["--cache-only"] if cache_only else [])]
     shown = escape(f"sandbox {' '.join(argv)}")  # a recorded word may hold [brackets]
     terminal.console().print(f"[dim]{shown}[/]", highlight=False, soft_wrap=True)
-    # an option this version no longer has: said as such
-    again = parse_command(build_parser(), argv, "the recorded command does not parse now: ")
+    again = parsed(argv)
     paused, extra, restore = PAUSES.set(pauses), RECORDED.set(recorded), RESTORE.set(start)
     checked = CHECK_CONFIG.set(check)
     try:

@@ -567,8 +567,7 @@ def rerun_item(run: Path, recorded: dict, made_by: list[str], words: list[str], 
     (`made_by`, recorded again in OUT's header; run as `words`: its paths absolute and its
     models file where the run found it, so from any directory), its dialogue and its judges,
     each answer from the cache (--cache-only: only from it, so no key is needed)."""
-    from sandbox.app.cli import build_parser, parse_command
-    from sandbox.app.rerunning import without_decided
+    from sandbox.app.rerunning import parsed, without_decided
     from sandbox.app.suites.benchmark import Limits, remake_item
 
     # Where it writes is the rerun's (OUT; the item's benchmark directory stands for the
@@ -576,7 +575,7 @@ def rerun_item(run: Path, recorded: dict, made_by: list[str], words: list[str], 
     argv = [*without_decided(words[1:]), "--out", str(run.parent.parent),
             *(["--cache-only"] if cache_only else [])]
     console = terminal.console()
-    args = parse_command(build_parser(), argv, "the recorded command does not parse now: ")
+    args = parsed(argv)
     remake = getattr(args, "remake", None)
     if remake is None:
         raise UserError(f"{run}: made by `{' '.join(made_by)}`, whose items `sandbox rerun` "
