@@ -39,6 +39,14 @@ def test_a_run_with_a_models_file_reruns_cache_only_anywhere_without_a_key(
     assert endpoints["b (openai/town)"]["key_env"] == "KEY_B"
     assert endpoints["a (openai/town)"]["models_file"] == str(made / "models.yaml")
     assert endpoints["a (openai/town)"]["json_dialect"] == "json_schema"
+    # the header's `models` keeps model ids (what old runs hold, fork and interview read);
+    # every place a person reads names them as the roles resolved: "alias (model id)"
+    from sandbox.log import read_header
+
+    assert header["models"]["Julian Reyes"] == "openai/town"
+    assert read_header(run).model_names() == {
+        "Maya Lindqvist": "a (openai/town) + b (openai/town)",  # the paper routing splits her
+        "Julian Reyes": "b (openai/town)", "Priya Raman": "b (openai/town)"}
     # The servers are gone, the keys unset, and the command is run from another directory.
     monkeypatch.delenv("KEY_A")
     monkeypatch.delenv("KEY_B")
@@ -111,6 +119,10 @@ def test_a_pingpong_item_made_with_relative_paths_reruns_from_anywhere_without_a
     assert command == ["sandbox", "pingpong", "--models", str(made / "models.yaml"), "--player",
                        "p", "--interrogator", "j", "--judge", "j", "--settings",
                        str(made / "settings.yaml"), "--every", "32", "--out", str(made / "pp")]
+    from sandbox.log import read_header
+
+    assert read_header(items[0]).model_names() == {"player": "p (openai/pingpong)",
+                                                   "interrogator": "j (openai/pingpong)"}
     monkeypatch.delenv("KEY_P")
     monkeypatch.delenv("KEY_J")
     monkeypatch.chdir(elsewhere)
@@ -219,3 +231,13 @@ def test_the_recorded_command_makes_each_path_word_absolute_and_keeps_the_rest(t
     assert absolute_paths(build_parser(), fork) == [
         "fork", str(tmp_path / "r"), "--at", "10:00", "--agent-arch",
         f"Kenji Mori={tmp_path}/my/arch.yaml", "--agent-arch", "Maya=ga", "--out", "/abs/new"]
+
+
+def test_a_header_without_roles_names_its_models_by_their_ids():
+    from datetime import datetime
+
+    from sandbox.log import RunHeader
+
+    old = RunHeader(scenario="stss", seed=0, start_time=datetime(2024, 2, 14),
+                    models={"Maya": "local/smollm2-135m", "Kenji": "local/smollm2-135m"})
+    assert old.model_names() == old.models

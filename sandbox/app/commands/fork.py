@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -116,7 +117,9 @@ def main(args: argparse.Namespace) -> int:
         raise UserError(f"{run}: recorded command {' '.join(command[:2])!r} is not a "
                         "`sandbox run`")
     at, end = _fork_point(args.at, run, header)
-    fork = Fork(parent=str(run), at=at, time=clock_text(header.start_time, at),
+    # the parent absolute, as the recorded command's paths are (app/recorded.py): a replay
+    # beside it, a rerun of the fork, find it from any directory
+    fork = Fork(parent=os.path.abspath(run), at=at, time=clock_text(header.start_time, at),
                 architectures=_architectures(args, header),
                 whispers=_whispers(args.whisper or [], header, at, end),
                 command=["sandbox", *(getattr(args, "argv", None) or [])])  # masked (app/cli.py)
