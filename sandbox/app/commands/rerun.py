@@ -94,8 +94,8 @@ def _item(args: argparse.Namespace, header: RunHeader, made_by: list[str]) -> in
 
 
 def _prepare_out(args: argparse.Namespace) -> bool:
-    """--out NEW claimed and started with RUN's cache (None when NEW is RUN itself: the
-    resume it would be without --out); whether NEW was new."""
+    """--out NEW claimed and started with RUN's cache (args.out set to None when NEW is RUN
+    itself: the resume it would be without --out); whether NEW was new."""
     if args.out is not None and args.out.resolve() == args.run.resolve():
         args.out = None
     if args.out is None:
