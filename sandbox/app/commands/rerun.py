@@ -1,6 +1,7 @@
 """`sandbox rerun RUN`: the run's own command again, from the command line its header records
 (a one-episode `sandbox run`), its answers from the run's cache; a fork's changes made again at
-its fork points (sandbox/app/rerunning.py)."""
+its fork points (sandbox/app/rerunning.py); a benchmark item's dialogue and judges made again
+by its benchmark's command (commands/benchmark.py, `rerun_item`)."""
 
 from __future__ import annotations
 
@@ -38,10 +39,15 @@ def register(sub) -> None:
                     "where a budget or a kill stopped it, from RUN's last checkpoint when "
                     "it wrote any) or into --out NEW (all of it, RUN's cache "
                     "copied there first; RUN is not changed). A fork (`sandbox fork`) is run "
-                    "again with its changes made at its fork point. --cache-only: a call the "
-                    "cache does not hold stops the rerun instead of reaching the model.",
+                    "again with its changes made at its fork point. A benchmark's item (a "
+                    "dialogue: `sandbox pingpong`, `refutebench`, `simulbench`, "
+                    "`simulbench-collect`, `stss-lang`, a sweep's) is made again alone by the "
+                    "benchmark command it records, its judges too. --cache-only: a call the "
+                    "cache does not hold stops the rerun instead of reaching the model (and no "
+                    "key is needed).",
         epilog="example: sandbox rerun runs/demo --cache-only --out runs/demo-again")
-    p.add_argument("run", type=InputDir(), help="a run directory written by `sandbox run`")
+    p.add_argument("run", type=InputDir(), help="a run directory written by `sandbox run`, "
+                                                "or a benchmark item's (BENCH/runs/ITEM)")
     p.add_argument("--out", type=output_dir,
                    help="run into this new directory instead of RUN [default: RUN]")
     p.add_argument("--cache-only", action="store_true",
