@@ -212,6 +212,8 @@ def test_a_sweep_cell_s_items_record_absolute_paths(tmp_path, monkeypatch):
     command = json.loads((item / "header.json").read_text())["config"]["benchmark_command"]
     assert str(tmp_path / "s.yaml") in command
     assert str(tmp_path / "exp" / "pingpong" / "plain") in command
+    record = json.loads((tmp_path / "exp" / "sweep.json").read_text())
+    assert record["cells"][0]["command"] == command  # what remakes the cell, as its items say
 
 
 def test_the_recorded_command_makes_each_path_word_absolute_and_keeps_the_rest(tmp_path,
