@@ -4,8 +4,12 @@
 command a header shows work from any directory, not only from the one the user typed it in.
 
 Which words are paths is what the parser declares: an option or positional of a path kind
-(sandbox/app/options.py), a reference that names a file rather than a built-in, a person's
-`script:FILE`, an agent's `NAME=FILE` architecture. Every other word is kept as typed.
+(sandbox/app/options.py: a models, items, settings or config file, a prompts directory, --out,
+a cache) and a person's `script:FILE`. Every other word is kept as typed, a reference to a
+file among them (a task template, an architecture or a world given as a path): the run's
+config and events name that file as typed, so a rerun given another spelling of it would not
+be the same run (`sandbox fork` compares them byte for byte); such a run is rerun from the
+directory it was made in.
 """
 
 from __future__ import annotations
@@ -85,18 +89,12 @@ def _absolute(action: argparse.Action, text: str) -> str:
     kind = kind_of(action)
     if kind in PATH_KINDS:
         return _path(text)
-    if kind == "reference" and _names_file(text):
-        return _path(text)
     if kind == "human-ui" and text.startswith("script:"):
         return "script:" + _path(text.removeprefix("script:"))
-    if kind == "assignment":
-        name, sep, value = text.partition("=")
-        if sep and _names_file(value.strip()):
-            return f"{name}={_path(value.strip())}"
     return text
 
 
-def _names_file(text: str) -> bool:
+def names_file(text: str) -> bool:
     """A reference names a file, not a built-in (the rule of options.Reference)."""
     return ("/" in text or "\\" in text or text.endswith((".yaml", ".yml", ".json"))
             or text in (".", ".."))

@@ -14,6 +14,7 @@ its own fork point first.
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -21,6 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from sandbox.app.recorded import names_file as _names_file
 from sandbox.checkpoint import Checkpoint, NotResumable, listed, read
 from sandbox.errors import UserError
 from sandbox.log import CACHE, HEADER, RunFormatError, RunHeader, read_header
@@ -236,10 +238,38 @@ def comparable_config(config: dict) -> dict:
     return out
 
 
+def same_config(a: Any, b: Any) -> bool:
+    """Two comparable configs alike, a file named by a relative path in one and by the
+    absolute path the recorded command now gives it (app/recorded.py) in the other counted
+    the same: a run made before commands recorded absolute paths, or whose config keeps the
+    path as typed, is remade by its recorded command with the path absolute."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        if len(a) != len(b):
+            return False
+        for key, value in a.items():  # a key may be such a path too (an architecture's)
+            match = key if key in b else next((k for k in b if same_config(key, k)), None)
+            if match is None or not same_config(value, b[match]):
+                return False
+        return True
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_config(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, str) and isinstance(b, str) and a != b:
+        return _same_path(a, b) or _same_path(b, a)
+    return a == b
+
+
+def _same_path(relative: str, absolute: str) -> bool:
+    """`absolute` is `relative` (a path naming a file, as typed) from some directory."""
+    if os.path.isabs(relative) or not os.path.isabs(absolute) or not _names_file(relative):
+        return False
+    parts = Path(os.path.normpath(relative)).parts
+    return ".." not in parts and Path(absolute).parts[-len(parts):] == parts
+
+
 def first_difference(a, b, path: str = "") -> str:
     if isinstance(a, dict) and isinstance(b, dict):
         for key in sorted(set(a) | set(b), key=str):
-            if a.get(key) != b.get(key):
+            if not same_config(a.get(key), b.get(key)):
                 return first_difference(a.get(key), b.get(key), f"{path}.{key}".lstrip("."))
     return path or "(top level)"
 
@@ -252,7 +282,7 @@ def same_scenario(run: Path, recorded: dict[str, Any]) -> Callable[[dict[str, An
 
     def check(config: dict[str, Any]) -> None:
         ours = comparable_config(config)
-        if ours != theirs:
+        if not same_config(ours, theirs):
             keys, was, now = _difference(theirs, ours)
             raise UserError(f"{run} cannot be made again as it ran: config."
                             f"{'.'.join(map(str, keys))} differs now ({_short(was)} when it "
@@ -267,7 +297,7 @@ def _difference(a: Any, b: Any, keys: tuple = ()) -> tuple[tuple, Any, Any]:
     """The first place two configs differ: its keys, and the two values there."""
     if isinstance(a, dict) and isinstance(b, dict):
         for key in sorted(set(a) | set(b), key=str):
-            if a.get(key) != b.get(key):
+            if not same_config(a.get(key), b.get(key)):
                 return _difference(a.get(key), b.get(key), (*keys, key))
     return keys, a, b
 

@@ -218,21 +218,39 @@ def test_a_sweep_cell_s_items_record_absolute_paths(tmp_path, monkeypatch):
 
 def test_the_recorded_command_makes_each_path_word_absolute_and_keeps_the_rest(tmp_path,
                                                                               monkeypatch):
+    """Files and directories the command reads or writes, absolute; a reference to a built-in
+    or a file (a template, an architecture, a world) as typed: the run's config and events
+    name it so, and a rerun must name it alike."""
     from sandbox.app.cli import build_parser
     from sandbox.app.recorded import absolute_paths
 
     monkeypatch.chdir(tmp_path)
-    argv = ["run", "t/task.yaml", "--arch", "ga", "--models=m.yaml", "--model", "a",
-            "--human", "Kenji Mori", "--human-ui", "script:s.yaml", "--out", "r", "--quiet"]
+    argv = ["run", "t/task.yaml", "--arch", "a.yaml", "--models=m.yaml", "--model", "a",
+            "--human", "Kenji Mori", "--human-ui", "script:s.yaml", "--prompts", "p",
+            "--out", "r", "--quiet"]
     assert absolute_paths(build_parser(), argv) == [
-        "run", str(tmp_path / "t/task.yaml"), "--arch", "ga", f"--models={tmp_path}/m.yaml",
-        "--model", "a", "--human", "Kenji Mori", "--human-ui", f"script:{tmp_path}/s.yaml",
-        "--out", str(tmp_path / "r"), "--quiet"]
+        "run", "t/task.yaml", "--arch", "a.yaml", f"--models={tmp_path}/m.yaml", "--model",
+        "a", "--human", "Kenji Mori", "--human-ui", f"script:{tmp_path}/s.yaml", "--prompts",
+        str(tmp_path / "p"), "--out", str(tmp_path / "r"), "--quiet"]
     fork = ["fork", "r", "--at", "10:00", "--agent-arch", "Kenji Mori=my/arch.yaml",
-            "--agent-arch", "Maya=ga", "--out", "/abs/new"]
+            "--out", "/abs/new"]
     assert absolute_paths(build_parser(), fork) == [
         "fork", str(tmp_path / "r"), "--at", "10:00", "--agent-arch",
-        f"Kenji Mori={tmp_path}/my/arch.yaml", "--agent-arch", "Maya=ga", "--out", "/abs/new"]
+        "Kenji Mori=my/arch.yaml", "--out", "/abs/new"]
+    board = ["pingpong-board", "a", "b", "--json", "x.json"]  # every positional of a list
+    assert absolute_paths(build_parser(), board) == [
+        "pingpong-board", str(tmp_path / "a"), str(tmp_path / "b"), "--json",
+        str(tmp_path / "x.json")]
+
+
+def test_a_config_naming_a_file_as_typed_is_the_one_naming_it_absolute():
+    from sandbox.app.rerunning import same_config
+
+    assert same_config({"arch": "mine/a.yaml", "m": {"mine/a.yaml": 1}},
+                       {"arch": "/home/u/mine/a.yaml", "m": {"/home/u/mine/a.yaml": 1}})
+    assert not same_config({"arch": "mine/a.yaml"}, {"arch": "/home/u/other/a.yaml"})
+    assert not same_config({"arch": "ga"}, {"arch": "/home/u/ga"})  # a built-in, not a file
+    assert not same_config({"n": 1}, {"n": 2})
 
 
 def test_a_header_without_roles_names_its_models_by_their_ids():

@@ -43,6 +43,7 @@ from ..rerunning import (
     recorded_command,
     recorded_forks,
     run_recorded,
+    same_config,
 )
 from .common import (
     add_schedule_option,
@@ -284,7 +285,7 @@ def _check_replay(engine, run: Path, config: dict, at: float) -> None:
     to the fork point: else a ForkError (the code, or a file the command reads, changed)."""
     ours = comparable_config(engine.log.header.config)
     theirs = comparable_config(config)
-    if ours != theirs:
+    if not same_config(ours, theirs):
         raise ForkError(f"the replay's scenario is not {run}'s: config."
                         f"{first_difference(ours, theirs)} differs (a file the recorded "
                         "command reads changed since?)")
