@@ -49,7 +49,7 @@ def absolute_paths(parser: argparse.ArgumentParser, argv: list[str]) -> list[str
             loose += range(i + 1, len(out))
             break
         flag, eq, value = word.partition("=")
-        action = options.get(flag) if word.startswith("-") else None
+        action = _option(options, flag) if word.startswith("-") else None
         if action is None:
             if not word.startswith("-"):
                 loose.append(i)
@@ -73,6 +73,15 @@ def absolute_paths(parser: argparse.ArgumentParser, argv: list[str]) -> list[str
         for j in taken:
             out[j] = _absolute(action, out[j])
     return out
+
+
+def _option(options: dict[str, argparse.Action], flag: str) -> argparse.Action | None:
+    """The option `flag` names: itself, or the one it begins (argparse takes `--set` for
+    `--settings` when no other option begins so)."""
+    if flag in options:
+        return options[flag]
+    found = {a for s, a in options.items() if flag.startswith("--") and s.startswith(flag)}
+    return found.pop() if len(found) == 1 else None
 
 
 def _subcommand(parser: argparse.ArgumentParser, argv: list[str]):

@@ -237,6 +237,9 @@ def test_the_recorded_command_makes_each_path_word_absolute_and_keeps_the_rest(t
     assert absolute_paths(build_parser(), fork) == [
         "fork", str(tmp_path / "r"), "--at", "10:00", "--agent-arch",
         "Kenji Mori=my/arch.yaml", "--out", "/abs/new"]
+    short = ["pingpong", "--sett", "s.yaml", "--out", "o"]  # an option's prefix, as argparse
+    assert absolute_paths(build_parser(), short) == [
+        "pingpong", "--sett", str(tmp_path / "s.yaml"), "--out", str(tmp_path / "o")]
     board = ["pingpong-board", "a", "b", "--json", "x.json"]  # every positional of a list
     assert absolute_paths(build_parser(), board) == [
         "pingpong-board", str(tmp_path / "a"), str(tmp_path / "b"), "--json",
