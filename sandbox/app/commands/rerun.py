@@ -39,10 +39,10 @@ def register(sub) -> None:
                     "where a budget or a kill stopped it, from RUN's last checkpoint when "
                     "it wrote any) or into --out NEW (all of it, RUN's cache "
                     "copied there first; RUN is not changed). A fork (`sandbox fork`) is run "
-                    "again with its changes made at its fork point. A benchmark's item (a "
-                    "dialogue: `sandbox pingpong`, `refutebench`, `simulbench`, "
-                    "`simulbench-collect`, `stss-lang`, a sweep's) is made again alone by the "
-                    "benchmark command it records, its judges too. --cache-only: a call the "
+                    "again with its changes made at its fork point. A single-room benchmark's "
+                    "item (a dialogue, BENCH/runs/ITEM; a sweep cell's too) is made again "
+                    "alone by the benchmark command it records, its judges too. --cache-only: "
+                    "a call the "
                     "cache does not hold stops the rerun instead of reaching the model (and no "
                     "key is needed).",
         epilog="example: sandbox rerun runs/demo --cache-only --out runs/demo-again")
