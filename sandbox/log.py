@@ -72,6 +72,37 @@ class RunHeader(BaseModel):
     config: dict[str, Any] = Field(default_factory=dict)
     created_at: str = Field(default_factory=lambda: datetime.now().isoformat(timespec="seconds"))
 
+    def model_names(self) -> dict[str, str]:
+        """`models` as every place a person reads names them: each role or agent with its
+        model as "alias (model id)" where the run recorded what a role resolved to
+        (config.roles: a benchmark item's by role; a town's evaluated and background models,
+        the performer's purposes split between them said as both, "a (x) + b (y)"), else its
+        model id. `models` itself keeps model ids: what old runs hold, and what fork,
+        interview, a replay's scene and the run fingerprints read (sandbox/README.md)."""
+        roles = self.config.get("roles")
+        roles = roles if isinstance(roles, dict) else {}
+        named = {str(role): who for role, who in roles.items() if isinstance(who, dict)
+                 and isinstance(who.get("name"), str) and isinstance(who.get("model"), str)}
+        split = roles.get("purposes") if isinstance(roles.get("purposes"), dict) else {}
+        out = {}
+        for who, model in self.models.items():
+            by_role = split.get(who)
+            if isinstance(by_role, dict) and len(by_role) > 1:
+                both = [named[r]["name"] for r in by_role if r in named]
+                out[who] = " + ".join(dict.fromkeys(both)) if both else model
+                continue
+            if who in named:  # a benchmark item's role
+                role = who
+            elif isinstance(by_role, dict) and len(by_role) == 1:
+                role = next(iter(by_role))
+            elif who == roles.get("performer") or "background" not in named:
+                role = "evaluated"
+            else:  # a town's other residents
+                role = "background"
+            found = named.get(role)
+            out[who] = found["name"] if found and found["model"] == model else model
+        return out
+
 
 class RunResult(BaseModel):
     # completed | failed | interrupted | budget (a cap was reached) | unavailable (calls were

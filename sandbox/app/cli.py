@@ -23,7 +23,9 @@ from sandbox import lock
 from sandbox.errors import UserError, one_line
 from sandbox.files import FileFormatError
 from sandbox.llm.base import LLMConfigError
-from sandbox.redact import redact, redact_command, redact_logs, remember_environment
+from sandbox.redact import redact, redact_logs, remember_environment
+
+from .recorded import recorded
 
 COMMANDS = [
     "sandbox.app.commands.run",
@@ -164,7 +166,7 @@ def parse_command(parser: argparse.ArgumentParser, argv: list[str], context: str
     except ArgumentsError as exc:
         prog, message = did_you_mean(parser, argv, exc)
         raise UserError(f"{context}{prog}: {message}") from exc
-    args.argv = redact_command(argv)  # as every run it makes records it
+    args.argv = recorded(parser, argv)  # as every run it makes records it
     return args
 
 
@@ -185,8 +187,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{prog}: error: {one_line(redact(message))}", file=sys.stderr)
         return 2
     # A one-episode command records it (sandbox rerun repeats it), a benchmark in each item's
-    # header: credentials masked here, the one place every recorded command comes from.
-    args.argv = redact_command(argv)
+    # header: credentials masked and paths made absolute here (a rerun from any directory
+    # finds its files), the one place every recorded command comes from.
+    args.argv = recorded(parser, argv)
     # Progress of a long run must reach a log file or `| tee` as it happens, not at exit.
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(line_buffering=True)

@@ -14,6 +14,7 @@ its own fork point first.
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -21,6 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from sandbox.app.recorded import names_file as _names_file
 from sandbox.checkpoint import Checkpoint, NotResumable, listed, read
 from sandbox.errors import UserError
 from sandbox.log import CACHE, HEADER, RunFormatError, RunHeader, read_header
@@ -43,14 +45,24 @@ def recorded_command(run: Path) -> list[str]:
     return travelled(_words(header, run), header)
 
 
-def _words(header: RunHeader, run: Path) -> list[str]:
+def benchmark_command(header: RunHeader) -> list[str] | None:
+    """The command of the benchmark run that made this run, when it is a benchmark item's
+    dialogue (it records no `sandbox run` of its own), else None."""
     command = header.config.get("command")
     made_by = header.config.get("benchmark_command")
     if (not command or not isinstance(command, list)) and isinstance(made_by, list):
-        # A benchmark's dialogue: remade in place by its benchmark's command, from its cache.
-        raise UserError(f"{run}: a dialogue of the benchmark run `{' '.join(map(str, made_by))}`"
-                        f"; remove {run / 'result.json'} and run that command again to remake "
-                        "it from its cache (a dialogue has no town to fork)")
+        return [str(word) for word in made_by]
+    return None
+
+
+def _words(header: RunHeader, run: Path) -> list[str]:
+    command = header.config.get("command")
+    made_by = benchmark_command(header)
+    if made_by is not None:
+        # A benchmark's dialogue: `sandbox rerun` remakes it by its benchmark's command
+        # (commands/benchmark.py, rerun_item); it has no town to fork.
+        raise UserError(f"{run}: a dialogue of the benchmark run `{' '.join(made_by)}`, "
+                        "which has no town to fork; `sandbox rerun` makes it again")
     if not command or not isinstance(command, list):
         raise UserError(f"{run}: its header records no command (written before suites' "
                         "episodes and benchmarks' dialogues recorded theirs); run the command "
@@ -226,10 +238,38 @@ def comparable_config(config: dict) -> dict:
     return out
 
 
+def same_config(a: Any, b: Any) -> bool:
+    """Two comparable configs alike, a file named by a relative path in one and by the
+    absolute path the recorded command now gives it (app/recorded.py) in the other counted
+    the same: a run made before commands recorded absolute paths, or whose config keeps the
+    path as typed, is remade by its recorded command with the path absolute."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        if len(a) != len(b):
+            return False
+        for key, value in a.items():  # a key may be such a path too (an architecture's)
+            match = key if key in b else next((k for k in b if same_config(key, k)), None)
+            if match is None or not same_config(value, b[match]):
+                return False
+        return True
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_config(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, str) and isinstance(b, str) and a != b:
+        return _same_path(a, b) or _same_path(b, a)
+    return a == b
+
+
+def _same_path(relative: str, absolute: str) -> bool:
+    """`absolute` is `relative` (a path naming a file, as typed) from some directory."""
+    if os.path.isabs(relative) or not os.path.isabs(absolute) or not _names_file(relative):
+        return False
+    parts = Path(os.path.normpath(relative)).parts
+    return ".." not in parts and Path(absolute).parts[-len(parts):] == parts
+
+
 def first_difference(a, b, path: str = "") -> str:
     if isinstance(a, dict) and isinstance(b, dict):
         for key in sorted(set(a) | set(b), key=str):
-            if a.get(key) != b.get(key):
+            if not same_config(a.get(key), b.get(key)):
                 return first_difference(a.get(key), b.get(key), f"{path}.{key}".lstrip("."))
     return path or "(top level)"
 
@@ -242,7 +282,7 @@ def same_scenario(run: Path, recorded: dict[str, Any]) -> Callable[[dict[str, An
 
     def check(config: dict[str, Any]) -> None:
         ours = comparable_config(config)
-        if ours != theirs:
+        if not same_config(ours, theirs):
             keys, was, now = _difference(theirs, ours)
             raise UserError(f"{run} cannot be made again as it ran: config."
                             f"{'.'.join(map(str, keys))} differs now ({_short(was)} when it "
@@ -257,7 +297,7 @@ def _difference(a: Any, b: Any, keys: tuple = ()) -> tuple[tuple, Any, Any]:
     """The first place two configs differ: its keys, and the two values there."""
     if isinstance(a, dict) and isinstance(b, dict):
         for key in sorted(set(a) | set(b), key=str):
-            if a.get(key) != b.get(key):
+            if not same_config(a.get(key), b.get(key)):
                 return _difference(a.get(key), b.get(key), (*keys, key))
     return keys, a, b
 
@@ -265,6 +305,14 @@ def _difference(a: Any, b: Any, keys: tuple = ()) -> tuple[tuple, Any, Any]:
 def _short(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def parsed(argv: list[str]):
+    """A recorded command's words parsed by this version's command line (an option it no
+    longer has: a UserError saying so)."""
+    from sandbox.app.cli import build_parser, parse_command
+
+    return parse_command(build_parser(), argv, "the recorded command does not parse now: ")
 
 
 def run_recorded(command: list[str], out: Path, *, cache_only: bool,
@@ -277,14 +325,12 @@ def run_recorded(command: list[str], out: Path, *, cache_only: bool,
     from rich.markup import escape
 
     from sandbox import terminal
-    from sandbox.app.cli import build_parser, parse_command
 
     argv = [*without_decided(command[1:]), "--out", str(out), "--overwrite",
             *(["--cache-only"] if cache_only else [])]
     shown = escape(f"sandbox {' '.join(argv)}")  # a recorded word may hold [brackets]
     terminal.console().print(f"[dim]{shown}[/]", highlight=False, soft_wrap=True)
-    # an option this version no longer has: said as such
-    again = parse_command(build_parser(), argv, "the recorded command does not parse now: ")
+    again = parsed(argv)
     paused, extra, restore = PAUSES.set(pauses), RECORDED.set(recorded), RESTORE.set(start)
     checked = CHECK_CONFIG.set(check)
     try:

@@ -131,7 +131,7 @@ def register(sub) -> None:
     add_model_access_options(p.add_argument_group("model access"))
     add_budget_options(p, suite=True, episode="scenario", what="a conversation and its judges")
     add_parallel_options(p)
-    p.set_defaults(func=run_main, resumable=True)
+    p.set_defaults(func=run_main, resumable=True, remake=remade)
 
     b = sub.add_parser(
         "stss-lang-board",  # listed under `sandbox board` (sandbox/app/commands/board.py)
@@ -300,6 +300,25 @@ def run_main(args) -> int:
         terminal.say_stopped(f"{failed} scenario(s) failed and are left out; run the same "
                              "command again to retry them")
     return 1 if failed or unfinished else 0
+
+
+def remade(args, run: Path):
+    """What `sandbox rerun ITEM` remakes a conversation of this command with (RUN is
+    OUT/ARCH/runs/ITEM): the benchmark, the set, the models' pool and ARCH's configuration."""
+    from sandbox.app.suites.benchmark import Configuration
+
+    arch = next((a for a in _archs(args) if Path(a).stem == run.parent.parent.name), None)
+    if arch is None:
+        raise UserError(f"{run}: not under the directory of one of the recorded command's "
+                        f"architectures ({', '.join(_archs(args))})")
+    judges = judge_models(args)
+    use_prompts(args)
+    items, models, sampling = _set_and_roles(args)
+    pool = model_pool(args, [*models.values(), *judges], models)
+    config = Configuration(models, sampling, judges,
+                           label=f"{models['performer']} {Path(arch).stem}", every=args.every,
+                           seed=args.seed, options={"arch": arch, "embedder": args.embedder})
+    return STSS_LANG, items, pool, config
 
 
 def board_main(args) -> int:

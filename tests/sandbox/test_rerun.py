@@ -43,7 +43,7 @@ def test_a_run_without_a_recorded_command_says_what_to_do(tmp_path, capsys):
     assert "its header records no command" in capsys.readouterr().err
 
 
-def test_a_benchmark_dialogue_records_and_says_what_remakes_it(tmp_path, capsys):
+def test_a_benchmark_dialogue_records_its_command_and_is_rerun_not_forked(tmp_path, capsys):
     out = tmp_path / "pp"
     argv = ["pingpong", "--player", "scripted/pingpong", "--interrogator",
             "scripted/pingpong", "--judge", "scripted/pingpong", "--every", "16",
@@ -53,11 +53,16 @@ def test_a_benchmark_dialogue_records_and_says_what_remakes_it(tmp_path, capsys)
     config = json.loads((run / "header.json").read_text())["config"]
     assert "command" not in config  # not a `sandbox run`: no town to fork
     assert config["benchmark_command"] == ["sandbox", *argv]
+    again = tmp_path / "again"
+    assert main(["rerun", str(run), "--out", str(again)]) == 0  # its dialogue and judges
+    assert _events(again) == _events(run)
+    assert sorted(p.name for p in (again / "judgments").iterdir()) == \
+        sorted(p.name for p in (run / "judgments").iterdir())
     capsys.readouterr()
-    assert main(["rerun", str(run), "--out", str(tmp_path / "again")]) == 2
+    assert main(["fork", str(run), "--at", "+1m", "--out", str(tmp_path / "fork")]) == 2
     err = capsys.readouterr().err
-    assert f"a dialogue of the benchmark run `sandbox {' '.join(argv)}`" in err
-    assert f"remove {run / 'result.json'} and run that command again" in err
+    assert f"a dialogue of the benchmark run `sandbox {' '.join(argv)}`, which has no town " \
+        "to fork" in err
 
 
 def test_an_episode_of_a_suite_is_rerun_and_forked(tmp_path, capsys):

@@ -167,12 +167,13 @@ def test_the_paper_routing_window_on_two_servers_counts_what_each_answered(serve
 
 
 def test_a_pingpong_player_on_one_server_and_its_judge_on_the_other(servers, models, tmp_path,
-                                                                    capsys):
+                                                                    capsys, monkeypatch):
     out = tmp_path / "pp"
     before = [s.answered() for s in servers]
-    assert main(["pingpong", "--models", str(models), "--player", "A", "--interrogator", "A",
+    monkeypatch.chdir(tmp_path)  # the paths typed relative, as a user types them
+    assert main(["pingpong", "--models", models.name, "--player", "A", "--interrogator", "A",
                  "--judge", "B", "--every", "64", "--player-max-tokens", "40",
-                 "--interrogator-max-tokens", "30", "--out", str(out)]) == 0
+                 "--interrogator-max-tokens", "30", "--out", "pp"]) == 0
     capsys.readouterr()
     # Every answer each server gave is in calls.jsonl, a judge's answer asked again too (its
     # attempts); at most one more: the dialect probe, once per process and server.
@@ -180,11 +181,24 @@ def test_a_pingpong_player_on_one_server_and_its_judge_on_the_other(servers, mod
     for server, was, alias in zip(servers, before, ("A", "B"), strict=True):
         answers = sum(c.get("attempts", 1) for c in recorded if c["endpoint"] == alias)
         assert server.answered() - was - answers in (0, 1), alias
+    answered = [s.answered() for s in servers]
     assert main(["pingpong-board", str(out)]) == 0
     board = capsys.readouterr().out
     assert "| A (openai/smolA) |" in board and "by B (openai/smolB)" in board
     pairs = len(list((out / "runs").iterdir()))
     assert "unjudged judgment" not in board and f"judgments: {pairs} usable" in board
+    # An item travels: rerun from another directory with no key set, from its answers alone.
+    monkeypatch.delenv("KEY_A")
+    monkeypatch.delenv("KEY_B")
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    item = sorted((out / "runs").iterdir())[0]
+    assert main(["rerun", str(item), "--cache-only", "--out", "again"]) == 0
+    again = tmp_path / "elsewhere" / "again"
+    assert (again / "events.jsonl").read_bytes() == (item / "events.jsonl").read_bytes()
+    assert sorted(p.name for p in (again / "judgments").iterdir()) == \
+        sorted(p.name for p in (item / "judgments").iterdir())
+    assert [s.answered() for s in servers] == answered  # nothing sent
     no_key_in(tmp_path, servers)
 
 

@@ -91,7 +91,7 @@ def test_a_parent_named_relative_to_where_the_fork_ran_is_found_from_anywhere(ru
     monkeypatch.chdir(tmp_path)
     assert main(["fork", "day", "--at", "08:00", "--out", "forks/again"]) == 0
     assert json.loads((tmp_path / "forks/again/header.json").read_text()
-                      )["config"]["forks"][-1]["parent"] == "day"
+                      )["config"]["forks"][-1]["parent"] == str(tmp_path / "day")
     (tmp_path / "elsewhere").mkdir()
     monkeypatch.chdir(tmp_path / "elsewhere")
     pair = open_beside(tmp_path / "forks/again", None)

@@ -170,3 +170,22 @@ def test_the_judgments_table_carries_the_scores_of_its_verdicts_on_the_turns(tmp
     assert judgment["turn_scores"] == {"fluency": {"mean": 3.5, "n": 2},
                                        "in_character": {"mean": 5.0, "n": 1}}
     assert judgment["turn_flags"] == {"is_refusal": {"raised": 1, "n": 2}}
+
+
+def test_a_page_names_models_as_the_run_resolved_them_two_aliases_of_one_id_apart():
+    """The calls of two aliases of one model id (two endpoints) are two models on the page,
+    each "alias (model id)"; a bare model keeps its id."""
+    from types import SimpleNamespace
+
+    from viewer.web.rundata import _calls
+
+    def call(model, endpoint):
+        return SimpleNamespace(role="judge", model=model, endpoint=endpoint, tag="pingpong",
+                               prompt_tokens=10, completion_tokens=2, cached=False, retries=0,
+                               faults=[])
+
+    data = _calls([call("openai/smol", "A"), call("openai/smol", "B"), call("openai/smol", "B"),
+                   call("scripted/pingpong", None)])
+    assert data["models"] == ["A (openai/smol)", "B (openai/smol)", "scripted/pingpong"]
+    assert {(r["model"], r["calls"]) for r in data["by_tag"]} == {
+        ("A (openai/smol)", 1), ("B (openai/smol)", 2), ("scripted/pingpong", 1)}

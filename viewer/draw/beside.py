@@ -95,7 +95,7 @@ class BesideRenderer:
         heads = []
         for replay in self.pair.replays:
             head = f"{replay.header.scenario}  ·  seed {replay.header.seed}  ·  " + \
-                ", ".join(sorted(set(replay.header.models.values())))
+                ", ".join(sorted(set(replay.header.model_names().values())))
             if head not in heads:
                 heads.append(head)
         parted = self.pair.parted

@@ -153,7 +153,7 @@ class ConversationView:
                             "center")
             theme.blit_text(surface, theme.fit(info.name, 15, inner - 26), (x + 26, y + 1), 15,
                             theme.TEXT, bold=True)
-            model = self.replay.header.models.get(info.name)
+            model = self.replay.header.model_names().get(info.name)
             y += 24
             if model:
                 y = theme.blit_lines(surface, [theme.fit(model, 12, inner)], (x, y), 12,

@@ -42,7 +42,7 @@ def draw_top_bar(surface: pygame.Surface, replay: Replay, playback: Playback,
     pygame.draw.rect(surface, theme.PANEL, (0, 0, width, TOP_BAR))
     pygame.draw.line(surface, theme.PANEL_EDGE, (0, TOP_BAR - 1), (width, TOP_BAR - 1))
     header = replay.header
-    models = sorted(set(header.models.values()))
+    models = sorted(set(header.model_names().values()))  # "alias (model id)"
     title = f"{replay.dir.name}  ·  {header.scenario}  ·  seed {header.seed}  ·  " + \
         ", ".join(models)
     forks = replay.fork_points()

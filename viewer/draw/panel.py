@@ -88,7 +88,7 @@ class InspectionPanel:
         if changed is not None:  # a fork swapped it (sandbox fork --agent-arch)
             architecture = f"{get(changed, 'architecture', '?')} (was " \
                 f"{get(changed, 'previous', '?')} until {_hm(self.replay, changed.t)})"
-        bits = [b for b in (architecture, self.replay.header.models.get(agent)) if b]
+        bits = [b for b in (architecture, self.replay.header.model_names().get(agent)) if b]
         if bits:
             out.append(Line("  ·  ".join(bits), 12, theme.TEXT_DIM, indent=30))
         if info.persona:

@@ -56,6 +56,7 @@ def run_data(run_dir: Path, scrub: Scrubber, *, replay: bool = True) -> dict[str
         "scenario": header.scenario, "seed": header.seed,
         "start_time": header.start_time.isoformat(sep=" "), "world": scrub.text(header.world or ""),
         "models": scrub.data(header.models), "backend": scrub.data(header.backend),
+        "model_names": scrub.data(header.model_names()),  # as the page says them
         "code_version": header.code_version,
         "config": scrub.data({k: v for k, v in config.items() if k != "command"}),
         **_reproduce(config, scrub),
@@ -131,7 +132,7 @@ def _calls(calls: list) -> dict[str, Any]:
     them (a record without a role, written before roles were, counts under none)."""
     by_tag: dict[tuple[str, str, str], dict[str, Any]] = {}
     for call in calls:
-        role, model = getattr(call, "role", None) or "", getattr(call, "model", "") or ""
+        role, model = getattr(call, "role", None) or "", _model(call)
         row = by_tag.setdefault((role, model, call.tag), {
             "role": role, "model": model, "tag": call.tag, "calls": 0, "prompt_tokens": 0,
             "completion_tokens": 0, "cached": 0, "retries": 0, "faults": 0})
@@ -144,8 +145,17 @@ def _calls(calls: list) -> dict[str, Any]:
     rows = sorted(by_tag.values(), key=lambda r: -r["calls"])
     total = {key: sum(r[key] for r in rows) for key in
              ("calls", "prompt_tokens", "completion_tokens", "cached", "retries", "faults")}
-    models = sorted({getattr(call, "model", "") for call in calls} - {""})
+    models = sorted({_model(call) for call in calls} - {""})
     return {"total": total, "by_tag": rows, "models": models}
+
+
+def _model(call) -> str:
+    """The model that answered a call as named everywhere: "alias (model id)" when a models
+    file's alias stood behind it (two aliases of one model id are two models)."""
+    from sandbox.llm import model_name
+
+    model = getattr(call, "model", "") or ""
+    return model_name(model, getattr(call, "endpoint", None)) if model else ""
 
 
 def _judgments(run_dir: Path, config: dict[str, Any], scrub: Scrubber):

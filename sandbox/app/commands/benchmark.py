@@ -139,7 +139,9 @@ def add_run_command(sub, bench, **defaults) -> argparse.ArgumentParser:
     add_model_access_options(p.add_argument_group("model access"))
     add_budget_options(p, suite=True, episode="item", what="a dialogue and its judges")
     add_parallel_options(p)
-    p.set_defaults(**{"func": lambda args: run_main(bench, args), "resumable": True, **defaults})
+    # `remake`: how `sandbox rerun ITEM` makes an item of this command again (rerun_item)
+    p.set_defaults(**{"func": lambda args: run_main(bench, args), "resumable": True,
+                      "remake": lambda args, run: remade(bench, args), **defaults})
     return p
 
 
@@ -556,6 +558,68 @@ def run_main(bench, args) -> int:
         return 1
     console.print(f"compare configurations: sandbox {bench.name}-board {args.out} OTHER_DIR ...")
     return 0
+
+
+def rerun_item(run: Path, recorded: dict, made_by: list[str], words: list[str], out: Path,
+               cache_only: bool) -> int:
+    """`sandbox rerun ITEM`: one item of a benchmark run made again into OUT (ITEM itself, or
+    a new directory holding ITEM's cache) by the benchmark command its header recorded
+    (`made_by`, recorded again in OUT's header; run as `words`: its paths absolute and its
+    models file where the run found it, so from any directory), its dialogue and its judges,
+    each answer from the cache (--cache-only: only from it, so no key is needed)."""
+    from sandbox.app.rerunning import parsed, without_decided
+    from sandbox.app.suites.benchmark import Limits, remake_item
+
+    # Where it writes is the rerun's (OUT; the item's benchmark directory stands for the
+    # recorded --out, which may not exist here), and so is how it uses the cache.
+    argv = [*without_decided(words[1:]), "--out", str(run.parent.parent),
+            *(["--cache-only"] if cache_only else [])]
+    console = terminal.console()
+    args = parsed(argv)
+    remake = getattr(args, "remake", None)
+    if remake is None:
+        raise UserError(f"{run}: made by `{' '.join(made_by)}`, whose items `sandbox rerun` "
+                        f"does not make: remove {run / 'result.json'} and run that command "
+                        "again to remake it from its cache")
+    bench, items, pool, config = remake(args, run)
+    item_id = recorded.get(bench.items.header_key)
+    if not isinstance(item_id, str):
+        raise UserError(f"{run}: its header names no item (config.{bench.items.header_key}); "
+                        f"run `{' '.join(made_by)}` again instead")
+    found = dict(zip(items.ids, items.items, strict=True))
+    if item_id not in found:
+        raise UserError(f"{run}: its item {item_id!r} is not in the {bench.items.noun} the "
+                        f"recorded command reads ({items.source or 'the built-in set'}) now")
+    console.print(f"[dim]{made_by[1]} item {item_id} of `{' '.join(made_by)}`, into {out}"
+                  f"{' (cache only)' if cache_only else ''}[/]", highlight=False,
+                  soft_wrap=True)
+    try:
+        report = remake_item(bench, run, out, (item_id, found[item_id]), pool, config,
+                             limits=Limits(None, args.episode_max_calls,
+                                           args.episode_max_tokens),
+                             command=made_by)
+    except CacheMiss as exc:
+        terminal.say_stopped(f"stopped: {exc}")
+        return 1
+    console.print(report_line(bench.noun, report))
+    return 1 if any(print_stopped(report, bench.noun)) else 0
+
+
+def remade(bench, args):
+    """What `sandbox rerun ITEM` remakes an item of `bench` with, from its benchmark command's
+    arguments: (the benchmark, its items, the models' pool, the configuration)."""
+    from tasks.kit import ItemIdError
+
+    use_prompts(args)
+    options = {name: getattr(args, name) for name in bench.options}
+    try:
+        items = bench.items.load(args.items, options)
+    except (FileFormatError, ItemIdError) as exc:
+        raise UserError(str(exc)) from exc
+    judges = judge_models(args)
+    models = {role.name: getattr(args, role.name) for role in bench.roles}
+    pool = model_pool(args, [*models.values(), *judges], models)
+    return bench, items, pool, configuration(bench, args, judges)
 
 
 def board_main(bench, args) -> int:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -42,6 +43,7 @@ from ..rerunning import (
     recorded_command,
     recorded_forks,
     run_recorded,
+    same_config,
 )
 from .common import (
     add_schedule_option,
@@ -116,7 +118,9 @@ def main(args: argparse.Namespace) -> int:
         raise UserError(f"{run}: recorded command {' '.join(command[:2])!r} is not a "
                         "`sandbox run`")
     at, end = _fork_point(args.at, run, header)
-    fork = Fork(parent=str(run), at=at, time=clock_text(header.start_time, at),
+    # the parent absolute, as the recorded command's paths are (app/recorded.py): a replay
+    # beside it, a rerun of the fork, find it from any directory
+    fork = Fork(parent=os.path.abspath(run), at=at, time=clock_text(header.start_time, at),
                 architectures=_architectures(args, header),
                 whispers=_whispers(args.whisper or [], header, at, end),
                 command=["sandbox", *(getattr(args, "argv", None) or [])])  # masked (app/cli.py)
@@ -281,7 +285,7 @@ def _check_replay(engine, run: Path, config: dict, at: float) -> None:
     to the fork point: else a ForkError (the code, or a file the command reads, changed)."""
     ours = comparable_config(engine.log.header.config)
     theirs = comparable_config(config)
-    if ours != theirs:
+    if not same_config(ours, theirs):
         raise ForkError(f"the replay's scenario is not {run}'s: config."
                         f"{first_difference(ours, theirs)} differs (a file the recorded "
                         "command reads changed since?)")

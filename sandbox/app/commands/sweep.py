@@ -101,6 +101,9 @@ def main(args) -> int:
     parsed = []
     for cell in found.cells:  # every cell checked before any runs
         cell_args = parse_command(parser, cell.argv, f"{cell.benchmark} {cell.name}: ")
+        # as the cell's items record it (paths absolute, credentials masked): what sweep.json
+        # and a dry run say remakes the cell, from any directory
+        cell.argv = list(cell_args.argv)
         _check_cell(cell, cell_args, parser, recipes[cell.benchmark])
         parsed.append(cell_args)
     for cell, cell_args in zip(found.cells, parsed, strict=True):

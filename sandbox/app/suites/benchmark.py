@@ -359,12 +359,30 @@ def run_item(session: Session, selected: tuple[str, Any]) -> BenchmarkReport:
         return _run_item(session, item_id, item, run_dir)
 
 
-def _run_item(session: Session, item_id: str, item: Any, run_dir: Path) -> BenchmarkReport:
+def remake_item(bench: Benchmark, run: Path, out: Path, selected: tuple[str, Any],
+                pool: ModelPool, config: Configuration, *, limits: Limits = Limits(),
+                command: Sequence[str] = ()) -> BenchmarkReport:
+    """One item of a benchmark run (RUN, an item's run directory) made again into OUT (RUN
+    itself, or a new directory holding a copy of RUN's cache), finished or not: its dialogue
+    and every judge, each answer from OUT's cache when it holds it (`sandbox rerun ITEM`).
+    Its judges are named as RUN's benchmark directory recorded them (its judgments' names);
+    its header records `command`, the benchmark run that made the item."""
+    config = _complete(bench, config, pool)
+    home = run.parent.parent  # BENCH/runs/ITEM
+    config = replace(config, judges=recorded_judges(bench, home, config.judges, pool))
+    session = Session(bench, home, pool, config, rejudge=True, limits=limits,
+                      command=tuple(command))
+    with hold(out):  # refused while the benchmark run that holds RUN's directory goes on
+        return _run_item(session, *selected, out, again=True)
+
+
+def _run_item(session: Session, item_id: str, item: Any, run_dir: Path, *,
+              again: bool = False) -> BenchmarkReport:
     bench, config, report = session.bench, session.config, BenchmarkReport(items=1)
     cache = run_dir / CACHE
     note = session.note or (lambda item, what: None)
     budgets = session.budgets()
-    if finished(run_dir):
+    if finished(run_dir) and not again:
         report.runs_skipped += 1
     else:
         note(item_id, "dialogue")

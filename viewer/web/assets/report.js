@@ -253,7 +253,7 @@ const REPORT = (() => {
     const r = d.result || {};
     root.append(h("section", {class: "part"}, h("h2", {}, "Run"), kvList([
       ["scenario", d.scenario], ["seed", d.seed], ["start", d.start_time], ["world", d.world],
-      ["models", d.models && Object.entries(d.models).map(([k, v]) => `${k}: ${v}`).join("; ")],
+      ["models", (d.model_names || d.models) && Object.entries(d.model_names || d.models).map(([k, v]) => `${k}: ${v}`).join("; ")],
       ["result", r.status && `${r.status}, ${r.events} events, ${r.llm_calls} calls, ` +
         `${num(r.wall_time_s)} s wall` + (r.error ? `; ${r.error}` : "")],
       ["warnings", (r.warnings || []).join("; ")],
