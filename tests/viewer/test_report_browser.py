@@ -124,7 +124,7 @@ def test_an_items_transcript_opens_with_verdicts_beside_the_turns(page, made):
     assert re.search(r"in_character \d+(\.\d+)? \(mean of \d+ turns?\)", scores), scores
     # the command that remakes the item: the benchmark's, and how
     assert text_of(page, "pre.command")[0].startswith("sandbox pingpong ")
-    assert "remove the item's result.json" in text_of(page, "p.how")[0]
+    assert "sandbox rerun ITEM" in text_of(page, "p.how")[0]
     assert "settings.json" in " ".join(text_of(page, ".reads li"))  # not in the site
     page.screenshot(made["shots"] / "item-dialogue.png")
     assert page.errors == []

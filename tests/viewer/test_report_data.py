@@ -145,7 +145,7 @@ def test_a_benchmark_items_page_gives_the_command_that_remakes_it(tmp_path):
                     config={"benchmark_command": made_by})
     data = run_data(run, Scrubber())
     assert data["command"] == " ".join(made_by)
-    assert "remove the item's result.json" in data["command_how"]
+    assert "sandbox rerun ITEM" in data["command_how"]
     assert data["reads"] == [{"file": "settings.json", "as": "--settings"}]
 
 

@@ -85,7 +85,8 @@ def _reproduce(config: dict[str, Any], scrub: Scrubber) -> dict[str, Any]:
     """The command that remakes this run, what to know about it, and the files it reads that
     the site does not hold. A fork's own `sandbox fork ...` (its header's last fork), not the
     parent's command it carries; a benchmark's item, the benchmark's command (it remakes the
-    item from its cache once the item's result.json is gone: `sandbox rerun` says so too)."""
+    item from its cache once the item's result.json is gone; `sandbox rerun ITEM` remakes it
+    into another directory)."""
     forks = config.get("forks") or []
     fork = forks[-1] if forks and isinstance(forks[-1], dict) else {}
     words, how = None, ""
@@ -97,8 +98,9 @@ def _reproduce(config: dict[str, Any], scrub: Scrubber) -> dict[str, Any]:
         words = config["command"]
     elif isinstance(config.get("benchmark_command"), list):
         words = config["benchmark_command"]
-        how = ("the benchmark's command that made this item: remove the item's result.json "
-               "and run it again to remake the item from its cache")
+        how = ("the benchmark's command that made this item: `sandbox rerun ITEM --out NEW` "
+               "remakes the item from its cache (or remove the item's result.json and run "
+               "this command again)")
     if not words:
         return {"command": None, "command_how": "", "reads": []}
     words = [str(w) for w in words]
