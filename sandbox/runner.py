@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import shutil
 import sys
 import time
@@ -140,7 +141,10 @@ def _run(scenario: Scenario, llm, *, seed: int, out_dir: Path, overwrite: bool, 
                        config={**scenario.config(), **(extra_header or {}),
                                **({"roles": roles} if roles else {}),
                                **({"endpoints": endpoints} if endpoints else {}),
-                               **({"command": COMMAND.get()} if COMMAND.get() else {}),
+                               # and the directory it was typed in: a file it names as
+                               # typed (a template, a world) is found there by `rerun`
+                               **({"command": COMMAND.get(), "command_dir": os.getcwd()}
+                                  if COMMAND.get() else {}),
                                **(RECORDED.get() or {})})
     check = CHECK_CONFIG.get()
     if check is not None:

@@ -34,7 +34,8 @@ FINGERPRINTS = Path(__file__).parent / "data" / "fingerprints.json"
 REPO = Path(__file__).resolve().parents[1]  # our own item sets are recorded by their path
 TAKE = os.environ.get("SANDBOX_TAKE_FINGERPRINTS") == "1"
 VOLATILE = {"created_at", "latency_s", "wall_time_s", "started_at", "code_version",
-            "schedule", "sends", "peak_in_flight"}  # the last three: how a town's calls went out
+            "schedule", "sends", "peak_in_flight",  # these three: how a town's calls went out
+            "command_dir"}  # where the command was typed
 UNORDERED = {"llm_cache.jsonl"}  # appended as answers arrive
 
 

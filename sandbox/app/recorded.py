@@ -8,8 +8,9 @@ Which words are paths is what the parser declares: an option or positional of a 
 a cache) and a person's `script:FILE`. Every other word is kept as typed, a reference to a
 file among them (a task template, an architecture or a world given as a path): the run's
 config and events name that file as typed, so a rerun given another spelling of it would not
-be the same run (`sandbox fork` compares them byte for byte); such a run is rerun from the
-directory it was made in.
+be the same run (`sandbox fork` compares them byte for byte); the header records the directory
+the command was typed in (`command_dir`), and a rerun or a fork runs from there
+(`rerunning.run_recorded`).
 """
 
 from __future__ import annotations

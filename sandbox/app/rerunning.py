@@ -226,13 +226,15 @@ def copy_cache(run: Path, out: Path) -> bool:
 
 def comparable_config(config: dict) -> dict:
     """A header's config without what differs between a run and its replay for no reason:
-    the command, the forks, where architecture files were read from, how its endpoints were
+    the command and where it was typed, the forks, where architecture files were read from,
+    how its endpoints were
     reached (a cache-only replay asks no server its dialect; a rebuilt models file is
     elsewhere), and empty entries (a field added since RUN ran, at its empty default, changes
     nothing)."""
     out = {}
     for key, value in config.items():
-        if key in ("command", "forks", "source", "endpoints") or value in (None, [], {}):
+        if key in ("command", "command_dir", "forks", "source", "endpoints") \
+                or value in (None, [], {}):
             continue
         out[key] = comparable_config(value) if isinstance(value, dict) else value
     return out
@@ -318,24 +320,41 @@ def parsed(argv: list[str]):
 def run_recorded(command: list[str], out: Path, *, cache_only: bool,
                  pauses: tuple[Pause, ...] = (), recorded: dict[str, Any] | None = None,
                  start: Checkpoint | None = None,
-                 check: Callable[[dict[str, Any]], None] | None = None) -> int:
+                 check: Callable[[dict[str, Any]], None] | None = None,
+                 directory: str | None = None) -> int:
     """Run the recorded `sandbox run ...` words again into OUT (over it: --overwrite), from
     OUT's cache, pausing at `pauses` and recording `recorded` in its header; from the
-    checkpoint `start` (its pauses before it already made) when given, else from the start."""
+    checkpoint `start` (its pauses before it already made) when given, else from the start.
+    `directory`: the one the command was typed in (its header's `command_dir`): run from
+    there while it exists, so a file the command names as typed (a template, a world, an
+    architecture: the run's config and events name it so) is the same file, found from
+    anywhere."""
     from rich.markup import escape
 
     from sandbox import terminal
 
-    argv = [*without_decided(command[1:]), "--out", str(out), "--overwrite",
+    argv = [*without_decided(command[1:]), "--out", str(Path(out).absolute()), "--overwrite",
             *(["--cache-only"] if cache_only else [])]
     shown = escape(f"sandbox {' '.join(argv)}")  # a recorded word may hold [brackets]
     terminal.console().print(f"[dim]{shown}[/]", highlight=False, soft_wrap=True)
-    again = parsed(argv)
+    here = os.getcwd()
+    typed_in = directory if directory and os.path.isdir(directory) else None
     paused, extra, restore = PAUSES.set(pauses), RECORDED.set(recorded), RESTORE.set(start)
     checked = CHECK_CONFIG.set(check)
     try:
+        if typed_in is not None:
+            os.chdir(typed_in)
+        try:
+            again = parsed(argv)
+        except UserError as exc:
+            if directory and typed_in is None:  # what it names as typed was found there
+                raise UserError(f"{exc} (the command was typed in {directory}, which is not "
+                                "there now: run it from a directory that holds those files)"
+                                ) from exc
+            raise
         return again.func(again)
     finally:
+        os.chdir(here)
         PAUSES.reset(paused)
         RECORDED.reset(extra)
         RESTORE.reset(restore)

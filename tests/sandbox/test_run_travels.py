@@ -264,3 +264,40 @@ def test_a_header_without_roles_names_its_models_by_their_ids():
     old = RunHeader(scenario="stss", seed=0, start_time=datetime(2024, 2, 14),
                     models={"Maya": "local/smollm2-135m", "Kenji": "local/smollm2-135m"})
     assert old.model_names() == old.models
+
+
+def test_a_run_of_a_template_file_named_as_typed_reruns_and_forks_from_anywhere(
+        tmp_path, monkeypatch, capsys):
+    """`sandbox run mytask.yaml` (a template file of one's own, named relative to where the
+    command was typed): its config and events name it as typed, so the header records the
+    directory too, and rerun and fork run from there: the same run from any directory. With
+    that directory gone, one line says where the command was typed."""
+    from tasks.stss import TEMPLATES_DIR
+
+    made, elsewhere = tmp_path / "made", tmp_path / "elsewhere"
+    made.mkdir()
+    elsewhere.mkdir()
+    (made / "mytask.yaml").write_bytes((TEMPLATES_DIR / "public_spring_tasting.yaml")
+                                       .read_bytes())
+    monkeypatch.chdir(made)
+    assert main(["run", "mytask.yaml", *EPISODE[1:], "--model", "scripted/town",
+                 "--out", "run"]) == 0
+    assert json.loads((made / "run" / "header.json").read_text())["config"][
+        "command_dir"] == str(made)
+    monkeypatch.chdir(elsewhere)
+    assert main(["rerun", str(made / "run"), "--cache-only", "--out", "again"]) == 0
+    assert (elsewhere / "again" / "events.jsonl").read_bytes() == \
+        (made / "run" / "events.jsonl").read_bytes()
+    assert main(["fork", str(made / "run"), "--at", "16:00", "--whisper",
+                 "Maya Lindqvist@16:00: the tasting moved to the garden", "--out",
+                 "forked"]) == 0
+    assert main(["rerun", "forked", "--cache-only", "--out", "forked-again"]) == 0
+    assert (elsewhere / "forked-again" / "events.jsonl").read_bytes() == \
+        (elsewhere / "forked" / "events.jsonl").read_bytes()
+    capsys.readouterr()
+    moved = tmp_path / "moved"
+    made.rename(moved)
+    assert main(["rerun", str(moved / "run"), "--cache-only", "--out", "lost"]) == 2
+    err = capsys.readouterr().err
+    assert f"the command was typed in {made}, which is not there now" in err
+    assert len(err.strip().splitlines()) == 1

@@ -108,7 +108,9 @@ def register(sub) -> None:
 def main(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     console = terminal.console()
-    run = args.run
+    # absolute: the replay runs from the directory its command was typed in (run_recorded)
+    run = args.run = args.run.absolute()
+    args.out = args.out.absolute() if args.out is not None else None
     try:
         header = read_header(run)
     except RunFormatError as exc:
@@ -170,7 +172,8 @@ def main(args: argparse.Namespace) -> int:
         reached.clear()
         return run_recorded(command, out, cache_only=True,
                             pauses=fork_pauses(chain, before=before, after=after),
-                            recorded=recorded_forks(chain), start=start)
+                            recorded=recorded_forks(chain), start=start,
+                            directory=header.config.get("command_dir"))
 
     code = (attempt(None) if args.from_start
             else from_checkpoint(run, at, attempt, also=(ForkError,)))

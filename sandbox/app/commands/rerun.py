@@ -59,6 +59,9 @@ def register(sub) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    # absolute: the run is made again from the directory its command was typed in
+    args.run = args.run.absolute()
+    args.out = args.out.absolute() if args.out is not None else None
     try:
         header = read_header(args.run)
     except RunFormatError as exc:
@@ -79,7 +82,8 @@ def main(args: argparse.Namespace) -> int:
         return run_recorded(command, args.out or args.run, cache_only=args.cache_only,
                             pauses=fork_pauses(chain),
                             recorded=recorded_forks(chain) if chain else None, start=start,
-                            check=same_scenario(args.run, recorded))
+                            check=same_scenario(args.run, recorded),
+                            directory=recorded.get("command_dir"))
 
     if args.out is not None or args.from_start:  # a run made again, to compare: all of it
         if args.out is None:
