@@ -508,7 +508,6 @@ def configuration(bench, args, judges: list[str]):
 
 def run_main(bench, args) -> int:
     from sandbox.app.suites.benchmark import board_report
-    from tasks.kit import ItemIdError
 
     if getattr(args, "dry_run", False):
         return dry_run(bench, args)
@@ -517,11 +516,7 @@ def run_main(bench, args) -> int:
     parallel = parallel_options(args)
     hold_output(args.out)  # refused at once while another command writes into it
     use_prompts(args)
-    options = {name: getattr(args, name) for name in bench.options}
-    try:
-        items = bench.items.load(args.items, options)
-    except (FileFormatError, ItemIdError) as exc:
-        raise UserError(str(exc)) from exc
+    items = _items(bench, args)
     for note in items.notes:
         console.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)
     if items.ignored_keys:
@@ -538,6 +533,7 @@ def run_main(bench, args) -> int:
                   f"{cast}, judges {', '.join(judges)}{default('--judge')}, into {args.out}[/]")
     config = configuration(bench, args, judges)
     ids = [i for i, _ in selected]
+    options = {name: getattr(args, name) for name in bench.options}
     done, foretold = foretell(bench, args, ids, options, models, judges)
     report = run_with_progress(bench, args.out, items, pool, config, console=console,
                                description=bench.items.noun, total=len(selected),
@@ -608,18 +604,23 @@ def rerun_item(run: Path, recorded: dict, made_by: list[str], words: list[str], 
 def remade(bench, args):
     """What `sandbox rerun ITEM` remakes an item of `bench` with, from its benchmark command's
     arguments: (the benchmark, its items, the models' pool, the configuration)."""
-    from tasks.kit import ItemIdError
-
     use_prompts(args)
-    options = {name: getattr(args, name) for name in bench.options}
-    try:
-        items = bench.items.load(args.items, options)
-    except (FileFormatError, ItemIdError) as exc:
-        raise UserError(str(exc)) from exc
+    items = _items(bench, args)
     judges = judge_models(args)
     models = {role.name: getattr(args, role.name) for role in bench.roles}
     pool = model_pool(args, [*models.values(), *judges], models)
     return bench, items, pool, configuration(bench, args, judges)
+
+
+def _items(bench, args):
+    """The benchmark's items as its --items and options select them (a UserError when the
+    file does not read)."""
+    from tasks.kit import ItemIdError
+
+    try:
+        return bench.items.load(args.items, {name: getattr(args, name) for name in bench.options})
+    except (FileFormatError, ItemIdError) as exc:
+        raise UserError(str(exc)) from exc
 
 
 def board_main(bench, args) -> int:
