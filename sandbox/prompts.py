@@ -21,6 +21,13 @@ def set_prompt_dir(path: Path | str | None) -> None:
     _environment.cache_clear()
 
 
+def read_afresh() -> None:
+    """Read the prompt files again from the next render on. Each command starts so
+    (app/cli.py): a template is read once a command, and one edited between two commands of
+    one process (a test, a notebook) is the edited one."""
+    _environment.cache_clear()
+
+
 @cache
 def _environment(package: str | Path) -> jinja2.Environment:
     loaders: list[jinja2.BaseLoader] = []
@@ -34,7 +41,11 @@ def _environment(package: str | Path) -> jinja2.Environment:
     return jinja2.Environment(loader=jinja2.ChoiceLoader(loaders),
                               undefined=jinja2.StrictUndefined, trim_blocks=True,
                               lstrip_blocks=True, keep_trailing_newline=False,
-                              autoescape=False)
+                              autoescape=False,
+                              # not asked again whether its file changed at every render
+                              # (two stat calls each, which give up the interpreter's lock
+                              # to hundreds of threads waiting on an endpoint): once a command
+                              auto_reload=False)
 
 
 def render(package: str | Path, name: str, **variables) -> str:

@@ -197,6 +197,9 @@ def main(argv: list[str] | None = None) -> int:
                         format="%(levelname)s %(name)s: %(message)s")
     remember_environment(getattr(args, "base_url", None))
     redact_logs()
+    from sandbox.prompts import read_afresh  # jinja2 only when a command runs, not for --help
+
+    read_afresh()  # the prompt files as they are now: read once in this command
     try:
         with lock.session(), _settings(args):
             check_environment()
