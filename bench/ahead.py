@@ -118,8 +118,9 @@ def virtual_leg(template: str, schedule: str, out: Path, latency: float,
         if not flying:
             return
         clock[0] = max(a.at for a in flying) if everyone else min(a.at for a in flying)
-        for answer in [a for a in flying if a.done()]:
-            flying.remove(answer)
+        back = [a for a in flying if a.done()]
+        flying[:] = [a for a in flying if not a.done()]
+        for answer in back:
             for callback in answer.callbacks:
                 callback(answer)
         run_loop._take_back(block=False)

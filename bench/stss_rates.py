@@ -90,7 +90,7 @@ def per_template(runs) -> dict[str, Rates]:
 
 
 def rate_data(rate: Rate) -> list:
-    """A rate as the file keeps it: its columns (cost.RATE_FIELDS) in order, on one line."""
+    """A rate as the file keeps it: its columns (estimate.RATE_FIELDS) in order, on one line."""
     return [rate.hours, rate.calls, rate.prompt_tokens, rate.completion_tokens,
             round(rate.latency_s, 3)]
 

@@ -497,15 +497,14 @@ class Engine:
         self.rounds += 1
 
     def _take_back(self, block: bool) -> None:
-        """Count the answers back since the loop last looked (waiting for one if `block`)."""
-        try:
-            lp = self._back.get(block=block)
-            while True:
-                lp.pending -= 1
-                self._in_flight -= 1
-                lp = self._back.get_nowait()
-        except queue.Empty:
-            pass
+        """Count the answers back since the loop last looked (waiting for one if `block`). The
+        run loop is the queue's one reader: while it is not empty, a get never waits."""
+        back = [self._back.get()] if block else []
+        while not self._back.empty():
+            back.append(self._back.get())
+        for lp in back:
+            lp.pending -= 1
+        self._in_flight -= len(back)
 
     def _answer(self, lp: LP) -> None:
         """Hand an LP its answers, in its ask order (all of them are back)."""

@@ -110,7 +110,7 @@ def main(args: argparse.Namespace) -> int:
     console = terminal.console()
     # absolute: the replay runs from the directory its command was typed in (run_recorded)
     run = args.run = args.run.absolute()
-    args.out = args.out.absolute() if args.out is not None else None
+    args.out = args.out.absolute()
     try:
         header = read_header(run)
     except RunFormatError as exc:

@@ -13,6 +13,7 @@ own cost module).
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +53,7 @@ class Rate:
 
 
 Rates = dict[str, dict[str, Rate]]  # group -> role -> rate
+RATE_FIELDS = ("hours", "calls", "prompt_tokens", "completion_tokens", "latency_s")  # kept in order
 
 
 Classify = Callable[[Path, CallRecord], str]  # (run directory, a call) -> what it counts as
@@ -114,21 +116,31 @@ def read_rates(path: Path) -> Rates:
     out: Rates = {}
     for group, roles in _kept_file(path).get("rates", {}).items():
         try:
-            out[group] = {role: _rate(value) for role, value in roles.items()}
+            out[group] = {role: Rate(**kept_numbers(value, RATE_FIELDS))
+                          for role, value in roles.items()}
         except (AttributeError, TypeError, ValueError) as exc:
             raise UserError(f"{path}: the rates of {group!r} do not read ({exc}); its bench "
                             "script writes them") from exc
     return out
 
 
-def _rate(value: Any) -> Rate:
-    rate = Rate(**value)
-    numbers = (rate.hours, rate.calls, rate.prompt_tokens, rate.completion_tokens,
-               rate.latency_s)
-    if any(isinstance(n, bool) or not isinstance(n, int | float) or not n >= 0
-           or n == float("inf") for n in numbers):
-        raise ValueError(f"not numbers of 0 or more: {value}")
-    return rate
+def kept_numbers(value: Any, fields: tuple[str, ...], positive: tuple[str, ...] = ()
+                 ) -> dict[str, float]:
+    """A kept entry's fields as numbers (a mapping, or the list of `fields` in order): all of
+    `fields`, finite, none negative, those of `positive` above 0; ValueError naming what is
+    wrong."""
+    if isinstance(value, list) and len(value) == len(fields):
+        value = dict(zip(fields, value, strict=True))
+    elif not isinstance(value, dict) or set(value) != set(fields):
+        raise ValueError(f"expected {', '.join(fields)}")
+    for name in fields:
+        number = value[name]
+        if isinstance(number, bool) or not isinstance(number, int | float) \
+                or not math.isfinite(number) or number < 0 \
+                or (name in positive and number == 0):
+            raise ValueError(f"{name}: {number!r} is not a "
+                             f"{'positive' if name in positive else 'non-negative'} number")
+    return value
 
 
 def measured_rates(bench, done: list[Path]) -> dict:

@@ -6,7 +6,6 @@ summary, prints the estimate for the episodes it ran beside what they spent
 from __future__ import annotations
 
 import json
-import math
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -15,11 +14,13 @@ from typing import TYPE_CHECKING
 
 from sandbox.app.commands.common import models_file, parallel_options
 from sandbox.app.suites.estimate import (
+    RATE_FIELDS,
     TOWN,
     Estimate,
     Line,
     Rate,
     Rates,
+    kept_numbers,
     measure,
     named,
 )
@@ -199,26 +200,7 @@ def answered_by_double(model: str) -> bool:
     return model.startswith("scripted/")
 
 
-RATE_FIELDS = ("hours", "calls", "prompt_tokens", "completion_tokens", "latency_s")
 FACTOR_FIELDS = ("calls", "prompt_tokens", "completion_tokens")
-
-
-def _numbers(value, fields: tuple[str, ...], positive: tuple[str, ...]) -> dict[str, float]:
-    """A kept entry's fields as numbers (a rate is kept as the list of its fields in order, a
-    factor as a mapping): all of `fields`, finite, none negative, those of `positive` above 0;
-    ValueError naming what is wrong."""
-    if isinstance(value, list) and len(value) == len(fields):
-        value = dict(zip(fields, value, strict=True))
-    elif not isinstance(value, dict) or set(value) != set(fields):
-        raise ValueError(f"expected {', '.join(fields)}")
-    for name in fields:
-        number = value[name]
-        if isinstance(number, bool) or not isinstance(number, int | float) \
-                or not math.isfinite(number) or number < 0 \
-                or (name in positive and number == 0):
-            raise ValueError(f"{name}: {number!r} is not a "
-                             f"{'positive' if name in positive else 'non-negative'} number")
-    return value
 
 
 def _kept_rates(data, where: str, unread: list[str]) -> Rates:
@@ -228,7 +210,7 @@ def _kept_rates(data, where: str, unread: list[str]) -> Rates:
     for group, classes in (data or {}).items() if isinstance(data, dict) else ():
         for kind, value in (classes or {}).items() if isinstance(classes, dict) else ():
             try:
-                out.setdefault(group, {})[kind] = Rate(**_numbers(value, RATE_FIELDS,
+                out.setdefault(group, {})[kind] = Rate(**kept_numbers(value, RATE_FIELDS,
                                                                   ("hours",)))
             except ValueError as exc:
                 unread.append(f"{where}.{group}.{kind}: {exc}")
@@ -267,7 +249,7 @@ def read_kept(path: Path) -> Kept:
         for kind, value in classes.items() if isinstance(classes, dict) else ():
             try:
                 factors.setdefault(group, {})[kind] = Factor(
-                    **_numbers(value, FACTOR_FIELDS, FACTOR_FIELDS))
+                    **kept_numbers(value, FACTOR_FIELDS, FACTOR_FIELDS))
             except ValueError as exc:
                 unread.append(f"real.factors.{group}.{kind}: {exc}")
     return Kept(str(scripted.get("model", "")), kept, str(real.get("model", "")),
