@@ -210,7 +210,8 @@ def _run(scenario: Scenario, llm, *, seed: int, out_dir: Path, overwrite: bool, 
         result = RunResult(status=status, wall_time_s=round(time.perf_counter() - started, 3),
                            sim_time_s=engine.now, events=log.count, llm_calls=len(calls.records),
                            error=error, warnings=nothing_happened(
-                               happened, calls.records, getattr(scenario, "expected_events", {})),
+                               happened, calls.records, getattr(scenario, "expected_events", {}))
+                           + overtaken(engine),
                            **fallback_counts(calls.records), checkpoints=written,
                            checkpoints_skipped=skipped,
                            restored_from=restored.t if restored is not None else None,
@@ -230,6 +231,15 @@ def schedule_figures(engine: Engine, records) -> dict[str, Any]:
         return {}
     return {"schedule": engine.schedule, "sends": engine.rounds,
             "peak_in_flight": engine.peak_in_flight}
+
+
+def overtaken(engine: Engine) -> list[str]:
+    """A warning when running ahead let a step pass a moment someone could still reach."""
+    if not engine.overtaken:
+        return []
+    return [f"running ahead let {len(engine.overtaken)} step(s) pass a moment a resident "
+            f"could still reach (first: {engine.overtaken[0]}): this run may differ from "
+            "the same run in lockstep; run it again with --schedule lockstep"]
 
 
 def _carry_over(restored: checkpoint.Checkpoint, out_dir: Path, engine: Engine,

@@ -100,6 +100,10 @@ class WorldState:
         self._tile_matrix = None  # the tile graph as scipy's sparse matrix (_hops)
         self._spt = world.seconds_per_tile(WALKING_SPEED)
         self._horizon: float | None = None
+        # arena -> the last moment a step that went on assumed nobody new could be there by
+        # (`goes`); a walk into it before then breaks the rule (`_start_walking`)
+        self._promised: dict[Address, float] = {}
+        self._asked: tuple[str, float, dict[Address, float]] | None = None  # meets' last
         engine.reach = self  # residents run ahead as far as this town lets them meet (meets)
 
     # -- agents ---------------------------------------------------------------------------------
@@ -221,6 +225,11 @@ class WorldState:
         return (yield from self.walk_on(agent))
 
     def _start_walking(self, agent: str, walk: _Walk) -> None:
+        for entry in walk.enters[1:]:  # where it was, it was before (someone saw to that)
+            arena = self.world.arena_at(walk.path[entry.index])
+            if entry.t < self._promised.get(arena, -1.0) - 1e-6:
+                self.engine.overtook(f"{agent} into {arena} at {entry.t:.1f} s, where a step "
+                                     f"went on to {self._promised[arena]:.1f} s")
         self._walking[agent] = walk
         crosses = self._crosses[agent] = frozenset(entry.arena for entry in walk.enters)
         for arena in crosses:  # each arena once
@@ -285,34 +294,38 @@ class WorldState:
         return walk.path[tile_index(walk.t0, walk.seconds_per_tile, len(walk.path), t)]
 
     def meets(self, resident: str, t: float, behind) -> str | None:
-        """One of those `behind` (sandbox.engine.Behind) that could be, by `t`, in an
-        arena where what `resident` does up to `t` could be seen or could see them: where it
-        stands, where its walk is at `t`, and at its arrival every arena the walk crosses;
-        `resident` itself when it is nowhere the rule can tell; None when nobody could. A walk's
-        steps before its arrival only cross arenas, which nobody reads from the walker's
-        process (where a walker is at any moment follows from its walk: `tile_of`): nobody
-        meets them."""
+        """One of those `behind` (sandbox.engine.Behind) that could be, in time, in an arena
+        where what `resident` does up to `t` could be seen or could see them: where it stands
+        and where its walk is at `t`, by `t`; at its arrival, each arena the walk crossed, by
+        the time it left it (`_seen_until`); `resident` itself when it is nowhere the rule can
+        tell; None when nobody could. A walk's steps before its arrival only cross arenas,
+        which nobody reads from the walker's process (where a walker is at any moment follows
+        from its walk: `tile_of`): nobody meets them."""
         walk = self._walking.get(resident)
         if walk is not None and t < walk.arrival:
             return None
         if resident not in self._arena:
             return resident
-        arenas = {self.arena_of(resident), self.world.arena_at(self.tile_at(resident, t))}
-        if walk is not None:
-            # Its arrival ends the walk: from then on it stands where it arrived, also to those
-            # who look at an earlier moment, when it was on its way. So none of them may be
-            # able to look anywhere along the way before it arrives.
-            arenas.update(self.world.arena_at(walk.path[e.index]) for e in walk.enters)
-        if None in arenas:
+        if not len(behind):
+            return None
+        until = self._seen_until(resident, t, walk)
+        if until is None:
             return resident
-        # Who is less than a tile's walk behind `t` can be there by then only if it stands
-        # there already or its walk goes there: those are looked up in these arenas, and only
-        # those further behind are read one by one (half a tile: a margin for rounding).
+        self._asked = (resident, t, until)  # `goes` holds to these when it goes on
+        # Nobody behind reads anywhere before the time of the one furthest behind: an arena
+        # left before then is looked at by no one.
+        first = next(behind.entries(0, 1))[1]
+        targets = [(arena, d, self._hops(arena)) for arena, d in until.items() if d >= first]
+        if not targets:
+            return None
+        # Who is less than half a tile's walk behind `t` can be in an arena by its time (`t`
+        # or earlier) only if it stands there already or its walk goes there: those are
+        # looked up in these arenas, and only those further behind are read one by one.
         near = t - self._spt / 2
-        grids = [self._hops(arena) for arena in arenas]
+        arenas = [arena for arena, _d, _grid in targets]
         far = behind.until(near) if self._all_placed(behind) else len(behind)
         for other, c in behind.entries(0, far):
-            if self._meets_in(other, c, t, arenas, grids):
+            if self._meets_in(other, c, targets):
                 return other
         lists = [self._occupants.get(arena, ()) for arena in arenas]
         lists += [self._crossing.get(str(arena), ()) for arena in arenas]
@@ -320,7 +333,7 @@ class WorldState:
             # in any order: whoever is found, the answer (someone or nobody) is the same
             for other in {a for names in lists for a in names}:
                 c = behind.time_of(other)
-                if c is not None and c > near and self._meets_in(other, c, t, arenas, grids):
+                if c is not None and c > near and self._meets_in(other, c, targets):
                     return other
             return None
         # else those behind, each asked whether it is there (a crowded street)
@@ -330,9 +343,43 @@ class WorldState:
             walk_goes = crosses.get(other)
             there = (not walk_goes.isdisjoint(names) if walk_goes is not None
                      else placed[other] in arenas)
-            if there and self._meets_in(other, c, t, arenas, grids):
+            if there and self._meets_in(other, c, targets):
                 return other
         return None
+
+    def goes(self, resident: str, t: float) -> None:
+        """`resident`'s step at `t` goes on, nobody behind able to reach where it could be
+        seen in time (`meets`): nobody is to walk into those places before then. Who could
+        and was not behind (a conversation's partner, whose clock is its initiator's) is the
+        one the rule did not see: `_start_walking` tells the engine (Engine.overtook)."""
+        walk = self._walking.get(resident)
+        if walk is not None and t < walk.arrival or resident not in self._arena:
+            return
+        asked = self._asked
+        until = (asked[2] if asked is not None and asked[:2] == (resident, t)
+                 else self._seen_until(resident, t, walk))
+        promised = self._promised
+        for arena, by in (until or {}).items():
+            if by > promised.get(arena, -1.0):
+                promised[arena] = by
+
+    def _seen_until(self, resident: str, t: float, walk: _Walk | None
+                    ) -> dict[Address, float] | None:
+        """Each arena where `resident`'s step at `t` could be seen or could see, with the last
+        moment that holds: where it is and where it is at `t`, until `t`. At a walk's arrival,
+        also each arena the walk crossed, until it left it: the arrival ends the walk, and
+        from then on the walker stands where it arrived, also to those who look at an earlier
+        moment; so none of them may be able to look where the walk had it while it was there.
+        An arena it left before anyone behind can look there is never read at that moment
+        (the walk's early arenas, mostly). None: a tile outside every arena."""
+        until = {self.arena_of(resident): t, self.world.arena_at(self.tile_at(resident, t)): t}
+        if walk is not None:
+            enters = walk.enters
+            for i, entry in enumerate(enters):
+                arena = self.world.arena_at(walk.path[entry.index])
+                left = enters[i + 1].t if i + 1 < len(enters) else t
+                until[arena] = max(until.get(arena, left), min(left, t))
+        return None if None in until else until
 
     def _all_placed(self, behind) -> bool:
         """Whether every one of those `behind` is in the town (one who is not could be anywhere:
@@ -346,15 +393,16 @@ class WorldState:
             self._placed_for = len(behind)
         return True
 
-    def _meets_in(self, other: str, c: float, t: float, arenas: set[Address],
-                  grids: list[list[array]]) -> bool:
-        """Whether `other`, at `c`, could be in one of `arenas` by `t` (`grids`: their hops).
-        One standing is read here as `earliest` reads it (most of those asked stand)."""
+    def _meets_in(self, other: str, c: float,
+                  targets: list[tuple[Address, float, list[array]]]) -> bool:
+        """Whether `other`, at `c`, could be in one of the `targets` (arena, by when, its
+        hops) in time. One standing is read here as `earliest` reads it (most of those asked
+        stand)."""
         if other in self._walking or other not in self._arena:
-            return any(self.earliest(other, c, arena) <= t for arena in arenas)
+            return any(self.earliest(other, c, arena) <= by for arena, by, _grid in targets)
         x, y = self._standing[other]
         spt = self._spt
-        return any(c + grid[y][x] * spt <= t for grid in grids)
+        return any(c + grid[y][x] * spt <= by for _arena, by, grid in targets)
 
     def horizon(self) -> float:
         """How far (seconds) from the one furthest behind a step may be and still be clear of

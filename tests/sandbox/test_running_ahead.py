@@ -40,6 +40,9 @@ def assert_same_run(a: Path, b: Path) -> None:
             return {k: v for k, v in json.loads((run / "score.json").read_text()).items()
                     if k != "run"}
         assert score(a) == score(b)
+    # and neither says running ahead broke its rule (lockstep never can)
+    assert json.loads((a / "result.json").read_text())["warnings"] == \
+        json.loads((b / "result.json").read_text())["warnings"]
     kept = sorted(p.name for p in (a / "checkpoints").glob("*.json.gz"))
     assert kept == sorted(p.name for p in (b / "checkpoints").glob("*.json.gz"))
     for name in kept:
@@ -150,6 +153,96 @@ def test_a_rule_that_let_residents_run_as_they_like_would_be_caught(monkeypatch)
     ahead, _ = walk_towards("ahead")
     lockstep, _ = walk_towards("lockstep")
     assert ahead != lockstep
+
+
+# A corridor: a side room, a long hall, a short passage, one tile of study at the end.
+CORRIDOR = """\
+name: corridor
+title: A corridor (tests)
+tile_meters: 4.0
+legend:
+  "#": {blocked: wall}
+  "s": {sector: House, arena: side room}
+  "a": {sector: House, arena: hall}
+  "b": {sector: House, arena: passage}
+  "c": {sector: House, arena: study}
+grid: |
+  ##############
+  #saaaaaaaabbc#
+  ##############
+"""
+
+
+class Behind:
+    """Those behind a step, as the engine hands them to `meets`: (name, time) in time order."""
+
+    def __init__(self, *entries: tuple[str, float]):
+        self.order = list(entries)
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+    def until(self, t: float) -> int:
+        return sum(1 for _name, c in self.order if c <= t)
+
+    def entries(self, start: int, stop: int):
+        return iter(self.order[start:stop])
+
+    def time_of(self, name: str) -> float | None:
+        return dict(self.order).get(name)
+
+
+@pytest.mark.parametrize("margin, meets", [(0.5, "Rita"), (-0.5, None)])
+def test_a_walkers_arrival_waits_only_for_who_could_see_it_on_its_way(tmp_path, margin, meets):
+    """Wanda walks the hall, the passage and into the study (10 tiles); Rita, in the side
+    room a tile from the hall, is behind. Wanda's arrival ends her walk: from then on she
+    stands in the study, also to anyone looking at an earlier moment. So it waits for Rita
+    when Rita could step into the hall before Wanda left it (she would have seen her there),
+    and not when she could only reach the hall after (she could not see her anywhere)."""
+    (tmp_path / "corridor.yaml").write_text(CORRIDOR)
+    engine = Engine(llm=make_llm(LLMSettings(), backend=ScriptedBackend()), seed=0,
+                    start_time=datetime(2024, 2, 14, 9, 0))
+    town = WorldState(engine, World.load(tmp_path / "corridor.yaml"))
+    engine.register(["Wanda", "Rita"])
+    town.place("Wanda", (2, 1))
+    town.place("Rita", (1, 1))
+    with engine.resident("Wanda"):
+        engine.process(town.walk("Wanda", "corridor:House:study"))
+    spt = town.world.seconds_per_tile(1.4)
+    engine.run(until=9.5 * spt)  # she is in the passage
+    arrival, left_hall = 10 * spt, 8 * spt
+    assert town.tile_at("Wanda", arrival) == (12, 1)
+    # Rita, a tile from the hall, could be there `margin` tiles' walk before Wanda leaves it
+    rita = left_hall - spt - margin * spt
+    assert town.meets("Wanda", arrival, Behind(("Rita", rita))) == meets
+    # Rita in the hall itself until it is left: seen, however far behind
+    assert town.meets("Wanda", arrival, Behind(("Rita", 0.0))) == "Rita"
+
+
+def test_a_move_the_rule_said_could_not_happen_is_told_not_passed_over(tmp_path):
+    """The net under the rule: Wanda's arrival went on with nobody behind; were Rita, whom the
+    rule did not count (a conversation's partner is not behind anyone: its clock is its
+    initiator's), then to walk into the hall before Wanda left it, the engine is told, and
+    the run's result says it may differ from lockstep."""
+    (tmp_path / "corridor.yaml").write_text(CORRIDOR)
+    engine = Engine(llm=make_llm(LLMSettings(), backend=ScriptedBackend()), seed=0,
+                    start_time=datetime(2024, 2, 14, 9, 0))
+    town = WorldState(engine, World.load(tmp_path / "corridor.yaml"))
+    engine.register(["Wanda", "Rita"])
+    town.place("Wanda", (2, 1))
+    town.place("Rita", (1, 1))
+    with engine.resident("Wanda"):
+        engine.process(town.walk("Wanda", "corridor:House:study"))
+    spt = town.world.seconds_per_tile(1.4)
+    engine.run(until=9.5 * spt)
+    town.goes("Wanda", 10 * spt)
+    assert engine.overtaken == []
+    with engine.resident("Rita"):  # her clock still at 0
+        engine.process(town.walk("Rita", "corridor:House:hall"))
+    engine.run()
+    assert len(engine.overtaken) == 1 and "Rita into corridor:House:hall" in engine.overtaken[0]
+    from sandbox.runner import overtaken
+    assert "--schedule lockstep" in overtaken(engine)[0]
 
 
 class Uneven(ScriptedBackend):
