@@ -350,7 +350,7 @@ class GenerativeAgent:
             engine, [ModuleSpeaker(self, other), ModuleSpeaker(other, self)],
             conversation=talk.id, place=at.place, situation="", max_turns=at.max_turns,
             seconds_per_turn=at.seconds_per_turn, first=0, pause_after_end=True,
-            progress=at.progress)
+            progress=at.progress, aside=True)
         self._at = self._talk = None
         talk.done.succeed()
         yield from self._after_conversation(engine, other, talk.transcript)

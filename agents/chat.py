@@ -174,31 +174,38 @@ class Progress:
 def converse(engine: Engine, speakers: list[Speaker], *, conversation: str, place: str,
              situation: str = "", max_turns: int = 8, seconds_per_turn: float = 20.0,
              first: int = 0, pause_after_end: bool = False,
-             progress: Progress | None = None) -> Process:
+             progress: Progress | None = None, aside: bool = False) -> Process:
     """Speakers take turns, starting with `speakers[first]`, until one ends the conversation or
     `max_turns` utterances are said; each utterance takes `seconds_per_turn` of simulated time,
     except one that ends the conversation unless `pause_after_end` (the town: the last line
     takes its time too). Returns the transcript (the Utterance events). `progress`, when
-    given, is kept up to date as the conversation goes (a checkpoint reads it)."""
+    given, is kept up to date as the conversation goes (a checkpoint reads it). `aside`: the
+    lines read and change nothing of anyone else's (a town's conversation: its speakers
+    unavailable, standing where they are): the engine lets the process's steps up to the
+    last line's go on whoever is behind (`Engine.aside`); the steps that end it do not."""
     names = [s.name for s in speakers]
     engine.emit(ConversationStarted(t=engine.now, conversation=conversation, participants=names,
                                     location=place))
     return (yield from go_on(engine, speakers, conversation=conversation, place=place,
                              situation=situation, max_turns=max_turns,
                              seconds_per_turn=seconds_per_turn, first=first,
-                             pause_after_end=pause_after_end, progress=progress or Progress()))
+                             pause_after_end=pause_after_end, progress=progress or Progress(),
+                             aside=aside))
 
 
 def go_on(engine: Engine, speakers: list[Speaker], *, conversation: str, place: str,
           situation: str, max_turns: int, seconds_per_turn: float, first: int,
-          pause_after_end: bool, progress: Progress) -> Process:
+          pause_after_end: bool, progress: Progress, aside: bool = False) -> Process:
     """The rest of a conversation from `progress`: how `converse` goes on, and how a restored
-    checkpoint resumes one (`progress.waiting` the timeout of the last line, scheduled again)."""
+    checkpoint resumes one (`progress.waiting` the timeout of the last line, scheduled again;
+    whether its steps were aside, the checkpoint kept)."""
     names = [s.name for s in speakers]
     transcript = progress.transcript
     reason = "max_turns"
     while progress.waiting is not None or len(transcript) < max_turns:
         if progress.waiting is None:
+            if aside:  # this line's steps keep to themselves
+                engine.aside(True)
             turn = len(transcript)
             speaker = speakers[(first + turn) % len(speakers)]
             partners = [n for n in names if n != speaker.name]
@@ -207,6 +214,8 @@ def go_on(engine: Engine, speakers: list[Speaker], *, conversation: str, place: 
             transcript.append(engine.emit(Utterance(
                 t=engine.now, agent=speaker.name, conversation=conversation, turn=turn,
                 to=partners, text=said.utterance.strip(), ends=said.end_conversation)))
+            if aside:  # the step after the last line ends it: everyone sees that
+                engine.aside(not said.end_conversation and len(transcript) < max_turns)
             if not said.end_conversation or pause_after_end:
                 progress.waiting = engine.timeout(seconds_per_turn)  # talking takes time
         if progress.waiting is not None:
@@ -215,6 +224,8 @@ def go_on(engine: Engine, speakers: list[Speaker], *, conversation: str, place: 
         if transcript[-1].ends:
             reason = "ended_by_agent"
             break
+    if aside:  # what others read of its speakers changes from here on
+        engine.shows()
     engine.emit(ConversationEnded(t=engine.now, conversation=conversation,
                                   turns=len(transcript), reason=reason))
     return transcript

@@ -120,7 +120,7 @@ def take(engine, scenario, at: float, log, calls, seed: int, config: str) -> dic
             "events": log.count, "events_sha256": log.digest(),
             "calls": len(calls.records), "calls_sha256": calls.digest(),
             "residents": engine.residents(), "rng": engine.streams(),
-            "depths": engine.depths(), "scheduled": scheduled,
+            "depths": engine.depths(), "shown": engine.shown(), "scheduled": scheduled,
             "scenario": state}
 
 
@@ -203,6 +203,7 @@ def restore(engine, scenario, checkpoint: Checkpoint, seed: int) -> None:
         engine.register(state["residents"])  # in the episode's order: their keys' index
         engine.set_streams(state["rng"])
         engine.set_depths(state["depths"])
+        engine.set_shown(state.get("shown", {}))  # none before residents' steps went aside
         waits = {}
         for at, owner, lp in state["scheduled"]:  # in order, each on its LP's clock
             with engine.resident(lp) if lp else nullcontext():

@@ -212,6 +212,10 @@ class LP:
     # step: the critical path's measure, the same in any schedule.
     depth: int = 0
     answered_depth: int = 0
+    # Its steps keep to themselves (`Engine.aside`): they go on whoever is behind. What
+    # others read of it is what it showed when it went aside, its depth then included.
+    aside: bool = False
+    shown_depth: int | None = None
     # Its answers so far, and the last of them with what they were asked (`Engine.answers`),
     # kept from the first time it asks `answers` on: a town's residents never do, and 64
     # prompts kept for each of 1,000 were a third of a megabyte a resident.
@@ -363,12 +367,33 @@ class Engine:
 
     def saw(self, names: list[str]) -> None:
         """The running resident perceived these residents: what it does next waits on what
-        they did (the critical path's measure; `WorldState.sharing_arena` says so)."""
+        they did (the critical path's measure; `WorldState.sharing_arena` says so): what
+        they showed, for one that keeps to itself (`aside`) the step it went aside in."""
         lp = self._current
         for name in names:
             other = self._lps.get(name)
             if other is not None:
-                lp.depth = max(lp.depth, other.depth)
+                shown = other.depth if other.shown_depth is None else other.shown_depth
+                lp.depth = max(lp.depth, shown)
+
+    def aside(self, on: bool) -> None:
+        """From the running resident's next step on (`on`), until called with False: its
+        steps read nothing anyone else can change and change nothing anyone else reads (a
+        town conversation's lines: its two speakers unavailable, standing where they are),
+        so they go on whoever is behind (sandbox/README.md, "Steps that keep to
+        themselves"). Others read it as it was when it first went aside until `shows`. The
+        kernel's steps never do: it can reach everyone."""
+        lp = self._current
+        if lp is self._kernel:
+            return
+        lp.aside = on
+        if on and lp.shown_depth is None:
+            lp.shown_depth = lp.depth
+
+    def shows(self) -> None:
+        """The running resident's step changes what others read of it (a conversation's
+        end): from now on they read it as it is."""
+        self._current.shown_depth = None
 
     def event_for(self, name: str) -> simpy.Event:
         """An event resident `name`'s processes can wait on (another resident triggers it)."""
@@ -397,6 +422,19 @@ class Engine:
         """Every LP's chain of calls so far (a checkpoint keeps them: the calls after it count
         on from there, as in a run never stopped)."""
         return {lp.name: max(lp.depth, lp.answered_depth) for lp in self._lps.values()}
+
+    def shown(self) -> dict[str, list]:
+        """The residents read as they were when they went aside, with that depth and whether
+        their steps still keep to themselves (a checkpoint keeps them: readers after it read
+        what they read before)."""
+        return {lp.name: [lp.shown_depth, lp.aside] for lp in self._lps.values()
+                if lp.shown_depth is not None}
+
+    def set_shown(self, shown: dict[str, list]) -> None:
+        self.register(list(shown))
+        for name, (depth, aside) in shown.items():
+            lp = self._lps[name]
+            lp.shown_depth, lp.aside = int(depth), bool(aside)
 
     def set_depths(self, depths: dict[str, int]) -> None:
         self.register([name for name in depths if name != KERNEL])
@@ -550,6 +588,8 @@ class Engine:
             return True
         if lp is self._kernel or self._kernel_key < key or self.reach is None:
             return False
+        if lp.aside:  # its step reads and changes nothing of anyone else's
+            return True
         reach, keys = self.reach, self._keys
         self._current = lp
         try:

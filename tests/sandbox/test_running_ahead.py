@@ -146,6 +146,49 @@ def test_a_resident_walking_over_is_seen_as_in_lockstep_and_the_other_went_ahead
     assert went_on >= 1 and went_on * 2 < arrived
 
 
+def keeping_to_himself(schedule: str, aside: bool) -> tuple[list, int, int]:
+    """Yvonne thinks (a slow call) and walks from home to the cafe (about 45 s). Xavier, in
+    the cafe, takes a step every 2 s to 100 s, aside when `aside`, then looks around at 102 s.
+    What he saw, how many of his steps were taken before her answer was back, and where she
+    could first be."""
+    backend = Slow()
+    engine, town = mini_town(backend, schedule, {"Yvonne": "mini:Rose Cottage:bedroom",
+                                                 "Xavier": "mini:Hobbs Cafe:cafe"})
+    seen, early = [], [0]
+
+    def yvonne():
+        yield engine.ask(LLMRequest(messages=[Message(role="user", content="where to?")]))
+        yield from town.walk("Yvonne", "mini:Hobbs Cafe:cafe")
+
+    def xavier():
+        engine.aside(aside)
+        while engine.now < 100:
+            yield engine.timeout(2)
+            early[0] += not backend.answered.is_set()
+        engine.aside(False)
+        yield engine.timeout(2)
+        seen.append((engine.now, town.sharing_arena("Xavier")))
+
+    reach = town.earliest("Yvonne", 0.0, town.world.resolve("mini:Hobbs Cafe:cafe"))
+    with engine.resident("Yvonne"):
+        engine.process(yvonne())
+    with engine.resident("Xavier"):
+        engine.process(xavier())
+    engine.run()
+    return seen, early[0], reach
+
+
+def test_steps_aside_go_on_past_whoever_could_come_and_the_step_after_them_does_not():
+    lockstep, waited, reach = keeping_to_himself("lockstep", aside=True)
+    ahead, went_on, _ = keeping_to_himself("ahead", aside=True)
+    assert ahead == lockstep == [(102, ["Yvonne"])]  # his look after them saw her, as ever
+    assert waited == 0
+    assert went_on == 50 and reach < 60  # all of them, far past where she could be there
+    # not aside: his steps wait once she could be in the cafe
+    _, held, _ = keeping_to_himself("ahead", aside=False)
+    assert held * 2 <= reach
+
+
 def test_a_rule_that_let_residents_run_as_they_like_would_be_caught(monkeypatch):
     """The test above fails when the rule is left out: Xavier runs to the end while Yvonne
     thinks, and never sees her arrive."""
