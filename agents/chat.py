@@ -204,8 +204,8 @@ def go_on(engine: Engine, speakers: list[Speaker], *, conversation: str, place: 
     reason = "max_turns"
     while progress.waiting is not None or len(transcript) < max_turns:
         if progress.waiting is None:
-            if aside:  # this line's steps keep to themselves
-                engine.aside(True)
+            if aside:  # this line's steps keep to themselves; the next shows a line away
+                engine.aside(True, quiet_for=seconds_per_turn if pause_after_end else 0.0)
             turn = len(transcript)
             speaker = speakers[(first + turn) % len(speakers)]
             partners = [n for n in names if n != speaker.name]

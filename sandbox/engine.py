@@ -91,11 +91,16 @@ class Behind:
         return bisect.bisect_right(self.order, ((t, math.inf),), 0, self.count)
 
     def entries(self, start: int, stop: int) -> Iterator[tuple[str, float]]:
-        """(name, time) of those from `start` to `stop` in key order."""
+        """(name, time) of those from `start` to `stop` in key order: the time from which what
+        it does can show (its key's, or later while it keeps to itself: `Engine.aside`)."""
         order = self.order
         for i in range(start, stop):
             key, lp = order[i]
-            yield lp.name, key[0]
+            yield lp.name, (key[0] if lp.quiet_until <= key[0] else lp.quiet_until)
+
+    def earliest(self) -> float:
+        """The time of the one furthest behind (nobody behind does anything before it)."""
+        return self.order[0][0][0]
 
     def time_of(self, name: str) -> float | None:
         """The time `name` is at, if it is behind; else None."""
@@ -103,7 +108,7 @@ class Behind:
         key = self.keys.get(lp) if lp is not None else None
         if key is None or not self.count or key > self.order[self.count - 1][0]:
             return None
-        return key[0]
+        return key[0] if lp.quiet_until <= key[0] else lp.quiet_until
 
 
 class Reach(Protocol):
@@ -216,6 +221,10 @@ class LP:
     # others read of it is what it showed when it went aside, its depth then included.
     aside: bool = False
     shown_depth: int | None = None
+    # Nothing it does shows before this time (its steps aside until then: a conversation's
+    # next line or end is a line's time away); the rule reads it as there from then on.
+    quiet_until: float = -math.inf
+    quiet_seen: float = -math.inf  # as the order last saw it (`_sort`)
     # Its answers so far, and the last of them with what they were asked (`Engine.answers`),
     # kept from the first time it asks `answers` on: a town's residents never do, and 64
     # prompts kept for each of 1,000 were a third of a megabyte a resident.
@@ -376,24 +385,30 @@ class Engine:
                 shown = other.depth if other.shown_depth is None else other.shown_depth
                 lp.depth = max(lp.depth, shown)
 
-    def aside(self, on: bool) -> None:
+    def aside(self, on: bool, quiet_for: float = 0.0) -> None:
         """From the running resident's next step on (`on`), until called with False: its
         steps read nothing anyone else can change and change nothing anyone else reads (a
         town conversation's lines: its two speakers unavailable, standing where they are),
         so they go on whoever is behind (sandbox/README.md, "Steps that keep to
-        themselves"). Others read it as it was when it first went aside until `shows`. The
-        kernel's steps never do: it can reach everyone."""
+        themselves"). Others read it as it was when it first went aside until `shows`;
+        `quiet_for`: none of its steps for so many seconds from now shows anything (its
+        next line, or the conversation's end, is a line's time away). The kernel's steps
+        never do: it can reach everyone."""
         lp = self._current
         if lp is self._kernel:
             return
         lp.aside = on
         if on and lp.shown_depth is None:
             lp.shown_depth = lp.depth
+        if on and quiet_for > 0:
+            lp.quiet_until = max(lp.quiet_until, lp.env.now + quiet_for)
+            self._changed.add(lp)
 
     def shows(self) -> None:
         """The running resident's step changes what others read of it (a conversation's
         end): from now on they read it as it is."""
-        self._current.shown_depth = None
+        lp = self._current
+        lp.shown_depth, lp.quiet_until = None, -math.inf
 
     def event_for(self, name: str) -> simpy.Event:
         """An event resident `name`'s processes can wait on (another resident triggers it)."""
@@ -424,17 +439,17 @@ class Engine:
         return {lp.name: max(lp.depth, lp.answered_depth) for lp in self._lps.values()}
 
     def shown(self) -> dict[str, list]:
-        """The residents read as they were when they went aside, with that depth and whether
-        their steps still keep to themselves (a checkpoint keeps them: readers after it read
-        what they read before)."""
-        return {lp.name: [lp.shown_depth, lp.aside] for lp in self._lps.values()
+        """The residents read as they were when they went aside, with that depth, whether
+        their steps still keep to themselves and until when nothing of them shows (a
+        checkpoint keeps them: readers after it read what they read before)."""
+        return {lp.name: [lp.shown_depth, lp.aside, lp.quiet_until] for lp in self._lps.values()
                 if lp.shown_depth is not None}
 
     def set_shown(self, shown: dict[str, list]) -> None:
         self.register(list(shown))
-        for name, (depth, aside) in shown.items():
+        for name, (depth, aside, quiet) in shown.items():
             lp = self._lps[name]
-            lp.shown_depth, lp.aside = int(depth), bool(aside)
+            lp.shown_depth, lp.aside, lp.quiet_until = int(depth), bool(aside), float(quiet)
 
     def set_depths(self, depths: dict[str, int]) -> None:
         self.register([name for name in depths if name != KERNEL])
@@ -735,7 +750,8 @@ class Engine:
             # no longer behind them. At the instant it was at it cannot come nearer: a walk
             # begun there starts from where it stands (and a step between two of its answers,
             # a line of a conversation, is most of what an LP does).
-            moved = old is None or new[0] != old[0]
+            moved = old is None or new[0] != old[0] or lp.quiet_until != lp.quiet_seen
+            lp.quiet_seen = lp.quiet_until
             still = []
             for waiter in waiters:
                 if met.get(waiter) is not lp:

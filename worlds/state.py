@@ -314,7 +314,7 @@ class WorldState:
         self._asked = (resident, t, until)  # `goes` holds to these when it goes on
         # Nobody behind reads anywhere before the time of the one furthest behind: an arena
         # left before then is looked at by no one.
-        first = next(behind.entries(0, 1))[1]
+        first = behind.earliest()
         targets = [(arena, d, self._hops(arena)) for arena, d in until.items() if d >= first]
         if not targets:
             return None

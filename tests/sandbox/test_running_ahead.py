@@ -234,6 +234,9 @@ class Behind:
     def time_of(self, name: str) -> float | None:
         return dict(self.order).get(name)
 
+    def earliest(self) -> float:
+        return self.order[0][1]
+
 
 @pytest.mark.parametrize("margin, meets", [(0.5, "Rita"), (-0.5, None)])
 def test_a_walkers_arrival_waits_only_for_who_could_see_it_on_its_way(tmp_path, margin, meets):
