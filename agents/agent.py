@@ -324,7 +324,7 @@ class GenerativeAgent:
     def _start_conversation(self, engine: Engine, other: GenerativeAgent, society) -> Process:
         # Its end is an event of the partner's: the partner's process waits on it, on its clock.
         talk = Talk(id=society.next_conversation_id(self.name), initiator=self,
-                    done=engine.event_for(other.name))
+                    done=engine.event_for(other.name, by=self.name))
         other.talking = talk
         other.available = False
         if other._wake is not None and not other._wake.triggered:

@@ -207,7 +207,7 @@ class Society:
             if resume[name].kind == "talk":  # its end is an event of the partner's
                 talk_id = state["agents"][name]["at"]["talk"]
                 agent._talk = Talk(id=talk_id, initiator=agent,
-                                   done=engine.event_for(resume[name].partner))
+                                   done=engine.event_for(resume[name].partner, by=name))
         for name, agent in self.agents.items():
             talking = state["agents"][name]["talking"]
             if talking is not None:

@@ -82,6 +82,9 @@ class Behind:
     count: int
     keys: dict[LP, tuple]
     lps: dict[str, LP]
+    # resident -> the residents it holds (a conversation's partner, whose queue is empty
+    # until its initiator ends it: behind nobody, it is where its holder is in time)
+    holds: dict[str, list[str]] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return self.count
@@ -169,6 +172,19 @@ class _Environment(simpy.Environment):
             return math.inf, 0
         at, priority, _eid, _event = self._queue[0]
         return at, priority // 2
+
+
+class _Held(simpy.Event):
+    """An event of one resident's that another holds it by (`Engine.event_for(by=...)`):
+    triggering it lets it go."""
+
+    def __init__(self, env: _Environment, engine: Engine):
+        super().__init__(env)
+        self.engine = engine
+
+    def succeed(self, value=None):
+        self.engine._release(self.env.lp.name)
+        return super().succeed(value)
 
 
 class _TimeoutAt(simpy.Event):
@@ -305,6 +321,9 @@ class Engine:
         self._met: dict[LP, LP] = {}
         self._parked: dict[LP, list[LP]] = {}
         self._hint: dict[LP, LP] = {}
+        # Who holds whom (`event_for(by=...)`): holder -> held, held -> holder, by name.
+        self._holds: dict[str, list[str]] = {}
+        self._held: dict[str, str] = {}
         # A run restored from a checkpoint (sandbox/runner.py): its time, and the events,
         # calls and cached calls it carried over; empty for a run from the start.
         self.restored: dict[str, float] = {}
@@ -410,10 +429,26 @@ class Engine:
         lp = self._current
         lp.shown_depth, lp.quiet_until = None, -math.inf
 
-    def event_for(self, name: str) -> simpy.Event:
-        """An event resident `name`'s processes can wait on (another resident triggers it)."""
-        self.register([name])
-        return self._lps[name].env.event()
+    def event_for(self, name: str, by: str | None = None) -> simpy.Event:
+        """An event resident `name`'s processes can wait on (another resident triggers it).
+        `by`: the resident who will trigger it and holds `name` until then (a conversation's
+        initiator its partner): `name` is read where it stands at `by`'s time (Behind.holds)."""
+        self.register([name] + ([by] if by is not None else []))
+        target = self._lps[name]
+        if by is None or by == name:
+            return target.env.event()
+        self._release(name)
+        self._holds.setdefault(by, []).append(name)
+        self._held[name] = by
+        return _Held(target.env, self)
+
+    def _release(self, name: str) -> None:
+        holder = self._held.pop(name, None)
+        if holder is not None:
+            held = self._holds[holder]
+            held.remove(name)
+            if not held:
+                del self._holds[holder]
 
     @property
     def env(self) -> _Environment:
@@ -612,10 +647,12 @@ class Engine:
             if hint is not None and hint is not lp and keys[hint] < key:
                 # the one it met last is the likeliest to meet it still: asked alone first
                 name = reach.meets(lp.name, key[0], Behind(
-                    [(keys[hint], hint)], 1, {hint: keys[hint]}, {hint.name: hint}))
+                    [(keys[hint], hint)], 1, {hint: keys[hint]}, {hint.name: hint},
+                    self._holds))
             if name is None:  # those behind it: the residents before it in key order
                 count = bisect.bisect_left(self._order, (key, lp))
-                name = reach.meets(lp.name, key[0], Behind(self._order, count, keys, self._lps))
+                name = reach.meets(lp.name, key[0], Behind(self._order, count, keys, self._lps,
+                                                           self._holds))
         finally:
             self._current = self._kernel
         if name is None:

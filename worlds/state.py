@@ -324,8 +324,13 @@ class WorldState:
         near = t - self._spt / 2
         arenas = [arena for arena, _d, _grid in targets]
         far = behind.until(near) if self._all_placed(behind) else len(behind)
+        holds = behind.holds
         for other, c in behind.entries(0, far):
             if self._meets_in(other, c, targets):
+                return other
+            # whom it holds stands in its arena, maybe nearer: free at its time at the earliest
+            if holds and other in holds and any(self._meets_in(held, c, targets)
+                                                for held in holds[other]):
                 return other
         lists = [self._occupants.get(arena, ()) for arena in arenas]
         lists += [self._crossing.get(str(arena), ()) for arena in arenas]
@@ -350,8 +355,9 @@ class WorldState:
     def goes(self, resident: str, t: float) -> None:
         """`resident`'s step at `t` goes on, nobody behind able to reach where it could be
         seen in time (`meets`): nobody is to walk into those places before then. Who could
-        and was not behind (a conversation's partner, whose clock is its initiator's) is the
-        one the rule did not see: `_start_walking` tells the engine (Engine.overtook)."""
+        and was not behind (one waiting out an action, whom someone behind then talked to)
+        is the one the rule did not see: `_start_walking` tells the engine
+        (Engine.overtook)."""
         walk = self._walking.get(resident)
         if walk is not None and t < walk.arrival or resident not in self._arena:
             return

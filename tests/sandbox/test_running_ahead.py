@@ -217,10 +217,12 @@ grid: |
 
 
 class Behind:
-    """Those behind a step, as the engine hands them to `meets`: (name, time) in time order."""
+    """Those behind a step, as the engine hands them to `meets`: (name, time) in time order,
+    and whom each holds."""
 
-    def __init__(self, *entries: tuple[str, float]):
+    def __init__(self, *entries: tuple[str, float], holds: dict | None = None):
         self.order = list(entries)
+        self.holds = holds or {}
 
     def __len__(self) -> int:
         return len(self.order)
@@ -265,11 +267,50 @@ def test_a_walkers_arrival_waits_only_for_who_could_see_it_on_its_way(tmp_path, 
     assert town.meets("Wanda", arrival, Behind(("Rita", 0.0))) == "Rita"
 
 
+LAWN = """\
+name: lawn
+title: A long lawn and a kiosk at its end (tests)
+tile_meters: 4.0
+legend:
+  "#": {blocked: wall}
+  "l": {sector: Park, arena: lawn}
+  "k": {sector: Park, arena: kiosk}
+grid: |
+  ##############
+  #lllllllllllk#
+  ##############
+"""
+
+
+def test_a_conversations_partner_is_read_where_it_stands_at_its_initiators_time(tmp_path):
+    """Yara, at the lawn's west end, talks with Zed at its east end, by the kiosk: Zed waits
+    on her (his queue is empty: behind nobody) and is free when she ends it, from where he
+    stands. So a step in the kiosk waits on Yara as soon as Zed could be there, though she
+    could not; and the engine keeps who holds whom from the event the partner waits on."""
+    (tmp_path / "lawn.yaml").write_text(LAWN)
+    engine = Engine(llm=make_llm(LLMSettings(), backend=ScriptedBackend()), seed=0,
+                    start_time=datetime(2024, 2, 14, 9, 0))
+    town = WorldState(engine, World.load(tmp_path / "lawn.yaml"))
+    engine.register(["Xena", "Yara", "Zed"])
+    for name, tile in (("Xena", (12, 1)), ("Yara", (1, 1)), ("Zed", (11, 1))):
+        town.place(name, tile)
+    spt = town.world.seconds_per_tile(1.4)
+    t = 3 * spt  # Zed is a tile from the kiosk, Yara eleven
+    assert town.meets("Xena", t, Behind(("Yara", 0.0))) is None
+    assert town.meets("Xena", t, Behind(("Yara", 0.0), holds={"Yara": ["Zed"]})) == "Yara"
+    with engine.resident("Yara"):
+        done = engine.event_for("Zed", by="Yara")
+    assert engine._holds == {"Yara": ["Zed"]}
+    with engine.resident("Yara"):
+        done.succeed()  # she ends it: he is let go
+    assert engine._holds == {} and engine._held == {}
+
+
 def test_a_move_the_rule_said_could_not_happen_is_told_not_passed_over(tmp_path):
     """The net under the rule: Wanda's arrival went on with nobody behind; were Rita, whom the
-    rule did not count (a conversation's partner is not behind anyone: its clock is its
-    initiator's), then to walk into the hall before Wanda left it, the engine is told, and
-    the run's result says it may differ from lockstep."""
+    rule did not count (one waiting out an action is behind nobody until someone starts a
+    conversation with her), then to walk into the hall before Wanda left it, the engine is
+    told, and the run's result says it may differ from lockstep."""
     (tmp_path / "corridor.yaml").write_text(CORRIDOR)
     engine = Engine(llm=make_llm(LLMSettings(), backend=ScriptedBackend()), seed=0,
                     start_time=datetime(2024, 2, 14, 9, 0))
