@@ -108,30 +108,39 @@ def mini_town(backend, schedule: str | None, places: dict[str, str]
     return engine, town
 
 
-def walk_towards(schedule: str) -> tuple[list[tuple[float, list[str]]], int]:
-    """Yvonne, at home, thinks (a slow call) and then walks to the cafe, where Xavier looks
-    around every 2 simulated seconds. What Xavier saw when, and how many of his looks were
-    taken before Yvonne's answer was back."""
+def yvonne_comes_to_the_cafe(schedule: str, xavier) -> float:
+    """Yvonne, at home, thinks (a slow call) and then walks to the cafe, where Xavier runs
+    `xavier(engine, town, answered)` (`answered`: set once her answer is back). Where she
+    could first be in the cafe."""
     backend = Slow()
     engine, town = mini_town(backend, schedule, {"Yvonne": "mini:Rose Cottage:bedroom",
                                                  "Xavier": "mini:Hobbs Cafe:cafe"})
-    seen, early = [], [0]
+    reach = town.earliest("Yvonne", 0.0, town.world.resolve("mini:Hobbs Cafe:cafe"))
 
     def yvonne():
         yield engine.ask(LLMRequest(messages=[Message(role="user", content="where to?")]))
         yield from town.walk("Yvonne", "mini:Hobbs Cafe:cafe")
 
-    def xavier():
-        while engine.now < 60:
-            yield engine.timeout(2)
-            seen.append((engine.now, town.sharing_arena("Xavier")))
-            early[0] += not backend.answered.is_set()
-
     with engine.resident("Yvonne"):
         engine.process(yvonne())
     with engine.resident("Xavier"):
-        engine.process(xavier())
+        engine.process(xavier(engine, town, backend.answered))
     engine.run()
+    return reach
+
+
+def walk_towards(schedule: str) -> tuple[list[tuple[float, list[str]]], int]:
+    """Xavier looks around every 2 simulated seconds while Yvonne comes: what he saw when,
+    and how many of his looks were taken before her answer was back."""
+    seen, early = [], [0]
+
+    def xavier(engine, town, answered):
+        while engine.now < 60:
+            yield engine.timeout(2)
+            seen.append((engine.now, town.sharing_arena("Xavier")))
+            early[0] += not answered.is_set()
+
+    yvonne_comes_to_the_cafe(schedule, xavier)
     return seen, early[0]
 
 
@@ -146,35 +155,22 @@ def test_a_resident_walking_over_is_seen_as_in_lockstep_and_the_other_went_ahead
     assert went_on >= 1 and went_on * 2 < arrived
 
 
-def keeping_to_himself(schedule: str, aside: bool) -> tuple[list, int, int]:
-    """Yvonne thinks (a slow call) and walks from home to the cafe (about 45 s). Xavier, in
-    the cafe, takes a step every 2 s to 100 s, aside when `aside`, then looks around at 102 s.
-    What he saw, how many of his steps were taken before her answer was back, and where she
-    could first be."""
-    backend = Slow()
-    engine, town = mini_town(backend, schedule, {"Yvonne": "mini:Rose Cottage:bedroom",
-                                                 "Xavier": "mini:Hobbs Cafe:cafe"})
+def keeping_to_himself(schedule: str, aside: bool) -> tuple[list, int, float]:
+    """While Yvonne comes (about 45 s), Xavier takes a step every 2 s to 100 s, aside when
+    `aside`, then looks around at 102 s. What he saw, how many of his steps were taken before
+    her answer was back, and where she could first be."""
     seen, early = [], [0]
 
-    def yvonne():
-        yield engine.ask(LLMRequest(messages=[Message(role="user", content="where to?")]))
-        yield from town.walk("Yvonne", "mini:Hobbs Cafe:cafe")
-
-    def xavier():
+    def xavier(engine, town, answered):
         engine.aside(aside)
         while engine.now < 100:
             yield engine.timeout(2)
-            early[0] += not backend.answered.is_set()
+            early[0] += not answered.is_set()
         engine.aside(False)
         yield engine.timeout(2)
         seen.append((engine.now, town.sharing_arena("Xavier")))
 
-    reach = town.earliest("Yvonne", 0.0, town.world.resolve("mini:Hobbs Cafe:cafe"))
-    with engine.resident("Yvonne"):
-        engine.process(yvonne())
-    with engine.resident("Xavier"):
-        engine.process(xavier())
-    engine.run()
+    reach = yvonne_comes_to_the_cafe(schedule, xavier)
     return seen, early[0], reach
 
 
