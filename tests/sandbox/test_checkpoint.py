@@ -15,6 +15,7 @@ import yaml
 
 from sandbox import checkpoint
 from sandbox.app.cli import main
+from sandbox.llm.accounting import TIMING
 from sandbox.runner import RESTORE
 from tasks.scenarios.town_day import DEFAULT_CONFIG
 
@@ -68,6 +69,12 @@ def test_a_run_writes_a_checkpoint_every_interval_and_says_so(town, capsys):
     assert "checkpoints: 35 written" in capsys.readouterr().out
 
 
+def same_call(line: str) -> dict:
+    """A calls.jsonl line as two runs of one episode share it: whether it came from the cache
+    and how long it took aside."""
+    return {k: v for k, v in json.loads(line).items() if k not in ("cached", *TIMING)}
+
+
 def test_restoring_any_checkpoint_goes_on_byte_for_byte(town, tmp_path):
     """Every checkpoint of the day, whatever its processes were doing: the events of the run
     restored from it and gone on are the uninterrupted run's, every byte."""
@@ -85,8 +92,14 @@ def test_restoring_any_checkpoint_goes_on_byte_for_byte(town, tmp_path):
         # the calls before the checkpoint are RUN's lines; those after it its cache's answers
         copied = state["calls"]
         ours = (out / "calls.jsonl").read_text().splitlines()
-        assert ours[:copied] == (run / "calls.jsonl").read_text().splitlines()[:copied]
+        theirs = (run / "calls.jsonl").read_text().splitlines()
+        assert ours[:copied] == theirs[:copied]
         assert all(json.loads(line)["cached"] for line in ours[copied:])
+        # and the same calls after it, each with the depth of its chain (the critical path
+        # counts on as in the run never stopped: a conversation's speakers read as they were
+        # when it began, the checkpoint keeps that), answered from the cache aside
+        assert [same_call(line) for line in ours[copied:]] == \
+            [same_call(line) for line in theirs[copied:]], f"restored at {t}"
     # the day's checkpoints caught agents resting, walking and in both sides of a
     # conversation, and a whisper waiting for its time
     assert seen_kinds == {"rest", "walk", "talk", "listen"}
@@ -229,6 +242,10 @@ def test_a_task_templates_episode_restores_byte_for_byte_too(tmp_path):
         assert (out / "events.jsonl").read_bytes() == (run / "events.jsonl").read_bytes()
         assert json.loads((out / "score.json").read_text())["score"] == \
             json.loads((run / "score.json").read_text())["score"]
+        # the calls too, with their chains' depths (residents arriving in the room look at
+        # conversations a checkpoint caught half-way)
+        assert [same_call(line) for line in (out / "calls.jsonl").read_text().splitlines()] \
+            == [same_call(line) for line in (run / "calls.jsonl").read_text().splitlines()]
 
 
 def test_with_the_minilm_embedder_every_checkpoint_restores_byte_for_byte(tmp_path):

@@ -185,6 +185,36 @@ def test_steps_aside_go_on_past_whoever_could_come_and_the_step_after_them_does_
     assert held * 2 <= reach
 
 
+def test_what_a_resident_aside_shows_is_what_it_showed_when_it_went_aside_also_restored():
+    """Ann goes aside (a conversation) at depth 3 and says more lines (depth 7): Bo, looking
+    at her meanwhile, waits on what she showed (3), and so does Bo in a run restored from a
+    checkpoint taken then; once she shows again (its end), on what she is."""
+    def engine():
+        found = Engine(llm=make_llm(LLMSettings(), backend=ScriptedBackend()), seed=0,
+                       start_time=datetime(2024, 2, 14, 9, 0))
+        found.register(["Ann", "Bo"])
+        return found
+
+    def bo_after_looking(at: Engine) -> int:
+        with at.resident("Bo"):
+            at.saw(["Ann"])
+        return at.depths()["Bo"]
+
+    first = engine()
+    first.set_depths({"Ann": 3})
+    with first.resident("Ann"):
+        first.aside(True, quiet_for=15)
+    first.set_depths({"Ann": 7})
+    restored = engine()
+    restored.set_depths(first.depths())
+    restored.set_shown(first.shown())
+    assert bo_after_looking(first) == bo_after_looking(restored) == 3
+    with restored.resident("Ann"):
+        restored.aside(False)
+        restored.shows()
+    assert bo_after_looking(restored) == 7
+
+
 def test_a_rule_that_let_residents_run_as_they_like_would_be_caught(monkeypatch):
     """The test above fails when the rule is left out: Xavier runs to the end while Yvonne
     thinks, and never sees her arrive."""
