@@ -1,7 +1,8 @@
 """Every run under directory A is the same run as the one at the same place under B: events,
-prompts, calls (their timing aside), score (its own directory aside) and every checkpoint, byte
-for byte. CI runs the STSS table under both schedules (--schedule ahead and lockstep) and holds
-them to this. Usage: python .ci/same_runs.py A B"""
+prompts, calls (their timing aside), score (its own directory aside), every checkpoint, byte
+for byte, and result.json's warnings (running ahead says there when its rule was broken). CI
+runs the STSS table under both schedules (--schedule ahead and lockstep) and holds them to
+this. Usage: python .ci/same_runs.py A B"""
 
 from __future__ import annotations
 
@@ -24,6 +25,11 @@ def score(run: Path) -> dict | None:
     return {k: v for k, v in json.loads(path.read_text()).items() if k != "run"}
 
 
+def warnings(run: Path) -> list[str] | None:
+    path = run / "result.json"
+    return json.loads(path.read_text()).get("warnings") if path.exists() else None
+
+
 def differences(a: Path, b: Path) -> list[str]:
     found = []
     for name in ("events.jsonl", "prompts.jsonl"):
@@ -33,6 +39,8 @@ def differences(a: Path, b: Path) -> list[str]:
         found.append("calls.jsonl")
     if score(a) != score(b):
         found.append("score.json")
+    if warnings(a) != warnings(b):
+        found.append(f"result.json's warnings ({warnings(a)} / {warnings(b)})")
     kept_a = sorted(p.name for p in (a / "checkpoints").glob("*.json.gz"))
     kept_b = sorted(p.name for p in (b / "checkpoints").glob("*.json.gz"))
     if kept_a != kept_b:
