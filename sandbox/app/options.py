@@ -476,10 +476,17 @@ class InputPath(OptionType):
         return _existing(text, "a file or a directory")
 
 
+def names_file(text: str) -> bool:
+    """Whether a reference names a file rather than a built-in: it has a path separator, a
+    data file's suffix, or is `.` or `..`."""
+    return ("/" in text or "\\" in text or text.endswith((".yaml", ".yml", ".json"))
+            or text in (".", ".."))
+
+
 class Reference(OptionType):
     """A built-in name (a world, a template, an architecture, a scenario) or the path of a
-    file: a name is kept as the text for the command to look up; a path must be a regular
-    file."""
+    file (`names_file`): a name is kept as the text for the command to look up; a path must
+    be a regular file."""
 
     kind = "reference"
 
@@ -488,8 +495,7 @@ class Reference(OptionType):
 
     def __call__(self, text: str) -> str:
         _printable_line(text, self.what, 1_000)
-        if "/" in text or "\\" in text or text.endswith((".yaml", ".yml", ".json")) \
-                or text in (".", ".."):
+        if names_file(text):
             InputFile()(text)
         return text
 

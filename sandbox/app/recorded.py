@@ -104,12 +104,6 @@ def _absolute(action: argparse.Action, text: str) -> str:
     return text
 
 
-def names_file(text: str) -> bool:
-    """A reference names a file, not a built-in (the rule of options.Reference)."""
-    return ("/" in text or "\\" in text or text.endswith((".yaml", ".yml", ".json"))
-            or text in (".", ".."))
-
-
 def _path(text: str) -> str:
     """The absolute path of `text` from the current directory (not resolved through
     symlinks: the path the user chose)."""

@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from sandbox.app.recorded import names_file as _names_file
+from sandbox.app.options import names_file as _names_file
 from sandbox.checkpoint import Checkpoint, NotResumable, listed, read
 from sandbox.errors import UserError
 from sandbox.log import CACHE, HEADER, RunFormatError, RunHeader, read_header
