@@ -106,22 +106,24 @@ def _kept_file(path: Path) -> dict:
     return data
 
 
-def read_rates(path: Path) -> Rates:
-    """Rates kept in a file ({"rates": {group: {role: Rate.data()}}}); empty when there is
+def read_rates(path: Path) -> tuple[Rates, dict]:
+    """Rates kept in a file ({"rates": {group: {role: Rate.data()}}, "models": {group:
+    model}}) and the models they were measured on, the file read once; empty when there is
     none. A damaged file is a UserError (`_kept_file`); a malformed rate too, naming it."""
     from sandbox.errors import UserError
 
     if not path.is_file():
-        return {}
+        return {}, {}
+    data = _kept_file(path)
     out: Rates = {}
-    for group, roles in _kept_file(path).get("rates", {}).items():
+    for group, roles in data.get("rates", {}).items():
         try:
             out[group] = {role: Rate(**kept_numbers(value, RATE_FIELDS))
                           for role, value in roles.items()}
         except (AttributeError, TypeError, ValueError) as exc:
             raise UserError(f"{path}: the rates of {group!r} do not read ({exc}); its bench "
                             "script writes them") from exc
-    return out
+    return out, data.get("models", {})
 
 
 def kept_numbers(value: Any, fields: tuple[str, ...], positive: tuple[str, ...] = ()
@@ -196,11 +198,11 @@ def rates_key(options: dict) -> str:
 def kept_rates(bench, options: dict) -> tuple[dict, str]:
     """The rates kept with `bench` for these options, and the model they were measured on;
     empty when the benchmark keeps none for them."""
-    if bench.rates is None or not bench.rates.is_file():
+    if bench.rates is None:
         return {}, ""
-    models = _kept_file(bench.rates).get("models", {})
-    return read_rates(bench.rates).get(rates_key(options), {}), \
-        str(models.get(rates_key(options), ""))
+    rates, models = read_rates(bench.rates)
+    key = rates_key(options)
+    return rates.get(key, {}), str(models.get(key, ""))
 
 
 @dataclass
