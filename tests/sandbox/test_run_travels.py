@@ -17,18 +17,30 @@ EPISODE = ["public_spring_tasting", "--background", "2", "--same-day", "--start"
            "--until", "17:10", "--seed", "1", "--embedder", "hashing", "--quiet"]
 
 
-def test_a_run_with_a_models_file_reruns_cache_only_anywhere_without_a_key(
-        tmp_path, monkeypatch):
+def made_and_elsewhere(tmp_path):
+    """Two new directories: where a command is typed, and where it is made again."""
     made, elsewhere = tmp_path / "made", tmp_path / "elsewhere"
     made.mkdir()
     elsewhere.mkdir()
+    return made, elsewhere
+
+
+def models_file(made, monkeypatch, model: str, **urls: str) -> None:
+    """MADE/models.yaml naming `model` at each alias's endpoint, its key in KEY_<ALIAS>
+    (set)."""
+    (made / "models.yaml").write_text(yaml.safe_dump({
+        alias: {"model": model, "base_url": url, "key_env": f"KEY_{alias.upper()}"}
+        for alias, url in urls.items()}))
+    for alias in urls:
+        monkeypatch.setenv(f"KEY_{alias.upper()}", f"sk-{alias}-not-a-real-key")
+
+
+def test_a_run_with_a_models_file_reruns_cache_only_anywhere_without_a_key(
+        tmp_path, monkeypatch):
+    made, elsewhere = made_and_elsewhere(tmp_path)
     with Loopback("town") as evaluated, Loopback("town") as background:
-        (made / "models.yaml").write_text(yaml.safe_dump({
-            "a": {"model": "openai/town", "base_url": evaluated.url, "key_env": "KEY_A"},
-            "b": {"model": "openai/town", "base_url": background.url, "key_env": "KEY_B"}}))
+        models_file(made, monkeypatch, "openai/town", a=evaluated.url, b=background.url)
         monkeypatch.chdir(made)
-        monkeypatch.setenv("KEY_A", "sk-a-not-a-real-key")
-        monkeypatch.setenv("KEY_B", "sk-b-not-a-real-key")
         assert main(["run", *EPISODE, "--models", "models.yaml", "--model", "a",
                      "--background-model", "b", "--out", "run"]) == 0
     run = made / "run"
@@ -98,18 +110,12 @@ def test_a_pingpong_item_made_with_relative_paths_reruns_from_anywhere_without_a
     same dialogue and the same judgments; also with the models file gone."""
     from pathlib import Path
 
-    made, elsewhere = tmp_path / "made", tmp_path / "elsewhere"
-    made.mkdir()
-    elsewhere.mkdir()
+    made, elsewhere = made_and_elsewhere(tmp_path)
     settings = Path(__file__).resolve().parents[2] / "tasks" / "pingpong" / "settings.yaml"
     (made / "settings.yaml").write_bytes(settings.read_bytes())
     with Loopback("pingpong") as player, Loopback("pingpong") as judge:
-        (made / "models.yaml").write_text(yaml.safe_dump({
-            "p": {"model": "openai/pingpong", "base_url": player.url, "key_env": "KEY_P"},
-            "j": {"model": "openai/pingpong", "base_url": judge.url, "key_env": "KEY_J"}}))
+        models_file(made, monkeypatch, "openai/pingpong", p=player.url, j=judge.url)
         monkeypatch.chdir(made)
-        monkeypatch.setenv("KEY_P", "sk-p-not-a-real-key")
-        monkeypatch.setenv("KEY_J", "sk-j-not-a-real-key")
         argv = ["pingpong", "--models", "models.yaml", "--player", "p", "--interrogator", "j",
                 "--judge", "j", "--settings", "settings.yaml", "--every", "32", "--out", "pp"]
         assert main(argv) == 0
@@ -178,9 +184,7 @@ BENCHMARKS = {
 @pytest.mark.parametrize("name", sorted(BENCHMARKS))
 def test_every_single_room_benchmark_item_records_absolute_paths_and_reruns_elsewhere(
         tmp_path, monkeypatch, name):
-    made, elsewhere = tmp_path / "made", tmp_path / "elsewhere"
-    made.mkdir()
-    elsewhere.mkdir()
+    made, elsewhere = made_and_elsewhere(tmp_path)
     monkeypatch.chdir(made)
     argv, home, files = BENCHMARKS[name](made)
     assert main(argv) == 0
@@ -274,9 +278,7 @@ def test_a_run_of_a_template_file_named_as_typed_reruns_and_forks_from_anywhere(
     that directory gone, one line says where the command was typed."""
     from tasks.stss import TEMPLATES_DIR
 
-    made, elsewhere = tmp_path / "made", tmp_path / "elsewhere"
-    made.mkdir()
-    elsewhere.mkdir()
+    made, elsewhere = made_and_elsewhere(tmp_path)
     (made / "mytask.yaml").write_bytes((TEMPLATES_DIR / "public_spring_tasting.yaml")
                                        .read_bytes())
     monkeypatch.chdir(made)

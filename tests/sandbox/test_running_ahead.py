@@ -95,17 +95,28 @@ class Slow(ScriptedBackend):
             self.answered.set()
 
 
-def mini_town(backend, schedule: str | None, places: dict[str, str]
-              ) -> tuple[Engine, WorldState]:
-    """An engine on `backend` (`schedule` None: the default) and the mini town with these
-    residents placed, in this order."""
-    engine = Engine(llm=make_llm(LLMSettings(), backend=backend), seed=0,
-                    start_time=datetime(2024, 2, 14, 9, 0), schedule=schedule)
-    town = WorldState(engine, World.load(MINI_TOWN))
+def engine_on(backend=None, schedule: str | None = None) -> Engine:
+    """An engine on `backend` (None: the scripted one; `schedule` None: the default)."""
+    return Engine(llm=make_llm(LLMSettings(), backend=backend or ScriptedBackend()), seed=0,
+                  start_time=datetime(2024, 2, 14, 9, 0), schedule=schedule)
+
+
+def a_town(world: Path, places: dict, backend=None, schedule: str | None = None
+           ) -> tuple[Engine, WorldState]:
+    """An engine (`engine_on`) and the world in `world` with these residents placed (at a
+    place or on a tile), in this order."""
+    engine = engine_on(backend, schedule)
+    town = WorldState(engine, World.load(world))
     engine.register(list(places))
     for name, place in places.items():
         town.place(name, place)
     return engine, town
+
+
+def mini_town(backend, schedule: str | None, places: dict[str, str]
+              ) -> tuple[Engine, WorldState]:
+    """The mini town with these residents placed (`a_town`)."""
+    return a_town(MINI_TOWN, places, backend, schedule)
 
 
 def yvonne_comes_to_the_cafe(schedule: str, xavier) -> float:
@@ -190,8 +201,7 @@ def test_what_a_resident_aside_shows_is_what_it_showed_when_it_went_aside_also_r
     at her meanwhile, waits on what she showed (3), and so does Bo in a run restored from a
     checkpoint taken then; once she shows again (its end), on what she is."""
     def engine():
-        found = Engine(llm=make_llm(LLMSettings(), backend=ScriptedBackend()), seed=0,
-                       start_time=datetime(2024, 2, 14, 9, 0))
+        found = engine_on()
         found.register(["Ann", "Bo"])
         return found
 
@@ -242,6 +252,19 @@ grid: |
 """
 
 
+def wanda_in_the_passage(tmp_path: Path) -> tuple[Engine, WorldState, float]:
+    """The corridor, Wanda at the hall's end and Rita in the side room: Wanda walks to the
+    study (10 tiles) and the run stops when she is in the passage, a tile and a half from her
+    arrival. The engine, the town and the seconds a tile takes."""
+    (tmp_path / "corridor.yaml").write_text(CORRIDOR)
+    engine, town = a_town(tmp_path / "corridor.yaml", {"Wanda": (2, 1), "Rita": (1, 1)})
+    with engine.resident("Wanda"):
+        engine.process(town.walk("Wanda", "corridor:House:study"))
+    spt = town.world.seconds_per_tile(1.4)
+    engine.run(until=9.5 * spt)
+    return engine, town, spt
+
+
 class Behind:
     """Those behind a step, as the engine hands them to `meets`: (name, time) in time order,
     and whom each holds."""
@@ -273,17 +296,7 @@ def test_a_walkers_arrival_waits_only_for_who_could_see_it_on_its_way(tmp_path, 
     stands in the study, also to anyone looking at an earlier moment. So it waits for Rita
     when Rita could step into the hall before Wanda left it (she would have seen her there),
     and not when she could only reach the hall after (she could not see her anywhere)."""
-    (tmp_path / "corridor.yaml").write_text(CORRIDOR)
-    engine = Engine(llm=make_llm(LLMSettings(), backend=ScriptedBackend()), seed=0,
-                    start_time=datetime(2024, 2, 14, 9, 0))
-    town = WorldState(engine, World.load(tmp_path / "corridor.yaml"))
-    engine.register(["Wanda", "Rita"])
-    town.place("Wanda", (2, 1))
-    town.place("Rita", (1, 1))
-    with engine.resident("Wanda"):
-        engine.process(town.walk("Wanda", "corridor:House:study"))
-    spt = town.world.seconds_per_tile(1.4)
-    engine.run(until=9.5 * spt)  # she is in the passage
+    engine, town, spt = wanda_in_the_passage(tmp_path)
     arrival, left_hall = 10 * spt, 8 * spt
     assert town.tile_at("Wanda", arrival) == (12, 1)
     # Rita, a tile from the hall, could be there `margin` tiles' walk before Wanda leaves it
@@ -314,12 +327,8 @@ def test_a_conversations_partner_is_read_where_it_stands_at_its_initiators_time(
     stands. So a step in the kiosk waits on Yara as soon as Zed could be there, though she
     could not; and the engine keeps who holds whom from the event the partner waits on."""
     (tmp_path / "lawn.yaml").write_text(LAWN)
-    engine = Engine(llm=make_llm(LLMSettings(), backend=ScriptedBackend()), seed=0,
-                    start_time=datetime(2024, 2, 14, 9, 0))
-    town = WorldState(engine, World.load(tmp_path / "lawn.yaml"))
-    engine.register(["Xena", "Yara", "Zed"])
-    for name, tile in (("Xena", (12, 1)), ("Yara", (1, 1)), ("Zed", (11, 1))):
-        town.place(name, tile)
+    engine, town = a_town(tmp_path / "lawn.yaml",
+                          {"Xena": (12, 1), "Yara": (1, 1), "Zed": (11, 1)})
     spt = town.world.seconds_per_tile(1.4)
     t = 3 * spt  # Zed is a tile from the kiosk, Yara eleven
     assert town.meets("Xena", t, Behind(("Yara", 0.0))) is None
@@ -337,17 +346,7 @@ def test_a_move_the_rule_said_could_not_happen_is_told_not_passed_over(tmp_path)
     rule did not count (one waiting out an action is behind nobody until someone starts a
     conversation with her), then to walk into the hall before Wanda left it, the engine is
     told, and the run's result says it may differ from lockstep."""
-    (tmp_path / "corridor.yaml").write_text(CORRIDOR)
-    engine = Engine(llm=make_llm(LLMSettings(), backend=ScriptedBackend()), seed=0,
-                    start_time=datetime(2024, 2, 14, 9, 0))
-    town = WorldState(engine, World.load(tmp_path / "corridor.yaml"))
-    engine.register(["Wanda", "Rita"])
-    town.place("Wanda", (2, 1))
-    town.place("Rita", (1, 1))
-    with engine.resident("Wanda"):
-        engine.process(town.walk("Wanda", "corridor:House:study"))
-    spt = town.world.seconds_per_tile(1.4)
-    engine.run(until=9.5 * spt)
+    engine, town, spt = wanda_in_the_passage(tmp_path)
     town.goes("Wanda", 10 * spt)
     assert engine.overtaken == []
     with engine.resident("Rita"):  # her clock still at 0
